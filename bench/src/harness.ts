@@ -1,0 +1,62 @@
+/** A tiny benchmark harness: time a function for a minimum duration and report a rate. */
+
+export interface BenchResult {
+  /** What was measured, e.g. `mcts simulations (ours)`. */
+  readonly name: string;
+  /** Measured rate. */
+  readonly value: number;
+  /** Unit of `value`, e.g. `sims/s`. */
+  readonly unit: string;
+  /** Optional target for this machine, compared in the printed table. */
+  readonly target?: { readonly value: number; readonly comparison: '>=' | '<=' };
+  readonly note?: string;
+}
+
+export interface BenchSection {
+  readonly title: string;
+  run(): Promise<BenchResult[]>;
+}
+
+/**
+ * Calls `fn` repeatedly for at least `minMs` (after `warmupMs` of warm-up); `fn` returns how many units
+ * of work it did. Returns units per second.
+ */
+export function measureRate(fn: () => number, options: { minMs?: number; warmupMs?: number } = {}): number {
+  const minMs = options.minMs ?? 1500;
+  const warmupMs = options.warmupMs ?? 300;
+  const warmEnd = performance.now() + warmupMs;
+  while (performance.now() < warmEnd) fn();
+  let units = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < minMs) {
+    units += fn();
+    now = performance.now();
+  }
+  return (units * 1000) / (now - start);
+}
+
+/** Async variant of `measureRate`. */
+export async function measureRateAsync(
+  fn: () => Promise<number>,
+  options: { minMs?: number; warmupMs?: number } = {},
+): Promise<number> {
+  const minMs = options.minMs ?? 1500;
+  const warmupMs = options.warmupMs ?? 300;
+  const warmEnd = performance.now() + warmupMs;
+  while (performance.now() < warmEnd) await fn();
+  let units = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < minMs) {
+    units += await fn();
+    now = performance.now();
+  }
+  return (units * 1000) / (now - start);
+}
+
+export function formatRate(value: number): string {
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)} k`;
+  return value.toFixed(value >= 100 ? 0 : 2);
+}

@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './json';
+export * from './population';
+export * from './records';
+export * from './rng';
+export * from './spec';

@@ -1,0 +1,1 @@
+export { isJsonSafe, type JsonObject, type JsonPrimitive, type JsonValue } from './json';

@@ -1,0 +1,99 @@
+/**
+ * Populations: weighted lists of opponent ids, and how groups get their opponents (SPEC §3.3).
+ * Pure and seeded; opponent *construction* lives with the opponents.
+ */
+
+import { ConfigError } from '../errors';
+import type { Rng } from '../rng';
+
+export interface PopulationEntry {
+  readonly id: string;
+  readonly weight: number;
+}
+
+export type PopulationMode =
+  /** Opponents drawn per group every iteration, proportional to weight (seeded). */
+  | 'sampled'
+  /** Contiguous blocks of groups by weight, fixed for the run (the reference code's behaviour). */
+  | 'partition';
+
+export interface PopulationV1 {
+  readonly name: string;
+  readonly entries: readonly PopulationEntry[];
+  readonly mode: PopulationMode;
+  /**
+   * `per-opponent` (default): all slots of a group face the group's opponent. `mixed`: every slot draws
+   * its own opponent (the "non-stationary grouping" ablation).
+   */
+  readonly grouping: 'per-opponent' | 'mixed';
+}
+
+export function createPopulation(
+  name: string,
+  entries: readonly PopulationEntry[],
+  options: { mode?: PopulationMode; grouping?: 'per-opponent' | 'mixed' } = {},
+): PopulationV1 {
+  if (entries.length === 0) throw new ConfigError(`Population '${name}' has no opponents.`);
+  entries.forEach((e, i) => {
+    if (!(e.weight > 0) || !Number.isFinite(e.weight)) {
+      throw new ConfigError(
+        `Population '${name}': entries[${i}].weight must be a positive number, got ${e.weight}.`,
+        {
+          path: `entries.${i}.weight`,
+        },
+      );
+    }
+  });
+  return { name, entries, mode: options.mode ?? 'sampled', grouping: options.grouping ?? 'per-opponent' };
+}
+
+/** One fixed opponent (the "fixed opponent" ablation). */
+export function fixedPopulation(id: string): PopulationV1 {
+  return createPopulation(`fixed:${id}`, [{ id, weight: 1 }]);
+}
+
+/**
+ * Opponent id for every slot: `result[g][s]` is the opponent of slot `s` of group `g` in `iteration`.
+ * `rng` should be the run's population stream; the draw for an iteration does not depend on earlier ones.
+ */
+export function assignOpponents(
+  population: PopulationV1,
+  args: { groups: number; groupSize: number; iteration: number; rng: Rng },
+): string[][] {
+  const { groups, groupSize, iteration, rng } = args;
+  const weights = population.entries.map((e) => e.weight);
+  const ids = population.entries.map((e) => e.id);
+  const iterRng = rng.split(`iteration-${iteration}`);
+  const byGroup: string[] =
+    population.mode === 'partition'
+      ? partition(ids, weights, groups)
+      : Array.from(
+          { length: groups },
+          (_, g) => ids[iterRng.split(`group-${g}`).weighted(weights)] as string,
+        );
+  return byGroup.map((groupOpponent, g) =>
+    Array.from({ length: groupSize }, (_, s) =>
+      population.grouping === 'mixed'
+        ? (ids[iterRng.split(`group-${g}`).split(`slot-${s}`).weighted(weights)] as string)
+        : groupOpponent,
+    ),
+  );
+}
+
+/** Largest-remainder apportionment of `groups` into contiguous blocks. */
+function partition(ids: readonly string[], weights: readonly number[], groups: number): string[] {
+  const total = weights.reduce((a, b) => a + b, 0);
+  const exact = weights.map((w) => (w / total) * groups);
+  const counts = exact.map(Math.floor);
+  let left = groups - counts.reduce((a, b) => a + b, 0);
+  const order = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
+  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) {
+    const idx = (order[k] as { i: number }).i;
+    counts[idx] = (counts[idx] as number) + 1;
+  }
+  const out: string[] = [];
+  counts.forEach((c, i) => {
+    for (let j = 0; j < c; j++) out.push(ids[i] as string);
+  });
+  return out;
+}

@@ -1,0 +1,8 @@
+export type {
+  AttemptRecord,
+  GroupRecord,
+  MetaEpisodeBatchRecord,
+  RowRecord,
+  SlotRecord,
+  TaskRecord,
+} from './records';

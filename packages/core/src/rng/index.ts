@@ -1,0 +1,1 @@
+export { createRng, type Rng, type RngState, restoreRng } from './rng';

@@ -1,0 +1,59 @@
+/**
+ * A batched language policy. Given prompts as chat messages it returns the response text, the
+ * response token ids and their sampling log-probs. Text-only policies (scripted, HTTP servers without
+ * token ids) return empty token arrays.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  readonly role: ChatRole;
+  readonly content: string;
+  /**
+   * Token ids of an earlier response of this policy (transcript mode). When present, a token-level policy
+   * must use them verbatim instead of re-tokenising `content`, so training sees exactly what was sampled.
+   */
+  readonly tokens?: readonly number[];
+}
+
+export type TurnPhase = 'play' | 'reflect';
+
+export interface PolicyRequestV1 {
+  /** The conversation so far; the last message is the env's (or reflect) prompt, role `user`. */
+  readonly messages: readonly ChatMessage[];
+  readonly phase: TurnPhase;
+  /** Per-request sampling seed: results do not depend on how requests are batched. */
+  readonly seed?: number;
+  readonly maxTokens?: number;
+  /** Generation stops after any of these strings (included in the response). */
+  readonly stop?: readonly string[];
+}
+
+export interface SamplingOptions {
+  readonly temperature?: number;
+  readonly topK?: number;
+  readonly topP?: number;
+  readonly maxTokens?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface PolicyResponseV1 {
+  readonly text: string;
+  /** The whole conditioning context as the policy tokenised it (empty for text-only policies). */
+  readonly promptTokens: readonly number[];
+  /** Response token ids (empty for text-only policies). */
+  readonly tokens: readonly number[];
+  /** Sampling log-prob of each response token (same length as `tokens`). */
+  readonly logprobs: readonly number[];
+  readonly finishReason: 'stop' | 'length' | 'eos';
+}
+
+export interface PolicyV1 {
+  readonly specificationVersion: 'v1';
+  readonly id: string;
+  /** One response per request, in request order. */
+  generate(
+    requests: readonly PolicyRequestV1[],
+    options?: SamplingOptions,
+  ): Promise<readonly PolicyResponseV1[]>;
+}

@@ -1,0 +1,11 @@
+export {
+  assertEnvConformance,
+  CONFORMANCE_CHECKS,
+  type ConformanceCheck,
+  type ConformanceCheckName,
+  type ConformanceOptions,
+  checkEnvConformance,
+  GARBAGE_RESPONSES,
+} from './conformance';
+export { createNimEnv, type NimAction, type NimOptions, type NimState, nimGame, parseNimAction } from './nim';
+export { constantPolicy, firstLegalOpponent, randomLegalOpponent, scriptedPolicy } from './scripted';

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { createRng } from '../rng';
+import { createNimEnv, nimGame, parseNimAction } from './nim';
+import { firstLegalOpponent } from './scripted';
+
+describe('nim reference env', () => {
+  it('plays by the rules: taking the last stone wins', () => {
+    const s = nimGame.apply({ stones: 2, toMove: 0, winner: null }, 2);
+    expect(nimGame.isTerminal(s)).toBe(true);
+    expect(nimGame.returns(s)).toEqual([1, -1]);
+    expect(nimGame.legalActions({ stones: 1, toMove: 1, winner: null })).toEqual([1]);
+  });
+
+  it('parses actions and rejects illegal ones without throwing', () => {
+    const state = { stones: 1, toMove: 0, winner: null };
+    expect(parseNimAction('<action> 1 </action>', state)).toEqual({ valid: true, action: 1, text: '1' });
+    expect(parseNimAction('<action>2</action>', state).valid).toBe(false);
+    expect(parseNimAction('take 1', state).valid).toBe(false);
+  });
+
+  it('runs an episode with rewards and outcomes', () => {
+    const env = createNimEnv({ minStones: 3, maxStones: 3 });
+    const ep = env.createEpisode({
+      seed: 1,
+      seat: 'first',
+      style: 'compact',
+      rng: createRng(1),
+      opponent: firstLegalOpponent(nimGame),
+    });
+    expect(ep.reset(0).text).toBe('pile 3');
+    const s1 = ep.step(ep.parse('<action>2</action>')); // 3 -> 1, opponent takes the last stone
+    expect(s1).toMatchObject({ done: true, reward: -1, outcome: { label: 'loss', success: false } });
+    ep.reset(1);
+    const s2 = ep.step(ep.parse('<action>1</action>')); // 3 -> 2 -> opponent takes 1 -> 1
+    expect(s2.done).toBe(false);
+    const s3 = ep.step(ep.parse('<action>1</action>'));
+    expect(s3).toMatchObject({ done: true, reward: 1, outcome: { label: 'win', success: true } });
+  });
+});
