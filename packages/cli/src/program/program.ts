@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { COMMANDS } from '../commands';
 import { type Io, processIo, reportError } from './error-boundary';
 import { CLI_VERSION } from './version';
 
@@ -10,6 +11,7 @@ export function buildProgram(io: Io): Command {
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   program.showHelpAfterError('(run `mage --help` for the commands)');
+  for (const add of COMMANDS) add(program, io);
   return program;
 }
 

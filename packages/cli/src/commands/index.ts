@@ -1,0 +1,11 @@
+import type { Command } from 'commander';
+import type { Io } from '../program/error-boundary';
+
+/** A CLI command module: adds its subcommand to the program. */
+export type CommandModule = (program: Command, io: Io) => void;
+
+/**
+ * Every command of `mage`, registered explicitly (no import side effects). Add one line per command
+ * module.
+ */
+export const COMMANDS: readonly CommandModule[] = [];
