@@ -1,1 +1,2 @@
-export {};
+export * from './kuhn-poker';
+export * from './tictactoe';

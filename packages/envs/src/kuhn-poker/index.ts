@@ -1,1 +1,17 @@
-export {};
+export {
+  isKuhnTerminalHistory,
+  KUHN_CARDS,
+  KUHN_DEALS,
+  KUHN_INITIAL_STATE,
+  KUHN_TERMINAL_HISTORIES,
+  type KuhnAction,
+  type KuhnBettingAction,
+  type KuhnCard,
+  type KuhnDeal,
+  type KuhnState,
+  kuhnCardRank,
+  kuhnCurrentPlayer,
+  kuhnDealt,
+  kuhnGame,
+  kuhnPayoff,
+} from './game';

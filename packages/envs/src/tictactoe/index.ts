@@ -1,1 +1,19 @@
-export {};
+export {
+  applyTicTacToe,
+  emptyCells,
+  emptyMask,
+  fullMask,
+  hasLine,
+  initialTicTacToeState,
+  isTicTacToeOver,
+  lineMasks,
+  popcount,
+  TICTACTOE_MAX_SIZE,
+  TICTACTOE_MIN_SIZE,
+  type TicTacToeAction,
+  type TicTacToeState,
+  ticTacToeFromRows,
+  ticTacToeGame,
+  ticTacToeKey,
+  winnerOf,
+} from './game';
