@@ -1,4 +1,12 @@
 export {
+  createTicTacToe,
+  TICTACTOE_ENV_ID,
+  type TicTacToeEnv,
+  type TicTacToeOptions,
+  type TicTacToeResolvedOptions,
+  ticTacToeOptionsSchema,
+} from './env';
+export {
   applyTicTacToe,
   emptyCells,
   emptyMask,
@@ -17,3 +25,11 @@ export {
   ticTacToeKey,
   winnerOf,
 } from './game';
+export {
+  agentRows,
+  cellText,
+  formatTicTacToeAction,
+  parseTicTacToeAction,
+  renderBoard,
+  ticTacToeRules,
+} from './text';

@@ -1,0 +1,169 @@
+import { ConfigError, createRng, type OpponentV1 } from '@mage-rl/core';
+import { firstLegalOpponent, GARBAGE_RESPONSES, randomLegalOpponent } from '@mage-rl/core/testing';
+import { describeEnvConformance } from '@mage-rl/core/testing/vitest';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { createTicTacToe } from './env';
+import { type TicTacToeAction, type TicTacToeState, ticTacToeFromRows, ticTacToeGame } from './game';
+import { parseTicTacToeAction } from './text';
+
+for (const size of [3, 4]) {
+  describeEnvConformance(`tictactoe ${size}x${size}`, () => createTicTacToe({ size }), {
+    opponent: randomLegalOpponent(ticTacToeGame(size)),
+  });
+}
+
+const first = firstLegalOpponent(ticTacToeGame(3));
+
+function episode(
+  seat: 'first' | 'second',
+  opponent: OpponentV1<TicTacToeState, TicTacToeAction> = first,
+  style: 'verbose' | 'compact' = 'verbose',
+) {
+  return createTicTacToe().createEpisode({ seed: 7, seat, style, rng: createRng(7), opponent });
+}
+
+describe('tictactoe env', () => {
+  it('wins +10 with a line (agent first, opponent plays the first empty cell)', () => {
+    const ep = episode('first');
+    ep.reset(0);
+    // X at (3,1); O takes (1,1). X (3,2); O (1,2). X (3,3) completes the bottom row.
+    expect(ep.step(ep.parse('<action>(3,1)</action>'))).toMatchObject({
+      valid: true,
+      reward: 0,
+      done: false,
+    });
+    expect(ep.step(ep.parse('<action>(3, 2)</action>')).event).toBe(
+      'You played (3, 2); the opponent played (1, 2).',
+    );
+    const last = ep.step(ep.parse('<action>(3,3)</action>'));
+    expect(last).toMatchObject({ reward: 10, done: true, outcome: { label: 'win', success: true } });
+    expect(last.observation.info.board).toEqual(['OO.', '...', 'XXX']);
+  });
+
+  it('loses -10 when the opponent completes a line; the agent is drawn as X from the second seat', () => {
+    const ep = episode('second');
+    const obs = ep.reset(0);
+    expect(obs.info.board).toEqual(['O..', '...', '...']);
+    expect(obs.anchor).toBe('tictactoe:O../.../...');
+    ep.step(ep.parse('<action>(3,3)</action>')); // O (1,2)
+    const s = ep.step(ep.parse('<action>(3,2)</action>')); // O (1,3) wins the top row
+    expect(s).toMatchObject({ reward: -10, done: true, outcome: { label: 'loss', success: false } });
+  });
+
+  it('draws with reward 0 on a full board', () => {
+    // Opponent plays a fixed order; agent's moves fill the board without any line.
+    const order = [4, 1, 6, 5];
+    const scripted: OpponentV1<TicTacToeState, TicTacToeAction> = {
+      specificationVersion: 'v1',
+      id: 'order',
+      act: (s) => order.find((c) => ((s.x | s.o) & (1 << c)) === 0) as number,
+    };
+    const ep = episode('first', scripted);
+    ep.reset(0);
+    // Final board X O X / X O O / O X X: no line for anybody.
+    const moves = ['(1,1)', '(1,3)', '(3,2)', '(2,1)', '(3,3)'];
+    let last = ep.step(ep.parse(`<action>${moves[0]}</action>`));
+    for (const m of moves.slice(1)) {
+      if (last.done) break;
+      last = ep.step(ep.parse(`<action>${m}</action>`));
+    }
+    expect(last).toMatchObject({
+      done: true,
+      reward: 0,
+      outcome: { label: 'draw', draw: true, success: false },
+    });
+    expect(last.observation.info.board).toEqual(['XOX', 'XOO', 'OXX']);
+    expect(ep.turn).toBe(5);
+  });
+
+  it('invalid turns consume the turn, change nothing, and the limit truncates at 8', () => {
+    const ep = episode('first');
+    ep.reset(0);
+    ep.step(ep.parse('<action>(2,2)</action>'));
+    const taken = ep.step(ep.parse('<action>(2,2)</action>'));
+    expect(taken).toMatchObject({ valid: false, reward: 0, done: false });
+    expect(taken.event).toMatch(/taken/);
+    let last = taken;
+    while (!ep.done) last = ep.step(ep.parse('nothing'));
+    expect(ep.turn).toBe(8);
+    expect(last.outcome).toMatchObject({ label: 'truncated', truncated: true });
+    expect(ep.reset(1).info.board).toEqual(['...', '...', '...']);
+  });
+
+  it('same task gives the same opening move whatever attempt; random opponents are seeded', () => {
+    const rnd = randomLegalOpponent(ticTacToeGame(3));
+    const a = episode('second', rnd);
+    const b = episode('second', rnd);
+    expect(a.reset(0).anchor).toBe(b.reset(2).anchor);
+  });
+
+  it('compact style uses a small space-separated vocabulary', () => {
+    const ep = episode('first', first, 'compact');
+    expect(ep.reset(0).text).toBe('board\n. . .\n. . .\n. . .');
+    expect(createTicTacToe().formatAction(5, 'compact')).toBe('<action> ( 2 , 3 ) </action>');
+    const s = ep.step(ep.parse('<action> ( 2 , 3 ) </action>'));
+    expect(s.event).toBe('you ( 2 , 3 ) opponent ( 1 , 1 )');
+    expect(ep.rules()).not.toMatch(/[A-Za-z]{15,}/);
+  });
+
+  it('validates options with ConfigError naming the path', () => {
+    expect(() => createTicTacToe({ size: 6 })).toThrow(ConfigError);
+    expect(() => createTicTacToe({ size: 6 })).toThrow(/tictactoe\.size.*at most 5/);
+    expect(() => createTicTacToe({ colour: 'red' } as never)).toThrow(
+      /known options: size, maxTurns, winReward/,
+    );
+    expect(createTicTacToe({ size: 5 }).options).toEqual({ size: 5, maxTurns: 8, winReward: 10 });
+  });
+});
+
+describe('tictactoe parser', () => {
+  const empty = ticTacToeFromRows(['...', '...', '...']);
+  it('takes the first action block and the first (row, col) in it', () => {
+    expect(
+      parseTicTacToeAction(
+        'think (1,1) <action> move ( 2 ,3 ) then (1,1)</action> <action>(3,3)</action>',
+        empty,
+      ),
+    ).toEqual({
+      valid: true,
+      action: 5,
+      text: '(2, 3)',
+    });
+    expect(parseTicTacToeAction('<ACTION>(1,1)</ACTION>', empty)).toMatchObject({ valid: true, action: 0 });
+    expect(parseTicTacToeAction('<action>(0,1)</action>', empty).valid).toBe(false);
+    expect(parseTicTacToeAction('<action>(4,1)</action>', empty).valid).toBe(false);
+    expect(parseTicTacToeAction('<action>2,3</action>', empty).valid).toBe(false);
+    expect(parseTicTacToeAction('<action>(2,3)', empty).valid).toBe(false);
+    for (const g of GARBAGE_RESPONSES) expect(parseTicTacToeAction(g, empty).valid).toBe(false);
+  });
+
+  it('never throws and only accepts empty cells on the board (property)', () => {
+    const board = fc.array(fc.constantFrom('X', 'O', '.'), { minLength: 9, maxLength: 9 }).map((cells) => {
+      const x = cells.reduce((m, c, i) => (c === 'X' ? m | (1 << i) : m), 0);
+      const o = cells.reduce((m, c, i) => (c === 'O' ? m | (1 << i) : m), 0);
+      return { size: 3, x, o, toMove: 0, winner: null } as TicTacToeState;
+    });
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 200 }),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc
+        .tuple(fc.string(), fc.integer({ min: -5, max: 12 }), fc.integer({ min: -5, max: 12 }), fc.string())
+        .map(([a, r, c, b]) => `${a}<action>${b}(${r},${c})</action>`),
+      fc.tuple(fc.string(), fc.string()).map(([a, b]) => `<action><action>${a}</action>${b}</action>`),
+      fc.integer({ min: 0, max: 200_000 }).map((n) => `<action>${'('.repeat(n % 5000)}${'x'.repeat(n)}`),
+    );
+    fc.assert(
+      fc.property(text, board, (t, s) => {
+        const r = parseTicTacToeAction(t, s);
+        if (r.valid) {
+          expect(r.action).toBeGreaterThanOrEqual(0);
+          expect(r.action).toBeLessThan(9);
+          expect((s.x | s.o) & (1 << r.action)).toBe(0);
+        } else {
+          expect(typeof r.reason).toBe('string');
+        }
+      }),
+    );
+  });
+});

@@ -1,0 +1,203 @@
+/** `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). */
+
+import {
+  type AttemptOutcome,
+  type EnvEpisodeV1,
+  type EnvObservationV1,
+  type EnvStepV1,
+  type EnvTaskV1,
+  type EnvV1,
+  InvalidArgumentError,
+  type ParsedAction,
+  PROMPT_STYLES,
+} from '@mage-rl/core';
+import { z } from 'zod';
+import {
+  OUTCOME_DRAW,
+  OUTCOME_LOSS,
+  OUTCOME_TRUNCATED,
+  OUTCOME_WIN,
+  seatPlayer,
+  stepResult,
+} from '../episode/outcomes';
+import { validateOptions } from '../options/validate-options';
+import {
+  emptyCells,
+  initialTicTacToeState,
+  isTicTacToeOver,
+  TICTACTOE_MAX_SIZE,
+  TICTACTOE_MIN_SIZE,
+  type TicTacToeAction,
+  type TicTacToeState,
+  ticTacToeGame,
+} from './game';
+import {
+  agentRows,
+  cellText,
+  formatTicTacToeAction,
+  moveText,
+  parseTicTacToeAction,
+  renderBoard,
+  ticTacToeRules,
+} from './text';
+
+export const TICTACTOE_ENV_ID = 'tictactoe';
+
+export const ticTacToeOptionsSchema = z.strictObject({
+  /** Board size n (n×n, win length n). */
+  size: z.number().int().min(TICTACTOE_MIN_SIZE).max(TICTACTOE_MAX_SIZE).default(3),
+  /** Agent turns per attempt (invalid turns count). */
+  maxTurns: z.number().int().min(1).max(100).default(8),
+  /** Step reward for a win; a loss gives its negation, a draw 0. */
+  winReward: z.number().finite().min(0).default(10),
+});
+
+export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
+export type TicTacToeResolvedOptions = z.output<typeof ticTacToeOptionsSchema>;
+
+export type TicTacToeEnv = EnvV1<TicTacToeState, TicTacToeAction>;
+
+/** The Tic-Tac-Toe env. Throws a `ConfigError` naming the bad option. */
+export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
+  const resolved = validateOptions(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options);
+  const game = ticTacToeGame(resolved.size);
+  return {
+    specificationVersion: 'v1',
+    id: TICTACTOE_ENV_ID,
+    options: { ...resolved },
+    game,
+    promptStyles: PROMPT_STYLES,
+    maxTurns: resolved.maxTurns,
+    needsOpponent: true,
+    createEpisode: (task) => new TicTacToeEpisode(task, resolved),
+    formatAction: (cell, style) => formatTicTacToeAction(cell, resolved.size, style),
+  };
+}
+
+class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> {
+  readonly task: EnvTaskV1<TicTacToeState, TicTacToeAction>;
+  private readonly options: TicTacToeResolvedOptions;
+  private readonly agent: 0 | 1;
+  private readonly initial: TicTacToeState;
+  private current: TicTacToeState;
+  private attempt = 0;
+  private turns = 0;
+
+  constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
+    this.task = task;
+    this.options = options;
+    this.agent = seatPlayer(task.seat);
+    let start = initialTicTacToeState(options.size);
+    // The opponent's opening move (agent second) is part of the restorable initial state.
+    if (this.agent === 1) start = ticTacToeGame(options.size).apply(start, this.opponentMove(start, 'reset'));
+    this.initial = start;
+    this.current = start;
+  }
+
+  get state(): TicTacToeState {
+    return this.current;
+  }
+  get turn(): number {
+    return this.turns;
+  }
+  get done(): boolean {
+    return isTicTacToeOver(this.current) || this.turns >= this.options.maxTurns;
+  }
+
+  rules(): string {
+    return ticTacToeRules(this.options.size, this.task.style, this.options.maxTurns);
+  }
+
+  initialText(): string {
+    return renderBoard(this.initial, this.agent, this.task.style);
+  }
+
+  reset(attempt: number): EnvObservationV1 {
+    this.attempt = attempt;
+    this.current = this.initial;
+    this.turns = 0;
+    return this.observe();
+  }
+
+  parse(response: string): ParsedAction<TicTacToeAction> {
+    return parseTicTacToeAction(response, this.current);
+  }
+
+  step(action: ParsedAction<TicTacToeAction>): EnvStepV1 {
+    if (this.done) {
+      throw new InvalidArgumentError('Tic-Tac-Toe: step() after the attempt ended; call reset() first.');
+    }
+    this.turns++;
+    const { style } = this.task;
+    const size = this.options.size;
+    if (!action.valid) return this.result(0, false, `invalid: ${action.reason}`);
+    const cell = action.action;
+    if (!emptyCells(this.current).includes(cell)) {
+      return this.result(0, false, `invalid: ${cellText(cell, size)} is not an empty cell`);
+    }
+    const game = ticTacToeGame(size);
+    let state = game.apply(this.current, cell);
+    let event =
+      style === 'compact'
+        ? `you ${moveText(cell, size, style)}`
+        : `You played ${moveText(cell, size, style)}`;
+    if (!game.isTerminal(state)) {
+      const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
+      state = game.apply(state, reply);
+      event +=
+        style === 'compact'
+          ? ` opponent ${moveText(reply, size, style)}`
+          : `; the opponent played ${moveText(reply, size, style)}`;
+    }
+    this.current = state;
+    let reward = 0;
+    if (game.isTerminal(state)) reward = (game.returns(state)[this.agent] ?? 0) * this.options.winReward;
+    if (style !== 'compact') event += '.';
+    return this.result(reward, true, event);
+  }
+
+  reveal(): string | undefined {
+    return undefined;
+  }
+
+  private opponentMove(state: TicTacToeState, stream: string): TicTacToeAction {
+    const opponent = this.task.opponent;
+    const player = state.toMove;
+    if (!opponent) {
+      throw new InvalidArgumentError('Tic-Tac-Toe needs an opponent in the task.', {
+        context: { seed: this.task.seed },
+      });
+    }
+    const cell = opponent.act(state, { rng: this.task.rng.split('opponent').split(stream), player });
+    if (!emptyCells(state).includes(cell)) {
+      throw new InvalidArgumentError(`Opponent '${opponent.id}' played an illegal move ${String(cell)}.`, {
+        context: { opponent: opponent.id, state: ticTacToeGame(state.size).stateKey(state) },
+      });
+    }
+    return cell;
+  }
+
+  private observe(): EnvObservationV1 {
+    const rows = agentRows(this.current, this.agent);
+    return {
+      text: renderBoard(this.current, this.agent, this.task.style),
+      anchor: `tictactoe:${rows.join('/')}`,
+      info: {
+        board: rows,
+        legal: emptyCells(this.current).map((c) => cellText(c, this.options.size)),
+        seat: this.task.seat,
+      },
+    };
+  }
+
+  private result(reward: number, valid: boolean, event: string): EnvStepV1 {
+    return stepResult(this.observe(), reward, valid, event, this.done ? this.outcome() : undefined);
+  }
+
+  private outcome(): AttemptOutcome {
+    const s = this.current;
+    if (s.winner !== null) return s.winner === this.agent ? OUTCOME_WIN : OUTCOME_LOSS;
+    if (isTicTacToeOver(s)) return OUTCOME_DRAW;
+    return OUTCOME_TRUNCATED;
+  }
+}

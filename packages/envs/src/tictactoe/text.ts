@@ -1,0 +1,90 @@
+/**
+ * The Tic-Tac-Toe text face: boards drawn from the agent's point of view (the agent is always `X`, the
+ * opponent `O`, empty cells `.`), 1-based rows and columns, and the `(row, col)` action parser.
+ */
+
+import type { ParsedAction, PromptStyle } from '@mage-rl/core';
+import { excerpt, firstActionBlock } from '../text/action-tag';
+import { emptyCells, type TicTacToeAction, type TicTacToeState } from './game';
+
+/** Board rows from the agent's point of view: `X` agent, `O` opponent, `.` empty. */
+export function agentRows(state: TicTacToeState, agent: number): string[] {
+  const mine = agent === 0 ? state.x : state.o;
+  const theirs = agent === 0 ? state.o : state.x;
+  const rows: string[] = [];
+  for (let r = 0; r < state.size; r++) {
+    let row = '';
+    for (let c = 0; c < state.size; c++) {
+      const bit = 1 << (r * state.size + c);
+      row += (mine & bit) !== 0 ? 'X' : (theirs & bit) !== 0 ? 'O' : '.';
+    }
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** `(row, col)`, 1-based. */
+export function cellText(cell: TicTacToeAction, size: number): string {
+  return `(${Math.floor(cell / size) + 1}, ${(cell % size) + 1})`;
+}
+
+function compactCell(cell: TicTacToeAction, size: number): string {
+  return `( ${Math.floor(cell / size) + 1} , ${(cell % size) + 1} )`;
+}
+
+/** The text a policy writes to play `cell`. */
+export function formatTicTacToeAction(cell: TicTacToeAction, size: number, style: PromptStyle): string {
+  return style === 'compact'
+    ? `<action> ${compactCell(cell, size)} </action>`
+    : `<action>${cellText(cell, size)}</action>`;
+}
+
+/** A move as it appears in event lines. */
+export function moveText(cell: TicTacToeAction, size: number, style: PromptStyle): string {
+  return style === 'compact' ? compactCell(cell, size) : cellText(cell, size);
+}
+
+/** The board for the prompt. */
+export function renderBoard(state: TicTacToeState, agent: number, style: PromptStyle): string {
+  const rows = agentRows(state, agent);
+  if (style === 'compact') return `board\n${rows.map((r) => [...r].join(' ')).join('\n')}`;
+  const n = state.size;
+  const header = `    ${Array.from({ length: n }, (_, c) => String(c + 1)).join('   ')}`;
+  const lines = rows.map((r, i) => `${i + 1}   ${[...r].join(' | ')}`);
+  const legal = emptyCells(state)
+    .map((c) => cellText(c, n))
+    .join(', ');
+  return `${header}\n${lines.join('\n')}\nYou are X, the opponent is O, '.' is an empty cell. Empty cells: ${legal || 'none'}.`;
+}
+
+export function ticTacToeRules(size: number, style: PromptStyle, maxTurns: number): string {
+  if (style === 'compact') {
+    return `tictactoe ${size} x ${size} . you X . opponent O . ${size} in a row wins . answer <action> ( row , col ) </action>`;
+  }
+  return [
+    `You are playing Tic-Tac-Toe on a ${size}×${size} board against an opponent. You are X and the opponent is O.`,
+    `Players take turns placing their mark in an empty cell. The first player to get ${size} marks in a row (horizontally, vertically or diagonally) wins; a full board without such a line is a draw.`,
+    `Rows and columns are numbered 1 to ${size} from the top-left corner. After each of your moves the opponent replies.`,
+    `Win: +10, loss: -10, draw: 0. You have at most ${maxTurns} turns; an unreadable or illegal move wastes a turn.`,
+    `Answer with your move as (row, col) inside action tags, for example <action>(2, 3)</action>.`,
+  ].join('\n');
+}
+
+const CELL_RE = /\(\s*(\d{1,6})\s*,\s*(\d{1,6})\s*\)/;
+
+/** Parse the first `(row, col)` of the first `<action>` block against `state`. Never throws. */
+export function parseTicTacToeAction(text: string, state: TicTacToeState): ParsedAction<TicTacToeAction> {
+  const block = firstActionBlock(text);
+  if (!block.ok) return { valid: false, reason: block.reason };
+  const m = CELL_RE.exec(block.body);
+  if (!m) return { valid: false, reason: `no (row, col) in <action>${excerpt(block.body)}</action>` };
+  const row = Number(m[1]);
+  const col = Number(m[2]);
+  const n = state.size;
+  if (row < 1 || row > n || col < 1 || col > n) {
+    return { valid: false, reason: `(${row}, ${col}) is off the ${n}×${n} board` };
+  }
+  const cell = (row - 1) * n + (col - 1);
+  if (((state.x | state.o) & (1 << cell)) !== 0) return { valid: false, reason: `(${row}, ${col}) is taken` };
+  return { valid: true, action: cell, text: `(${row}, ${col})` };
+}
