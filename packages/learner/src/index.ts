@@ -1,1 +1,2 @@
-export {};
+export * from './graph';
+export * from './runtime';

@@ -1,0 +1,10 @@
+export {
+  createOrtSession,
+  type Feeds,
+  type Fetched,
+  type OrtSession,
+  type SessionOptions,
+  type TensorArray,
+  type TensorValue,
+  toOrtTensor,
+} from './session';

@@ -1,0 +1,81 @@
+/** A thin, typed wrapper over an onnxruntime-node inference session (used in-process and by the worker). */
+
+import { MageError } from '@mage-rl/core';
+import * as ort from 'onnxruntime-node';
+
+export type TensorArray = Float32Array | Float64Array | BigInt64Array | Int32Array | Uint8Array;
+
+export interface TensorValue {
+  readonly data: TensorArray;
+  readonly dims: readonly number[];
+  /** Needed only for bool (Uint8Array) tensors. */
+  readonly type?: 'bool';
+}
+
+export type Feeds = Readonly<Record<string, TensorValue>>;
+export type Fetched = Record<string, TensorValue>;
+
+export interface SessionOptions {
+  readonly threads?: number;
+  /** Graph optimisation level (default `all`). */
+  readonly optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+}
+
+export interface OrtSession {
+  readonly inputNames: readonly string[];
+  readonly outputNames: readonly string[];
+  run(feeds: Feeds, fetches?: readonly string[]): Promise<Fetched>;
+  dispose(): Promise<void>;
+}
+
+function typeOf(value: TensorValue): ort.Tensor.Type {
+  const d = value.data;
+  if (d instanceof Float32Array) return 'float32';
+  if (d instanceof Float64Array) return 'float64';
+  if (d instanceof BigInt64Array) return 'int64';
+  if (d instanceof Int32Array) return 'int32';
+  return value.type === 'bool' ? 'bool' : 'uint8';
+}
+
+export function toOrtTensor(value: TensorValue): ort.Tensor {
+  return new ort.Tensor(typeOf(value), value.data, [...value.dims]);
+}
+
+export async function createOrtSession(model: Uint8Array, options: SessionOptions = {}): Promise<OrtSession> {
+  let session: ort.InferenceSession;
+  try {
+    session = await ort.InferenceSession.create(model, {
+      graphOptimizationLevel: options.optimization ?? 'all',
+      intraOpNumThreads: options.threads ?? 0,
+      interOpNumThreads: 1,
+      executionMode: 'sequential',
+    });
+  } catch (cause) {
+    throw new MageError('MODEL_FORMAT', `onnxruntime rejected the model: ${String(cause)}`, { cause });
+  }
+  return {
+    inputNames: session.inputNames,
+    outputNames: session.outputNames,
+    async run(feeds, fetches) {
+      const ortFeeds: Record<string, ort.Tensor> = {};
+      for (const [k, v] of Object.entries(feeds)) ortFeeds[k] = toOrtTensor(v);
+      let result: ort.InferenceSession.ReturnType;
+      try {
+        result =
+          fetches === undefined ? await session.run(ortFeeds) : await session.run(ortFeeds, [...fetches]);
+      } catch (cause) {
+        throw new MageError('RUNNER_FAILURE', `onnxruntime failed to run the model: ${String(cause)}`, {
+          cause,
+        });
+      }
+      const out: Fetched = {};
+      for (const [k, t] of Object.entries(result)) {
+        out[k] = { data: t.data as TensorArray, dims: [...t.dims] };
+      }
+      return out;
+    },
+    async dispose() {
+      await session.release();
+    },
+  };
+}
