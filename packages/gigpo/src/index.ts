@@ -1,1 +1,32 @@
-export {};
+export {
+  type AdvantageColumns,
+  computeAdvantageColumns,
+  computeAdvantages,
+  STD_EPSILON,
+} from './advantages/compute-advantages';
+export { DEFAULT_ADVANTAGE_OPTIONS, resolveAdvantageOptions } from './advantages/options';
+export type {
+  AdvantageOptions,
+  AdvantageRowInput,
+  AdvantageRowOutput,
+  LengthPenaltyOptions,
+  ResolvedAdvantageOptions,
+} from './advantages/types';
+export {
+  effectiveTrajGamma,
+  META_REWARD_MODES,
+  type MetaRewardMode,
+  metaRewards,
+} from './meta-reward/meta-reward';
+export { lengthPenalty, rowPenalty } from './penalties/penalties';
+export { aggregationScales, type LossAggregation } from './ppo/aggregation';
+export { DEFAULT_KL_CLAMP, lowVarianceKl, lowVarianceKlGrad } from './ppo/kl';
+export { type PpoTokenLossOptions, ppoTokenLoss } from './ppo/ppo-token-loss';
+export { type WeightedNllLossOptions, weightedNllLoss } from './ppo/weighted-nll-loss';
+export { type RowsToAdvantageInputsOptions, rowsToAdvantageInputs } from './records/rows-to-inputs';
+export {
+  fillAttemptValues,
+  type SlotReturns,
+  type SlotReturnsInput,
+  slotStepReturns,
+} from './returns/step-returns';

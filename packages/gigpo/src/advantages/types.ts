@@ -1,0 +1,78 @@
+/**
+ * The JSON shapes of `computeAdvantages` (issue 4): rows in, one output per row out, so a recorded
+ * iteration can be re-scored offline.
+ */
+
+import type { MetaRewardMode } from '../meta-reward/meta-reward';
+
+export interface AdvantageRowInput {
+  /** Rows of one group are normalised together (slots sharing task seed, opponent and seat). */
+  readonly group: string;
+  /** One meta-episode. */
+  readonly slot: string;
+  /** 0-based attempt index; a reflect row before attempt k has attempt k. */
+  readonly attempt: number;
+  readonly phase: 'play' | 'reflect';
+  /** State key including the opponent id (SPEC §1). */
+  readonly anchor: string;
+  /** Env step reward of this row (0 for reflect rows). */
+  readonly reward: number;
+  readonly valid: boolean;
+  /** Number of response tokens (for the length penalty). */
+  readonly responseTokens: number;
+}
+
+export interface LengthPenaltyOptions {
+  readonly coef: number;
+  /** The response length limit M; the penalty starts above M / 2 and saturates at M. */
+  readonly maxTokens: number;
+}
+
+export interface AdvantageOptions {
+  /** `gigpo` (default): episode + step part. `grpo`: episode part only, each attempt one sample. */
+  readonly estimator?: 'gigpo' | 'grpo';
+  /** Default `differential` (MAGE). */
+  readonly metaReward?: MetaRewardMode;
+  /** Default `mean`. `mean-std` divides by the unbiased std + 1e-6. */
+  readonly normalization?: 'mean' | 'mean-std';
+  /** γ_step, default 0.95. */
+  readonly stepGamma?: number;
+  /** γ_traj, default 0.6 (ignored, i.e. 0, under `single`). */
+  readonly trajGamma?: number;
+  /** w in A = A_ep + w · A_step, default 1. */
+  readonly stepWeight?: number;
+  /** `global` (default): equal anchors of different attempts share a step group; `local`: they do not. */
+  readonly anchorScope?: 'global' | 'local';
+  /** `row` (default): the episode baseline is the mean over rows; `trajectory`: over slots. */
+  readonly episodeBaseline?: 'row' | 'trajectory';
+  /** Subtracted from the score of an invalid row, default 0.5. */
+  readonly invalidPenalty?: number;
+  /** Default off. */
+  readonly lengthPenalty?: LengthPenaltyOptions;
+}
+
+export interface AdvantageRowOutput {
+  /** Step return G of the row (reflect rows: the first-turn return of the attempt they precede). */
+  return: number;
+  /** Episode-level score: r̃_k for play rows, 0 for reflect rows, minus penalties. */
+  score: number;
+  episodeAdvantage: number;
+  stepAdvantage: number;
+  /** episodeAdvantage + stepWeight · stepAdvantage; every response token of the row gets it. */
+  advantage: number;
+}
+
+/** `AdvantageOptions` with every default filled in. */
+export interface ResolvedAdvantageOptions {
+  readonly estimator: 'gigpo' | 'grpo';
+  readonly metaReward: MetaRewardMode;
+  readonly normalization: 'mean' | 'mean-std';
+  readonly stepGamma: number;
+  /** Effective γ_traj: 0 under `single`. */
+  readonly trajGamma: number;
+  readonly stepWeight: number;
+  readonly anchorScope: 'global' | 'local';
+  readonly episodeBaseline: 'row' | 'trajectory';
+  readonly invalidPenalty: number;
+  readonly lengthPenalty: LengthPenaltyOptions | null;
+}

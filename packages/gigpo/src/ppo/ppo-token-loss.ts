@@ -1,0 +1,140 @@
+/**
+ * The PPO token objective of SPEC §5 as a `TokenLossFn` for the learner.
+ *
+ * Per token j with ratio ρ = exp(logπ − logπ_old) and advantage A:
+ *   ℓ_pg = max(−A·ρ, −A·clip(ρ, 1 − ε_low, 1 + ε_high)),   and for A < 0: ℓ_pg = min(ℓ_pg, −c·A)  (dual clip)
+ *   ℓ_kl = klCoef · k3(logπ_ref − logπ)                      (clamped to [−10, 10])
+ * loss = Σ_j s_j (ℓ_pg + ℓ_kl) with s_j from the aggregation (token-mean: 1/N).
+ * The learner receives w_j = −∂loss/∂logπ_j and back-propagates −Σ w·logπ. Entropy is not here: it needs
+ * the full distribution, so the learner adds it (`LearnerUpdateRequest.entropyCoef`).
+ */
+
+import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
+import { ConfigError } from '@mage-rl/core';
+import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
+import { DEFAULT_KL_CLAMP } from './kl';
+
+export interface PpoTokenLossOptions {
+  /** ε: ratios are clipped to [1 − ε, 1 + ε]. Default 0.2. */
+  readonly clip?: number;
+  /** Upper ε if different from `clip` ("clip-higher"). Default = `clip`. */
+  readonly clipHigh?: number;
+  /** Dual-clip constant c > 1 for A < 0 (loss capped at −c·A); `null` turns it off. Default 3. */
+  readonly dualClip?: number | null;
+  /** KL-to-reference coefficient (0.1 for Tic-Tac-Toe and Kuhn in SPEC §5). Default 0. */
+  readonly klCoef?: number;
+  /** Clamp of the k3 estimator. Default 10. */
+  readonly klClamp?: number;
+  /** Default `token-mean`. */
+  readonly aggregation?: LossAggregation;
+}
+
+function check(path: string, ok: boolean, value: unknown, rule: string): void {
+  if (!ok)
+    throw new ConfigError(`ppoTokenLoss: ${path} must be ${rule}, got ${JSON.stringify(value)}.`, { path });
+}
+
+/**
+ * Stats (token means, whatever the aggregation): `policyLoss`, `klLoss` (coefficient included), `refKl`
+ * (mean k3 to the reference, 0 without reference), `approxKl` (mean of logπ_old − logπ), `clipFraction`
+ * (tokens where the clipped term is the active one), `dualClipFraction`, `ratioMean`, `tokens`.
+ */
+export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
+  const clipLow = options.clip ?? 0.2;
+  const clipHigh = options.clipHigh ?? clipLow;
+  const dual = options.dualClip === undefined ? 3 : options.dualClip;
+  const klCoef = options.klCoef ?? 0;
+  const klClamp = options.klClamp ?? DEFAULT_KL_CLAMP;
+  const aggregation = options.aggregation ?? 'token-mean';
+  check('clip', Number.isFinite(clipLow) && clipLow > 0 && clipLow < 1, clipLow, 'a number in (0, 1)');
+  check('clipHigh', Number.isFinite(clipHigh) && clipHigh > 0, clipHigh, 'a positive number');
+  check('dualClip', dual === null || (Number.isFinite(dual) && dual > 1), dual, 'null or a number > 1');
+  check('klCoef', Number.isFinite(klCoef) && klCoef >= 0, klCoef, 'a number >= 0');
+  check('klClamp', klClamp > 0, klClamp, 'a positive number');
+  check(
+    'aggregation',
+    aggregation === 'token-mean' || aggregation === 'seq-mean-token-mean',
+    aggregation,
+    "'token-mean' or 'seq-mean-token-mean'",
+  );
+  const lo = 1 - clipLow;
+  const hi = 1 + clipHigh;
+  const dualC = dual ?? Number.POSITIVE_INFINITY;
+
+  return (input: TokenLossInput): TokenLossOutput => {
+    const n = checkTokenInput(input, klCoef > 0, 'ppoTokenLoss');
+    const { logprobs, oldLogprobs, advantages, refLogprobs } = input;
+    const scales = aggregationScales(n, input.rowOfToken, aggregation);
+    const weights = new Float32Array(n);
+    let loss = 0;
+    let pgSum = 0;
+    let klSum = 0;
+    let approxKl = 0;
+    let ratioSum = 0;
+    let clipped = 0;
+    let dualClipped = 0;
+    for (let j = 0; j < n; j++) {
+      const lp = logprobs[j] as number;
+      const logRatio = lp - (oldLogprobs[j] as number);
+      const ratio = Math.exp(logRatio);
+      const a = advantages[j] as number;
+      const s = scales[j] as number;
+      const unclipped = -a * ratio;
+      const clippedRatio = ratio < lo ? lo : Math.min(ratio, hi);
+      const clippedLoss = -a * clippedRatio;
+      let pg: number;
+      // d pg / d logπ
+      let grad: number;
+      if (clippedLoss > unclipped) {
+        pg = clippedLoss;
+        grad = 0; // the clipped term is active only where the ratio is outside the range: constant
+        clipped++;
+      } else {
+        pg = unclipped;
+        grad = unclipped;
+      }
+      if (a < 0 && pg > -dualC * a) {
+        pg = -dualC * a;
+        grad = 0;
+        dualClipped++;
+      }
+      let tokenLoss = pg;
+      if (klCoef > 0) {
+        const d = (refLogprobs as Float32Array)[j]! - lp;
+        const ed = Math.exp(d);
+        const k = ed - d - 1;
+        if (k > klClamp) {
+          klSum += klClamp;
+          tokenLoss += klCoef * klClamp;
+        } else if (k < -klClamp) {
+          klSum -= klClamp;
+          tokenLoss -= klCoef * klClamp;
+        } else {
+          klSum += k;
+          tokenLoss += klCoef * k;
+          grad += klCoef * (1 - ed);
+        }
+      }
+      loss += s * tokenLoss;
+      weights[j] = -s * grad;
+      pgSum += pg;
+      approxKl -= logRatio;
+      ratioSum += ratio;
+    }
+    const inv = n > 0 ? 1 / n : 0;
+    return {
+      weights,
+      loss,
+      stats: {
+        policyLoss: pgSum * inv,
+        klLoss: klCoef * klSum * inv,
+        refKl: klSum * inv,
+        approxKl: approxKl * inv,
+        clipFraction: clipped * inv,
+        dualClipFraction: dualClipped * inv,
+        ratioMean: ratioSum * inv,
+        tokens: n,
+      },
+    };
+  };
+}
