@@ -1,4 +1,14 @@
 export {
+  createKuhnPoker,
+  KUHN_ENV_ID,
+  KUHN_MODES,
+  type KuhnMode,
+  type KuhnPokerEnv,
+  type KuhnPokerOptions,
+  type KuhnPokerResolvedOptions,
+  kuhnPokerOptionsSchema,
+} from './env';
+export {
   isKuhnTerminalHistory,
   KUHN_CARDS,
   KUHN_DEALS,
@@ -15,3 +25,11 @@ export {
   kuhnGame,
   kuhnPayoff,
 } from './game';
+export {
+  agentPayoff,
+  describeHistory,
+  formatKuhnAction,
+  kuhnRules,
+  parseKuhnAction,
+  renderKuhnState,
+} from './text';

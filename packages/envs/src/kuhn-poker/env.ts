@@ -1,0 +1,233 @@
+/**
+ * `createKuhnPoker(options)`: the Kuhn Poker `EnvV1`. Meta-episode modes: `same-deal` (every attempt
+ * replays the deal of the task) and `new-deal` (attempt k > 0 deals fresh cards from its own stream).
+ */
+
+import {
+  type AttemptOutcome,
+  type EnvEpisodeV1,
+  type EnvObservationV1,
+  type EnvStepV1,
+  type EnvTaskV1,
+  type EnvV1,
+  InvalidArgumentError,
+  type ParsedAction,
+  PROMPT_STYLES,
+  type PromptStyle,
+  type Rng,
+} from '@mage-rl/core';
+import { z } from 'zod';
+import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer, stepResult } from '../episode/outcomes';
+import { validateOptions } from '../options/validate-options';
+import {
+  isKuhnTerminalHistory,
+  KUHN_DEALS,
+  type KuhnAction,
+  type KuhnState,
+  kuhnDealt,
+  kuhnGame,
+} from './game';
+import {
+  agentPayoff,
+  formatKuhnAction,
+  kuhnActionWord,
+  kuhnRules,
+  parseKuhnAction,
+  renderKuhnState,
+} from './text';
+
+export const KUHN_ENV_ID = 'kuhn-poker';
+export const KUHN_MODES = ['same-deal', 'new-deal'] as const;
+export type KuhnMode = (typeof KUHN_MODES)[number];
+
+export const kuhnPokerOptionsSchema = z.strictObject({
+  /** `same-deal`: every attempt replays the task's deal. `new-deal`: each attempt deals fresh cards. */
+  mode: z.enum(KUHN_MODES).default('same-deal'),
+  /** Whether `reveal()` shows both cards after a showdown (for the history record). */
+  revealShowdown: z.boolean().default(true),
+  /** Agent turns per attempt (invalid turns count). */
+  maxTurns: z.number().int().min(2).max(100).default(6),
+  /** Step reward per chip won at the end of the hand. */
+  chipReward: z.number().finite().min(0).default(5),
+});
+
+export type KuhnPokerOptions = z.input<typeof kuhnPokerOptionsSchema>;
+export type KuhnPokerResolvedOptions = z.output<typeof kuhnPokerOptionsSchema>;
+export type KuhnPokerEnv = EnvV1<KuhnState, KuhnAction>;
+
+/** The Kuhn Poker env. Throws a `ConfigError` naming the bad option. */
+export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
+  const resolved = validateOptions(KUHN_ENV_ID, kuhnPokerOptionsSchema, options);
+  return {
+    specificationVersion: 'v1',
+    id: KUHN_ENV_ID,
+    options: { ...resolved },
+    game: kuhnGame,
+    promptStyles: PROMPT_STYLES,
+    maxTurns: resolved.maxTurns,
+    needsOpponent: true,
+    createEpisode: (task) => new KuhnEpisode(task, resolved),
+    formatAction: (action, style) => formatKuhnAction(action, style),
+  };
+}
+
+class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
+  readonly task: EnvTaskV1<KuhnState, KuhnAction>;
+  private readonly options: KuhnPokerResolvedOptions;
+  private readonly agent: 0 | 1;
+  private initial: KuhnState;
+  private current: KuhnState;
+  private attempt = 0;
+  private turns = 0;
+
+  constructor(task: EnvTaskV1<KuhnState, KuhnAction>, options: KuhnPokerResolvedOptions) {
+    this.task = task;
+    this.options = options;
+    this.agent = seatPlayer(task.seat);
+    this.initial = this.initialFor(0);
+    this.current = this.initial;
+  }
+
+  get state(): KuhnState {
+    return this.current;
+  }
+  get turn(): number {
+    return this.turns;
+  }
+  get done(): boolean {
+    return isKuhnTerminalHistory(this.current.history) || this.turns >= this.options.maxTurns;
+  }
+
+  rules(): string {
+    return kuhnRules(this.task.style, this.options.maxTurns, this.options.chipReward);
+  }
+
+  initialText(): string {
+    return renderKuhnState(this.initial, this.agent, this.task.style);
+  }
+
+  reset(attempt: number): EnvObservationV1 {
+    if (attempt !== this.attempt && this.options.mode === 'new-deal') this.initial = this.initialFor(attempt);
+    this.attempt = attempt;
+    this.current = this.initial;
+    this.turns = 0;
+    return this.observe();
+  }
+
+  parse(response: string): ParsedAction<KuhnAction> {
+    return parseKuhnAction(response);
+  }
+
+  step(action: ParsedAction<KuhnAction>): EnvStepV1 {
+    if (this.done)
+      throw new InvalidArgumentError('Kuhn Poker: step() after the attempt ended; call reset() first.');
+    this.turns++;
+    if (!action.valid) return this.result(0, false, `invalid: ${action.reason}`);
+    if (action.action !== 'PASS' && action.action !== 'BET') {
+      return this.result(0, false, `invalid: '${action.action}' is not a betting action`);
+    }
+    const style = this.task.style;
+    let state = kuhnGame.apply(this.current, action.action);
+    const moves = [this.describeLast(state, true, style)];
+    if (!kuhnGame.isTerminal(state)) {
+      const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
+      state = kuhnGame.apply(state, reply);
+      moves.push(this.describeLast(state, false, style));
+    }
+    this.current = state;
+    let reward = 0;
+    let result = '';
+    if (kuhnGame.isTerminal(state)) {
+      const chips = agentPayoff(state, this.agent);
+      reward = chips * this.options.chipReward;
+      const n = Math.abs(chips);
+      result =
+        style === 'compact'
+          ? ` . you ${chips > 0 ? `+${chips}` : String(chips)}`
+          : ` You ${chips > 0 ? 'won' : 'lost'} ${n} chip${n === 1 ? '' : 's'}.`;
+    }
+    const line = moves.join(style === 'compact' ? ' ' : '; ');
+    const event = style === 'compact' ? `${line}${result}` : `Y${line.slice(1)}.${result}`;
+    return this.result(reward, true, event);
+  }
+
+  reveal(): string | undefined {
+    if (!this.options.revealShowdown || !this.done) return undefined;
+    const { history, cards } = this.current;
+    if (!(history === 'pp' || history === 'bb' || history === 'pbb') || !cards) return undefined;
+    const mine = cards[this.agent];
+    const theirs = cards[1 - this.agent];
+    if (!mine || !theirs) return undefined;
+    return this.task.style === 'compact'
+      ? `showdown you ${mine} opp ${theirs}`
+      : `Showdown: you had ${mine}, the opponent had ${theirs}.`;
+  }
+
+  /** The state attempt `attempt` starts from: the deal, then the opponent's opening bet if it acts first. */
+  private initialFor(attempt: number): KuhnState {
+    const perAttempt = this.options.mode === 'new-deal' && attempt > 0;
+    const dealRng: Rng = perAttempt
+      ? this.task.rng.split('deal').split(`attempt-${attempt}`)
+      : this.task.rng.split('deal');
+    let state = kuhnDealt(dealRng.pick(KUHN_DEALS));
+    if (this.agent === 1) {
+      state = kuhnGame.apply(
+        state,
+        this.opponentMove(state, perAttempt ? `reset/attempt-${attempt}` : 'reset'),
+      );
+    }
+    return state;
+  }
+
+  private describeLast(state: KuhnState, byAgent: boolean, style: PromptStyle): string {
+    const i = state.history.length - 1;
+    const ch = state.history[i];
+    if (style === 'compact') return `${byAgent ? 'you' : 'opp'} ${ch === 'b' ? 'BET' : 'PASS'}`;
+    return `${byAgent ? 'you' : 'the opponent'} ${kuhnActionWord(state.history, i)}`;
+  }
+
+  private opponentMove(state: KuhnState, stream: string): KuhnAction {
+    const opponent = this.task.opponent;
+    if (!opponent) {
+      throw new InvalidArgumentError('Kuhn Poker needs an opponent in the task.', {
+        context: { seed: this.task.seed },
+      });
+    }
+    const player = 1 - this.agent;
+    const seen = kuhnGame.observe ? kuhnGame.observe(state, player) : state;
+    const action = opponent.act(seen, { rng: this.task.rng.split('opponent').split(stream), player });
+    if (action !== 'PASS' && action !== 'BET') {
+      throw new InvalidArgumentError(
+        `Opponent '${opponent.id}' played an illegal Kuhn action '${String(action)}'.`,
+        {
+          context: { opponent: opponent.id, state: kuhnGame.stateKey(state) },
+        },
+      );
+    }
+    return action;
+  }
+
+  private observe(): EnvObservationV1 {
+    const { cards, history } = this.current;
+    const card = cards?.[this.agent] ?? '?';
+    return {
+      text: renderKuhnState(this.current, this.agent, this.task.style),
+      anchor: `kuhn-poker:${card}:${history}`,
+      info: {
+        card,
+        history,
+        legal: isKuhnTerminalHistory(history) ? [] : ['PASS', 'BET'],
+        seat: this.task.seat,
+      },
+    };
+  }
+
+  private result(reward: number, valid: boolean, event: string): EnvStepV1 {
+    return stepResult(this.observe(), reward, valid, event, this.done ? this.outcome() : undefined);
+  }
+
+  private outcome(): AttemptOutcome {
+    if (!isKuhnTerminalHistory(this.current.history)) return OUTCOME_TRUNCATED;
+    return agentPayoff(this.current, this.agent) > 0 ? OUTCOME_WIN : OUTCOME_LOSS;
+  }
+}
