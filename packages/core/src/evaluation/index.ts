@@ -1,0 +1,1 @@
+export { type EvaluateOptions, type EvaluationResultV1, evaluate } from './evaluate';

@@ -1,0 +1,17 @@
+export {
+  CONTEXT_LAYOUTS,
+  type ContextLayout,
+  type MemoryAttemptV1,
+  type MemoryPlayViewV1,
+  type MemoryReflectionV1,
+  type MemoryReflectViewV1,
+  type MemorySlotInfoV1,
+  type MemorySlotV1,
+  type MemoryStepV1,
+  type MemoryV1,
+  type MemoryViewV1,
+  messagesToText,
+  type ParsedReflectionV1,
+  PLAY_STOP,
+  REFLECT_STOP,
+} from './memory';

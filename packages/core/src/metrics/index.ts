@@ -1,0 +1,9 @@
+export {
+  type AttemptMetricsV1,
+  computeMetrics,
+  type MetaEpisodeMetricsV1,
+  type MetricsSummaryV1,
+  mergeBatches,
+  summarizeSlots,
+} from './metrics';
+export { formatRate, type RateV1, rate, wilsonInterval, Z_95 } from './wilson';
