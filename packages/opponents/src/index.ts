@@ -1,1 +1,98 @@
-export {};
+export {
+  type BestResponseResult,
+  bestResponse,
+  expectedReturns,
+  exploitability,
+  nashConv,
+  type ProfileBestResponse,
+  profileBestResponse,
+  profileNashConv,
+  profileValues,
+  type StrategyQuery,
+} from './best-response/best-response';
+export {
+  CFR_ALGORITHMS,
+  type CfrAlgorithm,
+  type CfrSolver,
+  type CfrSolverOptions,
+  createCfrSolver,
+} from './cfr/cfr';
+export { type SolveOptions, type SolveResult, solveGame } from './cfr/solve';
+export {
+  type BuildGameTreeOptions,
+  buildGameTree,
+  type GameTree,
+  gameTreeOf,
+  NODE_CHANCE,
+  NODE_PLAYER,
+  NODE_TERMINAL,
+} from './game-tree/game-tree';
+export {
+  facingBet,
+  KUHN_ARCHETYPES,
+  type KuhnArchetype,
+  kuhnArchetypeOpponent,
+  kuhnArchetypePolicy,
+  ownKuhnCard,
+} from './kuhn/archetypes';
+export {
+  KUHN_CFR_DEFAULT_ITERATIONS,
+  type KuhnCfrOpponentOptions,
+  kuhnCfrOpponent,
+  kuhnCfrStrategy,
+} from './kuhn/cfr-opponents';
+export {
+  MATCH_SEATS,
+  type MatchOptions,
+  type MatchResult,
+  type MatchSeat,
+  playGame,
+  playMatch,
+} from './match/match';
+export { createGenericMcts, type GenericMctsOptions, type GenericMctsResult } from './mcts/generic-mcts';
+export {
+  type MctsOpponentOptions,
+  mctsOpponent,
+  mctsOpponentFromId,
+  parseMctsId,
+} from './mcts/mcts-opponent';
+export {
+  createTicTacToeMcts,
+  type MctsChildStats,
+  type MctsSearchResult,
+  type ProvenValue,
+  type TicTacToeMcts,
+  type TicTacToeMctsOptions,
+} from './mcts/tictactoe-mcts';
+export { minimaxActions, minimaxOpponent, minimaxValue } from './minimax/minimax';
+export {
+  POPULATION_PRESETS,
+  type PopulationEnvId,
+  type PopulationPresetOptions,
+  populationPreset,
+} from './population/presets';
+export {
+  createOpponent,
+  kuhnOpponentRegistry,
+  OPPONENT_ENV_IDS,
+  type OpponentEnvId,
+  type OpponentRegistry,
+  opponentRegistry,
+  ticTacToeOpponentRegistry,
+} from './registry/registry';
+export {
+  type PolicyOpponentOptions,
+  type PolicyOpponentV1,
+  policyOpponent,
+} from './strategy/policy-opponent';
+export {
+  argmaxIndex,
+  type PolicyFn,
+  profileOf,
+  type StrategyInput,
+  type TabularStrategy,
+  tableOf,
+  tablePolicy,
+} from './strategy/strategy';
+export { PATTERN_NAMES, type PatternName, patternOpponent, patternOrder } from './tictactoe/patterns';
+export { randomOpponent } from './tictactoe/random';

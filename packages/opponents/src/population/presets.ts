@@ -1,0 +1,52 @@
+/** Population presets (SPEC §3.1–3.3) on top of `createPopulation` from `@mage-rl/core`. */
+
+import { createPopulation, type PopulationMode, type PopulationV1, UnknownIdError } from '@mage-rl/core';
+import { PATTERN_NAMES } from '../tictactoe/patterns';
+
+export type PopulationEnvId = 'tictactoe' | 'kuhn-poker';
+
+export interface PopulationPresetOptions {
+  readonly mode?: PopulationMode;
+  readonly grouping?: 'per-opponent' | 'mixed';
+}
+
+const TICTACTOE_PATTERNS = PATTERN_NAMES.map((n) => `pattern-${n}`);
+
+/**
+ * Entries of every preset. Tic-Tac-Toe `balanced`: half `mcts-100`, half the six patterns and `random`
+ * (1/14 each). Kuhn `balanced`: conservative 0.3, aggressive 0.3, intermediate 0.4. `ood`: the
+ * out-of-domain opponents (`mcts-1000`; `cfr`).
+ */
+export const POPULATION_PRESETS: Readonly<
+  Record<PopulationEnvId, Readonly<Record<string, readonly { id: string; weight: number }[]>>>
+> = {
+  tictactoe: {
+    balanced: [
+      { id: 'mcts-100', weight: 0.5 },
+      ...[...TICTACTOE_PATTERNS, 'random'].map((id) => ({ id, weight: 0.5 / 7 })),
+    ],
+    patterns: [...TICTACTOE_PATTERNS, 'random'].map((id) => ({ id, weight: 1 })),
+    ood: [{ id: 'mcts-1000', weight: 1 }],
+  },
+  'kuhn-poker': {
+    balanced: [
+      { id: 'conservative', weight: 0.3 },
+      { id: 'aggressive', weight: 0.3 },
+      { id: 'intermediate', weight: 0.4 },
+    ],
+    ood: [{ id: 'cfr', weight: 1 }],
+  },
+};
+
+/** The preset `name` of `envId` (`balanced`, `ood`; Tic-Tac-Toe also `patterns`). */
+export function populationPreset(
+  envId: string,
+  name: string,
+  options: PopulationPresetOptions = {},
+): PopulationV1 {
+  const byEnv = POPULATION_PRESETS[envId as PopulationEnvId];
+  if (!byEnv) throw new UnknownIdError('env', envId, Object.keys(POPULATION_PRESETS));
+  const entries = byEnv[name];
+  if (!entries) throw new UnknownIdError('population', name, Object.keys(byEnv));
+  return createPopulation(`${envId}-${name}`, entries, options);
+}

@@ -1,0 +1,99 @@
+/**
+ * The preferred-pattern Tic-Tac-Toe players of SPEC §3.1: fixed priority orders of cells, playing the
+ * first empty one. They never block or complete lines on purpose.
+ */
+
+import { InvalidArgumentError, type OpponentV1, RolloutError } from '@mage-rl/core';
+import type { TicTacToeAction, TicTacToeState } from '@mage-rl/envs/tictactoe';
+
+export const PATTERN_NAMES = [
+  'centre-first',
+  'corners-first',
+  'edges-first',
+  'main-diagonal-first',
+  'anti-diagonal-first',
+  'bottom-right-sweep',
+] as const;
+export type PatternName = (typeof PATTERN_NAMES)[number];
+
+/**
+ * The priority order of cells (0-based indices `row * size + col`) of a pattern. On 3×3 these are exactly
+ * SPEC §3.1's orders; on larger boards the same geometric idea (centre cells, corners, border "edges",
+ * diagonals) with the remaining cells appended in index order.
+ */
+export function patternOrder(name: PatternName, size = 3): number[] {
+  if (!PATTERN_NAMES.includes(name)) {
+    throw new InvalidArgumentError(`Unknown pattern '${name}'; known: ${PATTERN_NAMES.join(', ')}.`);
+  }
+  const n = size;
+  const at = (r: number, c: number) => r * n + c;
+  const all = Array.from({ length: n * n }, (_, i) => i);
+  const lo = Math.floor((n - 1) / 2);
+  const hi = Math.ceil((n - 1) / 2);
+  const centre = all.filter((i) => {
+    const r = Math.floor(i / n);
+    const c = i % n;
+    return r >= lo && r <= hi && c >= lo && c <= hi;
+  });
+  const corners = [at(0, 0), at(0, n - 1), at(n - 1, 0), at(n - 1, n - 1)];
+  const edges = all.filter((i) => {
+    const r = Math.floor(i / n);
+    const c = i % n;
+    return (r === 0 || c === 0 || r === n - 1 || c === n - 1) && !corners.includes(i);
+  });
+  const main = Array.from({ length: n }, (_, i) => at(i, i));
+  const anti = Array.from({ length: n }, (_, i) => at(i, n - 1 - i));
+  let order: number[];
+  switch (name) {
+    case 'centre-first':
+      order = [...centre, ...corners, ...edges];
+      break;
+    case 'corners-first':
+      order = [...corners, ...centre, ...edges];
+      break;
+    case 'edges-first':
+      order = [...edges, ...centre, ...corners];
+      break;
+    case 'main-diagonal-first':
+      order = [...main, ...corners, ...edges];
+      break;
+    case 'anti-diagonal-first':
+      order = [...anti, ...corners, ...edges];
+      break;
+    case 'bottom-right-sweep':
+      // 3×3: (3,3) (3,1) (1,3) (1,1) (2,2) (3,2) (2,3) (2,1) (1,2) — corners, centre, then edges from the bottom right.
+      order = [at(n - 1, n - 1), at(n - 1, 0), at(0, n - 1), at(0, 0), ...centre, ...[...edges].reverse()];
+      break;
+  }
+  const seen = new Set<number>();
+  const out: number[] = [];
+  for (const i of [...order, ...all]) {
+    if (!seen.has(i)) {
+      seen.add(i);
+      out.push(i);
+    }
+  }
+  return out;
+}
+
+export function patternOpponent(name: PatternName): OpponentV1<TicTacToeState, TicTacToeAction> {
+  const orders = new Map<number, number[]>();
+  const id = `pattern-${name}`;
+  patternOrder(name); // validate eagerly
+  return {
+    specificationVersion: 'v1',
+    id,
+    act(state) {
+      let order = orders.get(state.size);
+      if (!order) {
+        order = patternOrder(name, state.size);
+        orders.set(state.size, order);
+      }
+      const taken = state.x | state.o;
+      if (state.winner === null) {
+        for (const cell of order) if ((taken & (1 << cell)) === 0) return cell;
+      }
+      throw new RolloutError('OPPONENT_FAILURE', `Opponent '${id}' was asked to move in a finished game.`);
+    },
+  };
+}
