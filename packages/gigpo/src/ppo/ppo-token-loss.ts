@@ -116,7 +116,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
         }
       }
       loss += s * tokenLoss;
-      weights[j] = -s * grad;
+      weights[j] = 0 - s * grad; // never −0
       pgSum += pg;
       approxKl -= logRatio;
       ratioSum += ratio;

@@ -1,0 +1,107 @@
+import { ConfigError, InvalidArgumentError, MageError } from '@mage-rl/core';
+import { describe, expect, it } from 'vitest';
+import { computeAdvantageColumns, computeAdvantages } from './compute-advantages';
+import { DEFAULT_ADVANTAGE_OPTIONS, resolveAdvantageOptions } from './options';
+import type { AdvantageOptions, AdvantageRowInput } from './types';
+
+const row = (over: Partial<AdvantageRowInput>): AdvantageRowInput => ({
+  group: 'g',
+  slot: 's',
+  attempt: 0,
+  phase: 'play',
+  anchor: 'x|o',
+  reward: 0,
+  valid: true,
+  responseTokens: 5,
+  ...over,
+});
+
+describe('computeAdvantages', () => {
+  it('returns [] for no rows', () => {
+    expect(computeAdvantages([])).toEqual([]);
+  });
+
+  it('objects and columns agree, in input order', () => {
+    const rows = [
+      row({ slot: 'a', reward: 10, anchor: 'x|o' }),
+      row({ slot: 'b', reward: -10, anchor: 'x|o' }),
+      row({ slot: 'a', attempt: 1, phase: 'reflect', anchor: 'reflection|o' }),
+      row({ slot: 'a', attempt: 1, reward: 5, anchor: 'y|o' }),
+    ];
+    const objs = computeAdvantages(rows);
+    const cols = computeAdvantageColumns(rows);
+    objs.forEach((o, i) => {
+      expect(o.return).toBe(cols.returns[i]);
+      expect(o.score).toBe(cols.scores[i]);
+      expect(o.advantage).toBe(cols.advantages[i]);
+      expect(o.advantage).toBeCloseTo(o.episodeAdvantage + o.stepAdvantage, 12);
+    });
+    expect(JSON.parse(JSON.stringify(objs))).toEqual(objs);
+  });
+
+  it('ignores rewards on reflect rows (R_k sums play rows only)', () => {
+    const base = [row({ reward: 3 }), row({ attempt: 1, phase: 'reflect' }), row({ attempt: 1, reward: 1 })];
+    const noisy = base.map((r) => (r.phase === 'reflect' ? { ...r, reward: 99 } : r));
+    expect(computeAdvantages(noisy)).toEqual(computeAdvantages(base));
+  });
+
+  it('applies the step weight', () => {
+    const rows = [row({ slot: 'a', reward: 10 }), row({ slot: 'b', reward: 0 })];
+    const w0 = computeAdvantages(rows, { stepWeight: 0 });
+    const w2 = computeAdvantages(rows, { stepWeight: 2 });
+    expect(w0[0]?.advantage).toBe(w0[0]?.episodeAdvantage);
+    expect(w2[0]?.advantage).toBeCloseTo(
+      (w2[0]?.episodeAdvantage as number) + 2 * (w2[0]?.stepAdvantage as number),
+      12,
+    );
+    expect(w2[0]?.stepAdvantage).toBeCloseTo(5, 12);
+  });
+
+  it('rejects rows out of chronological order', () => {
+    const rows = [row({ attempt: 1 }), row({ attempt: 0 })];
+    expect(() => computeAdvantages(rows)).toThrow(InvalidArgumentError);
+    expect(() => computeAdvantages(rows)).toThrow(/chronological/);
+  });
+
+  it('rejects a slot in two groups and malformed rows', () => {
+    expect(() => computeAdvantages([row({ group: 'a' }), row({ group: 'b' })])).toThrow(/another group/);
+    expect(() => computeAdvantages([row({ attempt: -1 })])).toThrow(/attempt/);
+    expect(() => computeAdvantages([row({ attempt: 0.5 })])).toThrow(/attempt/);
+    expect(() => computeAdvantages([row({ reward: Number.NaN })])).toThrow(/reward/);
+    expect(() => computeAdvantages([row({ phase: 'think' as 'play' })])).toThrow(/phase/);
+    expect(() => computeAdvantages([row({ responseTokens: -1 })])).toThrow(/responseTokens/);
+    try {
+      computeAdvantages([row({}), row({ reward: Number.POSITIVE_INFINITY })]);
+      expect.unreachable();
+    } catch (e) {
+      expect(MageError.isInstance(e)).toBe(true);
+      expect((e as MageError).context.index).toBe(1);
+    }
+  });
+});
+
+describe('resolveAdvantageOptions', () => {
+  it('fills the SPEC defaults', () => {
+    expect(resolveAdvantageOptions()).toEqual(DEFAULT_ADVANTAGE_OPTIONS);
+    expect(resolveAdvantageOptions({ metaReward: 'single' }).trajGamma).toBe(0);
+  });
+
+  it.each<[AdvantageOptions, string]>([
+    [{ estimator: 'ppo' as 'gigpo' }, 'estimator'],
+    [{ normalization: 'std' as 'mean' }, 'normalization'],
+    [{ stepGamma: 1.5 }, 'stepGamma'],
+    [{ trajGamma: -0.1 }, 'trajGamma'],
+    [{ stepWeight: Number.NaN }, 'stepWeight'],
+    [{ anchorScope: 'slot' as 'local' }, 'anchorScope'],
+    [{ episodeBaseline: 'slot' as 'row' }, 'episodeBaseline'],
+    [{ lengthPenalty: { coef: 1, maxTokens: 0 } }, 'lengthPenalty.maxTokens'],
+  ])('rejects %j naming %s', (options, path) => {
+    try {
+      resolveAdvantageOptions(options);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      expect((e as ConfigError).context.path).toBe(path);
+    }
+  });
+});

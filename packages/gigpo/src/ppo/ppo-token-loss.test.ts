@@ -1,0 +1,169 @@
+import { ConfigError, InvalidArgumentError, type TokenLossFn, type TokenLossInput } from '@mage-rl/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { lowVarianceKl, lowVarianceKlGrad } from './kl';
+import { ppoTokenLoss } from './ppo-token-loss';
+import { weightedNllLoss } from './weighted-nll-loss';
+
+const f32 = (xs: readonly number[]) => Float32Array.from(xs);
+
+function input(t: {
+  logprobs: number[];
+  old?: number[];
+  ref?: number[];
+  adv: number[];
+  rows?: number[];
+}): TokenLossInput {
+  const n = t.logprobs.length;
+  return {
+    logprobs: f32(t.logprobs),
+    oldLogprobs: f32(t.old ?? t.logprobs),
+    ...(t.ref ? { refLogprobs: f32(t.ref) } : {}),
+    advantages: f32(t.adv),
+    rowOfToken: Int32Array.from(t.rows ?? Array.from({ length: n }, () => 0)),
+  };
+}
+
+/** Central finite difference of the scalar loss in logprobs[j], using the float32-representable step. */
+function fdGrad(fn: TokenLossFn, inp: TokenLossInput, j: number, h = 1e-3): number {
+  const plus = Float32Array.from(inp.logprobs);
+  const minus = Float32Array.from(inp.logprobs);
+  plus[j] = (inp.logprobs[j] as number) + h;
+  minus[j] = (inp.logprobs[j] as number) - h;
+  const lp = fn({ ...inp, logprobs: plus }).loss;
+  const lm = fn({ ...inp, logprobs: minus }).loss;
+  return (lp - lm) / ((plus[j] as number) - (minus[j] as number));
+}
+
+describe('ppoTokenLoss', () => {
+  it('on-policy: w = A / N, loss = −mean(A)', () => {
+    const out = ppoTokenLoss()(input({ logprobs: [-1, -2, -0.5, -3], adv: [1, -2, 0.5, 0] }));
+    expect([...out.weights]).toEqual([0.25, -0.5, 0.125, 0]);
+    expect(out.loss).toBeCloseTo(-(1 - 2 + 0.5) / 4, 7);
+    expect(out.stats.clipFraction).toBe(0);
+    expect(out.stats.approxKl).toBe(0);
+    expect(out.stats.ratioMean).toBe(1);
+  });
+
+  it('clips: no gradient where the clipped term is active', () => {
+    const lr = Math.log(1.5); // ratio 1.5 > 1.2
+    const out = ppoTokenLoss()(
+      input({ logprobs: [lr, -lr, lr, -lr], old: [0, 0, 0, 0], adv: [1, -1, -1, 1] }),
+    );
+    // A>0, ρ>1+ε: clipped, constant. A<0, ρ<1−ε: clipped, constant. The other two stay unclipped.
+    expect(out.weights[0]).toBe(0);
+    expect(out.weights[1]).toBe(0);
+    expect(out.weights[2]).toBeCloseTo((-1 * 1.5) / 4, 6);
+    expect(out.weights[3]).toBeCloseTo((1 * (1 / 1.5)) / 4, 6);
+    expect(out.stats.clipFraction).toBe(0.5);
+    expect(out.loss).toBeCloseTo((-1.2 + 0.8 + 1.5 - 1 / 1.5) / 4, 6);
+  });
+
+  it('dual clip caps the loss of A < 0 at −c·A', () => {
+    const out = ppoTokenLoss({ dualClip: 3 })(input({ logprobs: [Math.log(5)], old: [0], adv: [-2] }));
+    expect(out.loss).toBeCloseTo(6, 6);
+    expect(out.weights[0]).toBe(0);
+    expect(out.stats.dualClipFraction).toBe(1);
+    const off = ppoTokenLoss({ dualClip: null })(input({ logprobs: [Math.log(5)], old: [0], adv: [-2] }));
+    expect(off.loss).toBeCloseTo(10, 5);
+  });
+
+  it('KL: the k3 estimator, its gradient and the clamp', () => {
+    expect(lowVarianceKl(-1, -1)).toBe(0);
+    expect(lowVarianceKl(-1, -0.5)).toBeCloseTo(Math.exp(0.5) - 0.5 - 1, 12);
+    expect(lowVarianceKl(-10, -2)).toBe(10);
+    expect(lowVarianceKlGrad(-10, -2)).toBe(0);
+    const fn = ppoTokenLoss({ klCoef: 0.1 });
+    const out = fn(input({ logprobs: [-1, -10], ref: [-0.5, -2], adv: [0, 0] }));
+    expect(out.loss).toBeCloseTo((0.1 * (Math.exp(0.5) - 1.5 + 10)) / 2, 6);
+    expect(out.weights[0]).toBeCloseTo((-0.1 * (1 - Math.exp(0.5))) / 2, 6);
+    expect(out.weights[1]).toBe(0);
+    expect(out.stats.refKl).toBeCloseTo((Math.exp(0.5) - 1.5 + 10) / 2, 6);
+  });
+
+  it('seq-mean-token-mean weighs every row equally', () => {
+    const out = ppoTokenLoss({ aggregation: 'seq-mean-token-mean' })(
+      input({ logprobs: [-1, -1, -1, -1], adv: [1, 1, 1, 1], rows: [0, 1, 1, 1] }),
+    );
+    expect(out.weights[0]).toBeCloseTo(0.5, 7);
+    expect(out.weights[1]).toBeCloseTo(1 / 6, 7);
+  });
+
+  it('weights equal −∂loss/∂logπ (finite differences, random inputs away from the kinks)', () => {
+    const token = fc.record({
+      logRatio: fc.double({ min: -1.5, max: 1.5, noNaN: true }),
+      old: fc.double({ min: -6, max: -0.05, noNaN: true }),
+      refGap: fc.double({ min: -3, max: 3, noNaN: true }),
+      adv: fc.double({ min: -3, max: 3, noNaN: true }),
+      row: fc.integer({ min: 0, max: 3 }),
+    });
+    const fns = [
+      ppoTokenLoss({ klCoef: 0.1 }),
+      ppoTokenLoss({
+        clip: 0.1,
+        clipHigh: 0.3,
+        dualClip: 2,
+        klCoef: 0.5,
+        aggregation: 'seq-mean-token-mean',
+      }),
+      ppoTokenLoss({ dualClip: null }),
+    ];
+    fc.assert(
+      fc.property(fc.array(token, { minLength: 1, maxLength: 12 }), fc.nat({ max: 2 }), (tokens, which) => {
+        const fn = fns[which] as TokenLossFn;
+        const inp = input({
+          logprobs: tokens.map((t) => t.old + t.logRatio),
+          old: tokens.map((t) => t.old),
+          ref: tokens.map((t) => t.old + t.logRatio + t.refGap),
+          adv: tokens.map((t) => t.adv),
+          rows: tokens.map((t) => t.row),
+        });
+        const out = fn(inp);
+        tokens.forEach((t, j) => {
+          // skip tokens within the FD step of a kink (ratio at 1 ± ε, dual-clip boundary, KL clamp)
+          const r = Math.exp((inp.logprobs[j] as number) - (inp.oldLogprobs[j] as number));
+          const nearKink = [0.8, 0.9, 1.2, 1.3].some((k) => Math.abs(r - k) < 5e-3) || Math.abs(t.adv) < 1e-3;
+          const dualEdge = [2, 3].some((c) => Math.abs(r - c) < 1e-2);
+          if (nearKink || dualEdge) return;
+          const fd = fdGrad(fn, inp, j);
+          expect(Math.abs(-fd - (out.weights[j] as number))).toBeLessThan(2e-3 * (1 + Math.abs(fd)));
+        });
+      }),
+      { seed: 7, numRuns: 150 },
+    );
+  });
+
+  it('validates options and inputs', () => {
+    expect(() => ppoTokenLoss({ clip: 0 })).toThrow(ConfigError);
+    expect(() => ppoTokenLoss({ dualClip: 1 })).toThrow(ConfigError);
+    expect(() => ppoTokenLoss({ klCoef: -1 })).toThrow(ConfigError);
+    expect(() => ppoTokenLoss({ klCoef: 0.1 })(input({ logprobs: [-1], adv: [1] }))).toThrow(
+      InvalidArgumentError,
+    );
+    const bad = { ...input({ logprobs: [-1, -2], adv: [1, 1] }), advantages: f32([1]) };
+    expect(() => ppoTokenLoss()(bad)).toThrow(/advantages/);
+  });
+
+  it('an empty mini-batch gives loss 0', () => {
+    const out = ppoTokenLoss()(input({ logprobs: [], adv: [] }));
+    expect(out.loss).toBe(0);
+    expect(out.weights).toHaveLength(0);
+  });
+});
+
+describe('weightedNllLoss', () => {
+  it('is token-mean cross-entropy with weights 1/N', () => {
+    const out = weightedNllLoss()(input({ logprobs: [-1, -2, -3, -2], adv: [0, 0, 0, 0] }));
+    expect([...out.weights]).toEqual([0.25, 0.25, 0.25, 0.25]);
+    expect(out.loss).toBeCloseTo(2, 7);
+    expect(out.stats.perplexity).toBeCloseTo(Math.exp(2), 6);
+  });
+
+  it('weights match finite differences', () => {
+    const fn = weightedNllLoss({ aggregation: 'seq-mean-token-mean' });
+    const inp = input({ logprobs: [-1, -2, -3], adv: [0, 0, 0], rows: [0, 0, 1] });
+    const out = fn(inp);
+    for (let j = 0; j < 3; j++) expect(-fdGrad(fn, inp, j)).toBeCloseTo(out.weights[j] as number, 4);
+    expect(out.weights[2]).toBeCloseTo(0.5, 7);
+  });
+});
