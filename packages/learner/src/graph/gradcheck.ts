@@ -64,8 +64,11 @@ export async function checkGradients(options: GradcheckOptions): Promise<Gradche
   );
   for (const [i, d] of grads.entries()) g.output(`grad_${i}`, d);
 
-  const full = await createOrtSession(serializeGraph(g), { threads: 1 });
-  const lossOnly = await createOrtSession(serializeGraph(g, { outputs: ['loss'] }), { threads: 1 });
+  const full = await createOrtSession(serializeGraph(g), { threads: 1, optimization: 'basic' });
+  const lossOnly = await createOrtSession(serializeGraph(g, { outputs: ['loss'] }), {
+    threads: 1,
+    optimization: 'basic',
+  });
   try {
     const feedMap: Record<string, TensorValue> = {};
     for (const f of feeds)

@@ -326,7 +326,8 @@ class GraphImpl implements Graph {
   }
 
   reshape(x: Tensor, shape: Shape): Tensor {
-    const out = [...shape];
+    // ONNX semantics: 0 copies the input dimension, one -1 is inferred.
+    const out = shape.map((d, i) => (d === 0 ? (x.shape[i] ?? 0) : d));
     const known = sizeOf(x.shape);
     const minus = out.indexOf(-1);
     if (minus >= 0 && known >= 0) {

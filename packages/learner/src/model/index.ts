@@ -1,0 +1,34 @@
+export { type Architecture, defineModelConfig, type ModelConfig, type ModelConfigInput } from './config';
+export { defaultChunkRows, type LmHeadOptions, type LmHeadResult, lmHeadLogprobs } from './lm-head';
+export {
+  countParams,
+  fillNormal,
+  initParams,
+  layerPrefix,
+  type ParamKind,
+  type ParamSpec,
+  type ParamStore,
+  paramSpecs,
+} from './params';
+export {
+  addModelLoss,
+  buildTrainingGraph,
+  type ModelLoss,
+  type ModelLossOptions,
+  type TrainingGraph,
+  type TrainingGraphOptions,
+} from './training-graph';
+export {
+  type AttentionContext,
+  applyRope,
+  causalMask,
+  type ForwardOptions,
+  type ForwardResult,
+  headWeight,
+  type LinearHook,
+  linear,
+  MASK_NEG,
+  rmsNorm,
+  ropeTables,
+  transformerForward,
+} from './transformer';

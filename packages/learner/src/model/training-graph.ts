@@ -1,0 +1,105 @@
+/**
+ * The training graph of one (batch, length) bucket: forward pass, chunked LM-head log-probs and the
+ * hand-built backward pass in one ONNX model. Weights are inputs; gradients are outputs.
+ *
+ * Inputs: every parameter (by its HF name), `input_ids` [B, T] int64, `targets` [B·T] int64,
+ * `weights` [B·T], `entropy_weights` [B·T]. Outputs: `loss` = −Σ weights·log p(target) −
+ * Σ entropy_weights·H, `logprobs` [B·T], `entropy` [B·T], and `grad.<name>` per trainable parameter.
+ */
+
+import { gradients } from '../graph/autodiff';
+import { createGraph, type Graph } from '../graph/graph';
+import type { FloatDType, Tensor } from '../graph/tensor';
+import type { ModelConfig } from './config';
+import { lmHeadLogprobs } from './lm-head';
+import { paramSpecs } from './params';
+import { causalMask, headWeight, type LinearHook, ropeTables, transformerForward } from './transformer';
+
+export interface ModelLossOptions {
+  readonly config: ModelConfig;
+  readonly batch: number;
+  readonly seqLen: number;
+  readonly chunkRows?: number;
+  readonly linearHook?: LinearHook;
+  /** Extra parameter inputs (LoRA adapters) created by the caller. */
+  readonly extraParams?: Readonly<Record<string, Tensor>>;
+}
+
+export interface ModelLoss {
+  readonly params: Record<string, Tensor>;
+  readonly tokens: Tensor;
+  readonly targets: Tensor;
+  readonly weights: Tensor;
+  readonly entropyWeights: Tensor;
+  readonly loss: Tensor;
+  readonly logprobs: Tensor;
+  readonly entropy: Tensor;
+}
+
+/** Adds the model's inputs, forward pass and loss to `g`. */
+export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
+  const { config: c, batch: B, seqLen: T } = options;
+  const params: Record<string, Tensor> = {};
+  for (const spec of paramSpecs(c)) params[spec.name] = g.input(spec.name, spec.shape, g.float);
+  Object.assign(params, options.extraParams ?? {});
+  const tokens = g.input('input_ids', [B, T], 'int64');
+  const targets = g.input('targets', [B * T], 'int64');
+  const weights = g.input('weights', [B * T], g.float);
+  const entropyWeights = g.input('entropy_weights', [B * T], g.float);
+  const rope = ropeTables(c, T, g.float);
+  const hd = c.headDim;
+  const { hidden } = transformerForward(g, {
+    config: c,
+    params,
+    tokens,
+    attention: {
+      mask: g.constant(causalMask(T, g.float), [T, T]),
+      cos: g.constant(rope.cos, [T, 1, hd]),
+      sin: g.constant(rope.sin, [T, 1, hd]),
+    },
+    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+  });
+  const { logprobs, entropy } = lmHeadLogprobs(g, {
+    hidden: g.reshape(hidden, [B * T, c.hiddenSize]),
+    weight: headWeight(c, params),
+    targets,
+    ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
+  });
+  const loss = g.neg(
+    g.add(
+      g.reduceSum(g.mul(weights, logprobs), [0], false),
+      g.reduceSum(g.mul(entropyWeights, entropy), [0], false),
+    ),
+  );
+  return { params, tokens, targets, weights, entropyWeights, loss, logprobs, entropy };
+}
+
+export interface TrainingGraphOptions extends ModelLossOptions {
+  readonly float?: FloatDType;
+  /** Parameters that get gradients (default: all base parameters). */
+  readonly trainable?: readonly string[];
+}
+
+export interface TrainingGraph {
+  readonly graph: Graph;
+  readonly model: ModelLoss;
+  readonly trainable: readonly string[];
+}
+
+export function buildTrainingGraph(options: TrainingGraphOptions): TrainingGraph {
+  const g = createGraph({ float: options.float ?? 'float32' });
+  const model = addModelLoss(g, options);
+  g.output('loss', model.loss);
+  g.output('logprobs', model.logprobs);
+  g.output('entropy', model.entropy);
+  const trainable = options.trainable ?? paramSpecs(options.config).map((s) => s.name);
+  const grads = gradients(
+    g,
+    model.loss,
+    trainable.map((n) => model.params[n] as Tensor),
+  );
+  trainable.forEach((name, i) => {
+    g.output(`grad.${name}`, grads[i] as Tensor);
+  });
+  return { graph: g, model, trainable };
+}

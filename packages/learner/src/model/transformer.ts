@@ -1,0 +1,187 @@
+/**
+ * The decoder stack of Llama / Qwen2 / Qwen3 written with the graph builder. Activations are
+ * [batch, time, features]; reshapes use ONNX 0/−1 dimensions so the same code also serves exported
+ * models with dynamic batch and sequence sizes.
+ */
+
+import { InvalidArgumentError } from '@mage-rl/core';
+import type { Graph } from '../graph/graph';
+import type { Tensor } from '../graph/tensor';
+import type { ModelConfig } from './config';
+import { layerPrefix } from './params';
+
+/** Rewrites a linear layer's output (LoRA adapters plug in here). */
+export type LinearHook = (name: string, x: Tensor, y: Tensor) => Tensor;
+
+export interface AttentionContext {
+  /**
+   * Additive mask broadcastable to [batch, kvHeads, groups, time, keys] where keys = past + time
+   * (0 = attend, a large negative number = blocked).
+   */
+  readonly mask: Tensor;
+  /** RoPE tables broadcastable to [batch, time, heads, headDim]. */
+  readonly cos: Tensor;
+  readonly sin: Tensor;
+  /** Per layer: cached keys and values [batch, kvHeads, past, headDim]. */
+  readonly past?: readonly { readonly key: Tensor; readonly value: Tensor }[];
+}
+
+export interface ForwardOptions {
+  readonly config: ModelConfig;
+  readonly params: Readonly<Record<string, Tensor>>;
+  /** Token ids [batch, time] (int64). */
+  readonly tokens: Tensor;
+  readonly attention: AttentionContext;
+  readonly linearHook?: LinearHook;
+}
+
+export interface ForwardResult {
+  /** Final-normed hidden states [batch, time, hidden]. */
+  readonly hidden: Tensor;
+  /** Per layer: this call's keys and values after RoPE [batch, kvHeads, time, headDim]. */
+  readonly kv: { readonly key: Tensor; readonly value: Tensor }[];
+  /** Per layer: past + new keys and values (equal to `kv` without a past). */
+  readonly present: { readonly key: Tensor; readonly value: Tensor }[];
+}
+
+export const MASK_NEG = -1e9;
+
+export function rmsNorm(g: Graph, x: Tensor, weight: Tensor, eps: number): Tensor {
+  const ms = g.reduceMean(g.mul(x, x), [-1], true);
+  const inv = g.reciprocal(g.sqrt(g.add(ms, g.scalar(eps, x.dtype))));
+  return g.mul(g.mul(x, inv), weight);
+}
+
+function rotateHalf(g: Graph, x: Tensor): Tensor {
+  const hd = x.shape[x.shape.length - 1] as number;
+  const x1 = g.slice(x, -1, 0, hd / 2);
+  const x2 = g.slice(x, -1, hd / 2, hd);
+  return g.concat([g.neg(x2), x1], -1);
+}
+
+export function applyRope(g: Graph, x: Tensor, cos: Tensor, sin: Tensor): Tensor {
+  return g.add(g.mul(x, cos), g.mul(rotateHalf(g, x), sin));
+}
+
+/** cos/sin tables [positions, headDim] in HF's layout (frequencies repeated over both halves). */
+export function ropeTables(config: ModelConfig, positions: number, dtype: 'float32' | 'float64' = 'float32') {
+  const hd = config.headDim;
+  const half = hd / 2;
+  const cos = dtype === 'float32' ? new Float32Array(positions * hd) : new Float64Array(positions * hd);
+  const sin = dtype === 'float32' ? new Float32Array(positions * hd) : new Float64Array(positions * hd);
+  for (let p = 0; p < positions; p++) {
+    for (let i = 0; i < half; i++) {
+      // Same float32 rounding as the reference implementations: inv_freq in float32, then p·inv_freq.
+      const invFreq = Math.fround(1 / config.ropeTheta ** ((2 * i) / hd));
+      const angle = Math.fround(p * invFreq);
+      const c = Math.cos(angle);
+      const s = Math.sin(angle);
+      cos[p * hd + i] = c;
+      cos[p * hd + i + half] = c;
+      sin[p * hd + i] = s;
+      sin[p * hd + i + half] = s;
+    }
+  }
+  return { cos, sin };
+}
+
+/** Causal additive mask [time, time] (row = query, column = key). */
+export function causalMask(
+  time: number,
+  dtype: 'float32' | 'float64' = 'float32',
+): Float32Array | Float64Array {
+  const m = dtype === 'float32' ? new Float32Array(time * time) : new Float64Array(time * time);
+  for (let i = 0; i < time; i++) for (let j = i + 1; j < time; j++) m[i * time + j] = MASK_NEG;
+  return m;
+}
+
+function param(params: Readonly<Record<string, Tensor>>, name: string): Tensor {
+  const t = params[name];
+  if (t === undefined) throw new InvalidArgumentError(`The graph has no parameter '${name}'.`);
+  return t;
+}
+
+export function linear(
+  g: Graph,
+  params: Readonly<Record<string, Tensor>>,
+  name: string,
+  x: Tensor,
+  hook?: LinearHook,
+): Tensor {
+  const w = param(params, `${name}.weight`);
+  let y = g.matmul(x, g.transpose(w, [1, 0]));
+  const bias = params[`${name}.bias`];
+  if (bias !== undefined) y = g.add(y, bias);
+  return hook === undefined ? y : hook(name, x, y);
+}
+
+export function transformerForward(g: Graph, options: ForwardOptions): ForwardResult {
+  const { config: c, params, tokens, attention } = options;
+  const hook = options.linearHook;
+  const H = c.numHeads;
+  const KV = c.numKvHeads;
+  const G = H / KV;
+  const hd = c.headDim;
+  const scale = g.scalar(1 / Math.sqrt(hd), g.float);
+  let x = g.gather(param(params, 'model.embed_tokens.weight'), tokens);
+  const kv: ForwardResult['kv'] = [];
+  const present: ForwardResult['present'] = [];
+  for (let i = 0; i < c.numLayers; i++) {
+    const p = layerPrefix(i);
+    const h = rmsNorm(g, x, param(params, `${p}.input_layernorm.weight`), c.rmsNormEps);
+    let q = g.reshape(linear(g, params, `${p}.self_attn.q_proj`, h, hook), [0, 0, H, hd]);
+    let k = g.reshape(linear(g, params, `${p}.self_attn.k_proj`, h, hook), [0, 0, KV, hd]);
+    const v = g.reshape(linear(g, params, `${p}.self_attn.v_proj`, h, hook), [0, 0, KV, hd]);
+    if (c.architecture === 'qwen3') {
+      q = rmsNorm(g, q, param(params, `${p}.self_attn.q_norm.weight`), c.rmsNormEps);
+      k = rmsNorm(g, k, param(params, `${p}.self_attn.k_norm.weight`), c.rmsNormEps);
+    }
+    q = applyRope(g, q, attention.cos, attention.sin);
+    k = applyRope(g, k, attention.cos, attention.sin);
+    const kNew = g.transpose(k, [0, 2, 1, 3]);
+    const vNew = g.transpose(v, [0, 2, 1, 3]);
+    kv.push({ key: kNew, value: vNew });
+    const past = attention.past?.[i];
+    const keys = past === undefined ? kNew : g.concat([past.key, kNew], 2);
+    const values = past === undefined ? vNew : g.concat([past.value, vNew], 2);
+    present.push({ key: keys, value: values });
+    // Query heads of one kv head share its keys: [B, T, KV·G, hd] → [B, KV, G, T, hd] (GQA without copies).
+    const q5 = g.transpose(g.reshape(g.mul(q, scale), [0, 0, KV, G, hd]), [0, 2, 3, 1, 4]);
+    const merged = attend(g, q5, keys, values, attention.mask);
+    x = g.add(x, linear(g, params, `${p}.self_attn.o_proj`, merged, hook));
+    const h2 = rmsNorm(g, x, param(params, `${p}.post_attention_layernorm.weight`), c.rmsNormEps);
+    const gate = linear(g, params, `${p}.mlp.gate_proj`, h2, hook);
+    const up = linear(g, params, `${p}.mlp.up_proj`, h2, hook);
+    const act = g.mul(g.mul(gate, g.sigmoid(gate)), up);
+    x = g.add(x, linear(g, params, `${p}.mlp.down_proj`, act, hook));
+  }
+  const hidden = rmsNorm(g, x, param(params, 'model.norm.weight'), c.rmsNormEps);
+  return { hidden, kv, present };
+}
+
+/**
+ * Scaled dot-product attention of q [B, KV, G, T, hd] over keys/values [B, KV, S, hd]; returns
+ * [B, T, KV·G·hd]. With static shapes the G query groups are folded into the time axis so each
+ * (batch, kv head) is one large matrix product; otherwise matmul broadcasts over G.
+ */
+function attend(g: Graph, q5: Tensor, keys: Tensor, values: Tensor, mask: Tensor): Tensor {
+  const [B, KV, G, T, hd] = q5.shape as [number, number, number, number, number];
+  const S = keys.shape[2] as number;
+  if ([B, T, S].every((d) => d > 0)) {
+    const qf = g.reshape(q5, [B, KV, G * T, hd]);
+    const scores = g.reshape(g.matmul(qf, g.transpose(keys, [0, 1, 3, 2])), [B, KV, G, T, S]);
+    const probs = g.reshape(g.softmax(g.add(scores, mask), -1), [B, KV, G * T, S]);
+    const ctx = g.reshape(g.matmul(probs, values), [B, KV, G, T, hd]);
+    return g.reshape(g.transpose(ctx, [0, 3, 1, 2, 4]), [B, T, KV * G * hd]);
+  }
+  const k5 = g.reshape(keys, [0, 0, 1, -1, hd]);
+  const v5 = g.reshape(values, [0, 0, 1, -1, hd]);
+  const scores = g.matmul(q5, g.transpose(k5, [0, 1, 2, 4, 3]));
+  const ctx = g.matmul(g.softmax(g.add(scores, mask), -1), v5);
+  return g.reshape(g.transpose(ctx, [0, 3, 1, 2, 4]), [0, 0, -1]);
+}
+
+/** The output embedding [vocab, hidden] (the input embedding when tied). */
+export function headWeight(config: ModelConfig, params: Readonly<Record<string, Tensor>>): Tensor {
+  return param(params, config.tieWordEmbeddings ? 'model.embed_tokens.weight' : 'lm_head.weight');
+}
