@@ -1,1 +1,18 @@
-export {};
+export {
+  type ContextMemorySpec,
+  createContextMemory,
+  type LayoutOptions,
+  type RetrievalSlot,
+} from './memory/context-memory';
+export { createMemory, MEMORY_MODES, type MemoryMode, type MemoryOptions } from './memory/modes';
+export { COMPACT_VOCABULARY, outcomePhrase, reflectInstruction, resultWord } from './prompts/phrases';
+export { type AMemMemory, type AMemNote, type AMemOptions, createAMemMemory } from './retrieval/a-mem';
+export { contentWords, cosine, type FeatureBag, keywords, words } from './retrieval/lexical';
+export {
+  caseFromAttempt,
+  createMementoMemory,
+  type MementoCase,
+  type MementoMemory,
+  type MementoOptions,
+} from './retrieval/memento';
+export { type ExtractedRemark, extractAction, extractRemark, MAX_NOTE_CHARS } from './tags';

@@ -1,0 +1,1 @@
+export { type ExtractedRemark, extractAction, extractRemark, MAX_NOTE_CHARS } from './tags';
