@@ -1,3 +1,5 @@
+export * from './checkpoint';
 export * from './graph';
 export * from './model';
+export * from './optim';
 export * from './runtime';

@@ -1,0 +1,185 @@
+/**
+ * Checkpoints: a directory with `model.safetensors` (weights), `optimizer.safetensors` (AdamW moments
+ * `m.<name>` / `v.<name>`) and `checkpoint.json` (format, step, optimizer counters, RNG state, user
+ * metadata). Written atomically: everything goes to a temporary sibling directory, each file and the
+ * directory are fsynced, then the directory is renamed into place.
+ */
+
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { CheckpointError, IoError, type JsonValue, type RngState } from '@mage-rl/core';
+import type { AdamWState } from '../optim/adamw';
+import { parseSafetensors, serializeSafetensors, type TensorToWrite, toFloat32 } from './safetensors';
+
+export const CHECKPOINT_FORMAT = 'mage-rl/checkpoint@1';
+
+export interface CheckpointData {
+  readonly weights: ReadonlyMap<string, TensorToWrite>;
+  readonly optimizer?: AdamWState;
+  readonly rng?: RngState;
+  readonly step: number;
+  readonly metadata?: JsonValue;
+}
+
+export interface LoadedCheckpoint {
+  readonly weights: Map<string, TensorToWrite>;
+  readonly optimizer?: AdamWState;
+  readonly rng?: RngState;
+  readonly step: number;
+  readonly metadata: JsonValue;
+}
+
+let tmpCounter = 0;
+
+/** Writes `bytes` to `path` and fsyncs it. */
+async function writeSynced(path: string, bytes: Uint8Array | string): Promise<void> {
+  const fh = await open(path, 'w');
+  try {
+    await fh.writeFile(bytes);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function syncDir(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } catch {
+    // Some file systems cannot fsync directories; the rename is still atomic.
+  } finally {
+    await fh.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes files into `dir` atomically: readers see the old directory or the complete new one. */
+export async function writeDirAtomic(
+  dir: string,
+  files: ReadonlyMap<string, Uint8Array | string>,
+): Promise<void> {
+  const parent = dirname(dir);
+  const tag = `${process.pid}-${Date.now()}-${tmpCounter++}`;
+  const tmp = join(parent, `.${basename(dir)}.tmp-${tag}`);
+  const old = join(parent, `.${basename(dir)}.old-${tag}`);
+  try {
+    await mkdir(parent, { recursive: true });
+    await mkdir(tmp);
+    for (const [name, bytes] of files) await writeSynced(join(tmp, name), bytes);
+    await syncDir(tmp);
+    const had = await exists(dir);
+    if (had) await rename(dir, old);
+    await rename(tmp, dir);
+    await syncDir(parent);
+    if (had) await rm(old, { recursive: true, force: true });
+  } catch (cause) {
+    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
+    throw new IoError(`Could not write checkpoint directory ${dir}: ${String(cause)}`, {
+      cause,
+      context: { dir },
+    });
+  }
+}
+
+export async function saveCheckpoint(dir: string, data: CheckpointData): Promise<void> {
+  const files = new Map<string, Uint8Array | string>();
+  files.set('model.safetensors', serializeSafetensors(data.weights, { format: 'pt' }));
+  if (data.optimizer !== undefined) {
+    const moments = new Map<string, TensorToWrite>();
+    for (const [name, m] of data.optimizer.m) {
+      const shape = data.weights.get(name)?.shape ?? [m.length];
+      moments.set(`m.${name}`, { data: m, shape });
+      moments.set(`v.${name}`, { data: data.optimizer.v.get(name) as Float32Array, shape });
+    }
+    files.set('optimizer.safetensors', serializeSafetensors(moments));
+  }
+  const meta = {
+    format: CHECKPOINT_FORMAT,
+    step: data.step,
+    optimizer:
+      data.optimizer === undefined
+        ? null
+        : { step: data.optimizer.step, consecutiveSkips: data.optimizer.consecutiveSkips },
+    rng: data.rng ?? null,
+    metadata: data.metadata ?? null,
+  };
+  files.set('checkpoint.json', `${JSON.stringify(meta, null, 2)}\n`);
+  await writeDirAtomic(dir, files);
+}
+
+async function readBytes(path: string): Promise<Uint8Array> {
+  try {
+    return await readFile(path);
+  } catch (cause) {
+    throw new CheckpointError(`Cannot read ${path}: ${String(cause)}`, { cause, context: { path } });
+  }
+}
+
+function readTensors(bytes: Uint8Array, source: string): Map<string, TensorToWrite> {
+  const file = parseSafetensors(bytes, source);
+  const out = new Map<string, TensorToWrite>();
+  for (const [name, entry] of file.tensors)
+    out.set(name, { data: toFloat32(entry, name), shape: entry.shape });
+  return out;
+}
+
+export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
+  const jsonPath = join(dir, 'checkpoint.json');
+  let meta: {
+    format?: unknown;
+    step?: unknown;
+    optimizer?: { step?: unknown; consecutiveSkips?: unknown } | null;
+    rng?: RngState | null;
+    metadata?: JsonValue;
+  };
+  try {
+    meta = JSON.parse(new TextDecoder().decode(await readBytes(jsonPath)));
+  } catch (cause) {
+    if (cause instanceof CheckpointError) throw cause;
+    throw new CheckpointError(`${jsonPath} is not valid JSON.`, { cause, context: { path: jsonPath } });
+  }
+  if (
+    typeof meta !== 'object' ||
+    meta === null ||
+    meta.format !== CHECKPOINT_FORMAT ||
+    typeof meta.step !== 'number'
+  ) {
+    throw new CheckpointError(`${jsonPath} is not a ${CHECKPOINT_FORMAT} checkpoint.`, {
+      context: { path: jsonPath },
+    });
+  }
+  const weightsPath = join(dir, 'model.safetensors');
+  const weights = readTensors(await readBytes(weightsPath), weightsPath);
+  let optimizer: AdamWState | undefined;
+  if (meta.optimizer) {
+    const optPath = join(dir, 'optimizer.safetensors');
+    const moments = readTensors(await readBytes(optPath), optPath);
+    optimizer = {
+      step: Number(meta.optimizer.step ?? 0),
+      consecutiveSkips: Number(meta.optimizer.consecutiveSkips ?? 0),
+      m: new Map(),
+      v: new Map(),
+    };
+    for (const [key, t] of moments) {
+      const target = key.startsWith('m.') ? optimizer.m : key.startsWith('v.') ? optimizer.v : undefined;
+      if (target === undefined) throw new CheckpointError(`${optPath}: unexpected tensor '${key}'.`);
+      target.set(key.slice(2), t.data);
+    }
+  }
+  return {
+    weights,
+    ...(optimizer === undefined ? {} : { optimizer }),
+    ...(meta.rng ? { rng: meta.rng } : {}),
+    step: meta.step,
+    metadata: meta.metadata ?? null,
+  };
+}

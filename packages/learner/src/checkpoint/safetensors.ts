@@ -1,0 +1,222 @@
+/**
+ * safetensors: an 8-byte little-endian header length, a JSON header
+ * `{ name: { dtype, shape, data_offsets: [begin, end] }, __metadata__?: { k: v } }`, then raw data.
+ * The parser treats files as untrusted: every length and offset is checked against the actual bytes
+ * before anything is sliced, and nothing is allocated from a size the header claims.
+ */
+
+import { CheckpointError } from '@mage-rl/core';
+
+export type SafetensorsDType = 'F32' | 'F16' | 'BF16' | 'F64' | 'I64' | 'I32' | 'U8' | 'BOOL';
+
+const DTYPE_BYTES: Readonly<Record<SafetensorsDType, number>> = {
+  F32: 4,
+  F16: 2,
+  BF16: 2,
+  F64: 8,
+  I64: 8,
+  I32: 4,
+  U8: 1,
+  BOOL: 1,
+};
+
+/** Headers larger than this are refused (the format's reference implementation uses 100 MB). */
+export const MAX_HEADER_BYTES = 100_000_000;
+
+export interface SafetensorsEntry {
+  readonly dtype: SafetensorsDType;
+  readonly shape: readonly number[];
+  /** A view into the file's bytes (no copy). */
+  readonly bytes: Uint8Array;
+}
+
+export interface SafetensorsFile {
+  readonly tensors: ReadonlyMap<string, SafetensorsEntry>;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+function fail(message: string, context: Record<string, unknown> = {}): never {
+  throw new CheckpointError(`Invalid safetensors file: ${message}`, { code: 'MODEL_FORMAT', context });
+}
+
+export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): SafetensorsFile {
+  if (bytes.length < 8) fail(`${source} is ${bytes.length} bytes, shorter than the 8-byte header length.`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const headerLen64 = view.getBigUint64(0, true);
+  if (headerLen64 > BigInt(Math.min(MAX_HEADER_BYTES, bytes.length - 8))) {
+    fail(
+      `${source} declares a ${headerLen64}-byte header but has ${bytes.length - 8} bytes after the length.`,
+      {
+        source,
+      },
+    );
+  }
+  const headerLen = Number(headerLen64);
+  let header: unknown;
+  try {
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
+  } catch (cause) {
+    throw new CheckpointError(`Invalid safetensors file: ${source} has a header that is not UTF-8 JSON.`, {
+      code: 'MODEL_FORMAT',
+      cause,
+      context: { source },
+    });
+  }
+  if (typeof header !== 'object' || header === null || Array.isArray(header))
+    fail(`${source}: header is not an object.`);
+  const dataStart = 8 + headerLen;
+  const dataLen = bytes.length - dataStart;
+  const tensors = new Map<string, SafetensorsEntry>();
+  let metadata: Record<string, string> = {};
+  const ranges: [number, number, string][] = [];
+  for (const [name, raw] of Object.entries(header as Record<string, unknown>)) {
+    if (name === '__metadata__') {
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        fail(`${source}: __metadata__ is not an object.`);
+      const md: Record<string, string> = {};
+      for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+        if (typeof v !== 'string') fail(`${source}: __metadata__.${k} is not a string.`);
+        md[k] = v;
+      }
+      metadata = md;
+      continue;
+    }
+    if (typeof raw !== 'object' || raw === null) fail(`${source}: entry '${name}' is not an object.`);
+    const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
+    if (typeof dtype !== 'string' || !(dtype in DTYPE_BYTES)) {
+      fail(`${source}: tensor '${name}' has unsupported dtype ${JSON.stringify(dtype)}.`);
+    }
+    if (!Array.isArray(shape) || shape.some((d) => !Number.isSafeInteger(d) || d < 0)) {
+      fail(`${source}: tensor '${name}' has a bad shape.`);
+    }
+    if (
+      !Array.isArray(offsets) ||
+      offsets.length !== 2 ||
+      offsets.some((o) => !Number.isSafeInteger(o) || o < 0) ||
+      (offsets[0] as number) > (offsets[1] as number)
+    ) {
+      fail(`${source}: tensor '${name}' has bad data_offsets.`);
+    }
+    const [begin, end] = offsets as [number, number];
+    if (end > dataLen) {
+      fail(
+        `${source}: tensor '${name}' ends at byte ${end} of a ${dataLen}-byte data section (truncated file?).`,
+        {
+          source,
+          tensor: name,
+        },
+      );
+    }
+    let numel = 1;
+    for (const d of shape as number[]) {
+      numel *= d;
+      if (numel > dataLen) break;
+    }
+    const expected = numel * DTYPE_BYTES[dtype as SafetensorsDType];
+    if (expected !== end - begin) {
+      fail(
+        `${source}: tensor '${name}' has ${end - begin} bytes for shape [${(shape as number[]).join(', ')}] ${dtype}.`,
+      );
+    }
+    ranges.push([begin, end, name]);
+    tensors.set(name, {
+      dtype: dtype as SafetensorsDType,
+      shape: [...(shape as number[])],
+      bytes: bytes.subarray(dataStart + begin, dataStart + end),
+    });
+  }
+  ranges.sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < ranges.length; i++) {
+    const prev = ranges[i - 1] as [number, number, string];
+    const cur = ranges[i] as [number, number, string];
+    if (cur[0] < prev[1]) fail(`${source}: tensors '${prev[2]}' and '${cur[2]}' overlap.`);
+  }
+  return { tensors, metadata };
+}
+
+function f16ToF32(h: number): number {
+  const s = h & 0x8000 ? -1 : 1;
+  const e = (h >> 10) & 0x1f;
+  const f = h & 0x3ff;
+  if (e === 0) return s * 2 ** -14 * (f / 1024);
+  if (e === 31) return f === 0 ? s * Number.POSITIVE_INFINITY : Number.NaN;
+  return s * 2 ** (e - 15) * (1 + f / 1024);
+}
+
+/** Converts a floating-point entry (F32, F16, BF16, F64) to float32. */
+export function toFloat32(entry: SafetensorsEntry, name = 'tensor'): Float32Array {
+  const b = entry.bytes;
+  const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  switch (entry.dtype) {
+    case 'F32': {
+      const out = new Float32Array(b.length / 4);
+      for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
+      return out;
+    }
+    case 'F64': {
+      const out = new Float32Array(b.length / 8);
+      for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
+      return out;
+    }
+    case 'F16': {
+      const out = new Float32Array(b.length / 2);
+      for (let i = 0; i < out.length; i++) out[i] = f16ToF32(view.getUint16(i * 2, true));
+      return out;
+    }
+    case 'BF16': {
+      const out = new Float32Array(b.length / 2);
+      const u32 = new Uint32Array(out.buffer);
+      for (let i = 0; i < out.length; i++) u32[i] = view.getUint16(i * 2, true) << 16;
+      return out;
+    }
+    default:
+      throw new CheckpointError(`Tensor '${name}' has dtype ${entry.dtype}, not a floating-point type.`, {
+        code: 'MODEL_FORMAT',
+      });
+  }
+}
+
+export interface TensorToWrite {
+  readonly data: Float32Array;
+  readonly shape: readonly number[];
+}
+
+/** Serialises float32 tensors (sorted by name, 8-byte aligned header). */
+export function serializeSafetensors(
+  tensors: ReadonlyMap<string, TensorToWrite>,
+  metadata: Readonly<Record<string, string>> = {},
+): Uint8Array {
+  const names = [...tensors.keys()].sort();
+  const header: Record<string, unknown> = {};
+  if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
+  let offset = 0;
+  for (const name of names) {
+    const t = tensors.get(name) as TensorToWrite;
+    const n = t.shape.reduce((p, d) => p * d, 1);
+    if (n !== t.data.length) {
+      throw new CheckpointError(
+        `Tensor '${name}' has ${t.data.length} values for shape [${t.shape.join(', ')}].`,
+      );
+    }
+    header[name] = { dtype: 'F32', shape: [...t.shape], data_offsets: [offset, offset + t.data.byteLength] };
+    offset += t.data.byteLength;
+  }
+  let json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil(json.length / 8) * 8;
+  if (padded !== json.length) {
+    const p = new Uint8Array(padded).fill(0x20);
+    p.set(json);
+    json = p;
+  }
+  const out = new Uint8Array(8 + json.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  let pos = 8 + json.length;
+  const le = new DataView(out.buffer);
+  for (const name of names) {
+    const d = (tensors.get(name) as TensorToWrite).data;
+    for (let i = 0; i < d.length; i++) le.setFloat32(pos + i * 4, d[i] as number, true);
+    pos += d.byteLength;
+  }
+  return out;
+}
