@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
+import { sokobanCommand } from './sokoban';
 
 /** A CLI command module: adds its subcommand to the program. */
 export type CommandModule = (program: Command, io: Io) => void;
@@ -8,4 +9,4 @@ export type CommandModule = (program: Command, io: Io) => void;
  * Every command of `mage`, registered explicitly (no import side effects). Add one line per command
  * module.
  */
-export const COMMANDS: readonly CommandModule[] = [];
+export const COMMANDS: readonly CommandModule[] = [sokobanCommand];
