@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
+import { bestResponseCommand } from './best-response';
+import { matchCommand } from './match';
 import { sokobanCommand } from './sokoban';
+import { solveCommand } from './solve';
 
 /** A CLI command module: adds its subcommand to the program. */
 export type CommandModule = (program: Command, io: Io) => void;
@@ -9,4 +12,9 @@ export type CommandModule = (program: Command, io: Io) => void;
  * Every command of `mage`, registered explicitly (no import side effects). Add one line per command
  * module.
  */
-export const COMMANDS: readonly CommandModule[] = [sokobanCommand];
+export const COMMANDS: readonly CommandModule[] = [
+  sokobanCommand,
+  solveCommand,
+  bestResponseCommand,
+  matchCommand,
+];

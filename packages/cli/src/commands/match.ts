@@ -1,0 +1,105 @@
+/** `mage match --env tictactoe|kuhn-poker --agent <id> --opponent <id> --games N [--seat …] [--seed S]`. */
+
+import { createRng } from '@mage-rl/core';
+import { MATCH_SEATS, type MatchSeat, playMatch } from '@mage-rl/opponents';
+import type { Command } from 'commander';
+import { printJson, printTable } from '../output/format';
+import type { Io } from '../program/error-boundary';
+import { createCliOpponent, matchGame } from '../registry';
+import { oneOf, positiveInt } from './game-options';
+
+export interface MatchJson {
+  readonly env: string;
+  readonly agent: string;
+  readonly opponent: string;
+  readonly games: number;
+  readonly seat: MatchSeat;
+  readonly seed: string;
+  /** Agent results: return > 0, = 0, < 0. */
+  readonly wins: number;
+  readonly draws: number;
+  readonly losses: number;
+  readonly winRate: number;
+  readonly drawRate: number;
+  readonly lossRate: number;
+  /** Games the agent played as player 0 (moving first). */
+  readonly agentFirst: number;
+  /** Mean return of the agent per game in game units (Tic-Tac-Toe ±1/0; Kuhn chips). */
+  readonly meanReturn: number;
+  /** Kuhn Poker only: mean chips per hand for the agent (same as `meanReturn`). */
+  readonly meanChipsPerHand?: number;
+}
+
+export function matchCommand(program: Command, io: Io): void {
+  program
+    .command('match')
+    .description('play two scripted players against each other and count wins, draws and losses')
+    .requiredOption('--env <id>', 'tictactoe | kuhn-poker')
+    .requiredOption('--agent <id>', 'the first player’s opponent id (the one results are reported for)')
+    .requiredOption('--opponent <id>', 'the other player’s opponent id')
+    .option('--games <n>', 'number of games', '100')
+    .option('--seat <seat>', `the agent’s seat: ${MATCH_SEATS.join(' | ')}`, 'alternate')
+    .option('--seed <seed>', 'seed of every random choice', '0')
+    .option('--json', 'print JSON')
+    .action(
+      (opts: {
+        env: string;
+        agent: string;
+        opponent: string;
+        games: string;
+        seat: string;
+        seed: string;
+        json?: boolean;
+      }) => {
+        const { envId, game, root } = matchGame(opts.env);
+        const games = positiveInt(opts.games, '--games', 10_000_000);
+        const seat = oneOf(opts.seat, '--seat', MATCH_SEATS);
+        const agent = createCliOpponent(envId, opts.agent);
+        const opponent = createCliOpponent(envId, opts.opponent);
+        const r = playMatch({
+          game,
+          root,
+          agent,
+          opponent,
+          games,
+          seat,
+          rng: createRng(opts.seed).split('match'),
+        });
+        const json: MatchJson = {
+          env: envId,
+          agent: agent.id,
+          opponent: opponent.id,
+          games,
+          seat,
+          seed: opts.seed,
+          wins: r.wins,
+          draws: r.draws,
+          losses: r.losses,
+          winRate: r.wins / games,
+          drawRate: r.draws / games,
+          lossRate: r.losses / games,
+          agentFirst: r.agentFirst,
+          meanReturn: r.meanReturn,
+          ...(envId === 'kuhn-poker' ? { meanChipsPerHand: r.meanReturn } : {}),
+        };
+        if (opts.json) {
+          printJson(io, json);
+          return;
+        }
+        io.stdout(
+          `${envId}: ${agent.id} (agent) vs ${opponent.id}, ${games} games, seat ${seat}, seed ${opts.seed}\n\n`,
+        );
+        const rows: (string | number)[][] = [
+          ['wins', r.wins, json.winRate],
+          ['draws', r.draws, json.drawRate],
+          ['losses', r.losses, json.lossRate],
+        ];
+        printTable(io, ['result', 'games', 'rate'], rows, 3);
+        io.stdout(
+          envId === 'kuhn-poker'
+            ? `\nmean chips per hand for ${agent.id}: ${r.meanReturn.toFixed(4)}\n`
+            : `\nmean return for ${agent.id}: ${r.meanReturn.toFixed(4)}\n`,
+        );
+      },
+    );
+}
