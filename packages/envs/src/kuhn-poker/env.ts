@@ -99,7 +99,7 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
   }
 
   rules(): string {
-    return kuhnRules(this.task.style, this.options.maxTurns, this.options.chipReward);
+    return kuhnRules(this.task.style, this.options.maxTurns, this.options.chipReward, this.agent);
   }
 
   initialText(): string {

@@ -68,13 +68,13 @@ export function renderKuhnState(state: KuhnState, agent: number, style: PromptSt
   return lines.join('\n');
 }
 
-export function kuhnRules(style: PromptStyle, maxTurns: number, chipReward: number): string {
+export function kuhnRules(style: PromptStyle, maxTurns: number, chipReward: number, agent: number): string {
   if (style === 'compact') {
-    return 'kuhn poker . cards J < Q < K . ante 1 . PASS or BET . higher card wins showdown . answer <action> PASS </action> or <action> BET </action>';
+    return `kuhn poker . cards J < Q < K . ante 1 . PASS or BET . higher card wins showdown . you act ${agent === 0 ? 'first' : 'second'} . answer <action> PASS </action> or <action> BET </action>`;
   }
   return [
     'You are playing Kuhn Poker against an opponent. The deck has three cards: Jack (J) < Queen (Q) < King (K).',
-    'Each player antes 1 chip and gets one card; the third card is unseen. Player 1 acts first.',
+    `Each player antes 1 chip and gets one card; the third card is unseen. ${agent === 0 ? 'You act first.' : 'The opponent acts first, then you.'}`,
     'Actions: PASS (check, or fold when facing a bet) and BET (bet 1 chip, or call when facing a bet).',
     'If both check, or a bet is called, the higher card wins the pot (1 or 2 chips from the opponent). If a player folds to a bet, the bettor wins 1 chip.',
     `Your reward is ${chipReward} × the chips you win or lose. You have at most ${maxTurns} turns; an unreadable answer wastes a turn.`,
