@@ -3,3 +3,4 @@ export * from './graph';
 export * from './model';
 export * from './optim';
 export * from './runtime';
+export * from './sampling';

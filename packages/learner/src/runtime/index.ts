@@ -1,3 +1,4 @@
+export { createLocalRunner, type GraphRunner, type RunnerOptions } from './runner';
 export {
   createOrtSession,
   type Feeds,

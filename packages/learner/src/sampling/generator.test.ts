@@ -1,0 +1,121 @@
+import { createRng } from '@mage-rl/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createGraph } from '../graph/graph';
+import { serializeGraph } from '../graph/serialize';
+import { defineModelConfig } from '../model/config';
+import { initParams, paramSpecs } from '../model/params';
+import { addModelLoss } from '../model/training-graph';
+import { createLocalRunner } from '../runtime/runner';
+import type { TensorValue } from '../runtime/session';
+import { createOrtSession } from '../runtime/session';
+import { createGenerator } from './generator';
+
+const config = defineModelConfig({
+  vocabSize: 37,
+  hiddenSize: 16,
+  numLayers: 2,
+  numHeads: 4,
+  numKvHeads: 2,
+  intermediateSize: 24,
+  maxPositions: 64,
+  tieWordEmbeddings: false,
+});
+const weights = initParams(config, createRng(11), { std: 0.4 });
+const weightFeeds: Record<string, TensorValue> = {};
+for (const s of paramSpecs(config))
+  weightFeeds[s.name] = { data: weights.get(s.name) as Float32Array, dims: s.shape };
+const runner = createLocalRunner();
+await runner.setPersistent(weightFeeds);
+const generator = createGenerator({ config, runner });
+afterAll(() => runner.dispose());
+
+/** Log-probs of `tokens[1..]` from the training graph (batch 1). */
+async function trainingLogprobs(tokens: readonly number[]): Promise<Float32Array> {
+  const T = 32;
+  const g = createGraph();
+  const m = addModelLoss(g, { config, batch: 1, seqLen: T });
+  g.output('logprobs', m.logprobs);
+  const session = await createOrtSession(serializeGraph(g));
+  const ids = new BigInt64Array(T);
+  const targets = new BigInt64Array(T);
+  tokens.forEach((t, i) => {
+    ids[i] = BigInt(t);
+    if (i > 0) targets[i - 1] = BigInt(t);
+  });
+  const out = await session.run({
+    ...weightFeeds,
+    input_ids: { data: ids, dims: [1, T] },
+    targets: { data: targets, dims: [T] },
+    weights: { data: new Float32Array(T), dims: [T] },
+    entropy_weights: { data: new Float32Array(T), dims: [T] },
+  });
+  await session.dispose();
+  return out.logprobs?.data as Float32Array;
+}
+
+describe('generator (prefill + static KV buffer decode)', () => {
+  const prompts = [[1, 2, 3, 4, 5], [7], [9, 8, 7, 6, 5, 4, 3, 2, 1]];
+
+  it('returns log-probs that match the training graph to 1e-5', async () => {
+    const rows = await generator.generate({
+      prompts,
+      seeds: [1, 2, 3],
+      maxTokens: [8, 12, 5],
+      sampling: { temperature: 1, topK: 0, topP: 1 },
+    });
+    for (const [i, row] of rows.entries()) {
+      const prompt = prompts[i] as number[];
+      expect(row.tokens.length).toBe([8, 12, 5][i]);
+      expect(row.finishReason).toBe('length');
+      const lp = await trainingLogprobs([...prompt, ...row.tokens]);
+      row.tokens.forEach((_, j) => {
+        expect(Math.abs((row.logprobs[j] as number) - (lp[prompt.length - 1 + j] as number))).toBeLessThan(
+          1e-5,
+        );
+      });
+    }
+  });
+
+  it('gives a row the same tokens alone or in a batch (per-request seeds)', async () => {
+    const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
+    const batch = await generator.generate({ prompts, seeds: [5, 6, 7], maxTokens: 6, sampling });
+    const alone = await generator.generate({
+      prompts: [prompts[2] as number[]],
+      seeds: [7],
+      maxTokens: 6,
+      sampling,
+    });
+    expect(alone[0]?.tokens).toEqual(batch[2]?.tokens);
+    const other = await generator.generate({
+      prompts: [prompts[2] as number[]],
+      seeds: [8],
+      maxTokens: 6,
+      sampling,
+    });
+    expect(other[0]?.tokens).not.toEqual(batch[2]?.tokens);
+  });
+
+  it('stops at EOS and at a stop predicate', async () => {
+    const greedy = { temperature: 0, topK: 0, topP: 1 };
+    const free = await generator.generate({ prompts: [[3]], seeds: [1], maxTokens: 6, sampling: greedy });
+    const first = free[0]?.tokens[1] as number;
+    const eos = await generator.generate({
+      prompts: [[3]],
+      seeds: [1],
+      maxTokens: 6,
+      sampling: greedy,
+      eosTokenIds: [first],
+    });
+    expect(eos[0]?.finishReason).toBe('eos');
+    expect(eos[0]?.tokens).toEqual(free[0]?.tokens.slice(0, 2));
+    const stop = await generator.generate({
+      prompts: [[3]],
+      seeds: [1],
+      maxTokens: 6,
+      sampling: greedy,
+      shouldStop: (_, tokens) => tokens.length === 3,
+    });
+    expect(stop[0]?.finishReason).toBe('stop');
+    expect(stop[0]?.tokens.length).toBe(3);
+  });
+});

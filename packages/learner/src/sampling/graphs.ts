@@ -1,0 +1,99 @@
+/**
+ * Inference graphs. Prefill runs right-padded prompts through the model and returns every position's
+ * keys/values plus the next-token log-probs at each row's last prompt token. Decode takes one token per
+ * row, attends over a fixed-capacity KV buffer owned by JS (masked per row) and returns only the new
+ * token's keys/values, so the Node binding never copies the whole cache.
+ */
+
+import { createGraph, type Graph } from '../graph/graph';
+import type { Tensor } from '../graph/tensor';
+import type { ModelConfig } from '../model/config';
+import { paramSpecs } from '../model/params';
+import {
+  causalMask,
+  headWeight,
+  type LinearHook,
+  ropeTables,
+  transformerForward,
+} from '../model/transformer';
+
+export function addParamInputs(g: Graph, config: ModelConfig): Record<string, Tensor> {
+  const params: Record<string, Tensor> = {};
+  for (const spec of paramSpecs(config)) params[spec.name] = g.input(spec.name, spec.shape, g.float);
+  return params;
+}
+
+export interface InferenceGraphOptions {
+  readonly config: ModelConfig;
+  readonly batch: number;
+  readonly linearHook?: LinearHook;
+  /** Adapter parameters (LoRA) as extra inputs: name → shape. */
+  readonly extraParams?: Readonly<Record<string, readonly number[]>>;
+}
+
+function paramsWithExtras(g: Graph, options: InferenceGraphOptions): Record<string, Tensor> {
+  const params = addParamInputs(g, options.config);
+  for (const [name, shape] of Object.entries(options.extraParams ?? {}))
+    params[name] = g.input(name, shape, g.float);
+  return params;
+}
+
+function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor>, hidden: Tensor): Tensor {
+  return g.logSoftmax(g.gemm(hidden, headWeight(config, params), { transB: true }), -1);
+}
+
+export function buildPrefillGraph(options: InferenceGraphOptions & { readonly seqLen: number }): Graph {
+  const { config: c, batch: B, seqLen: T } = options;
+  const g = createGraph();
+  const params = paramsWithExtras(g, options);
+  const tokens = g.input('input_ids', [B, T], 'int64');
+  const last = g.input('last_index', [B], 'int64');
+  const rope = ropeTables(c, T);
+  const { hidden, kv } = transformerForward(g, {
+    config: c,
+    params,
+    tokens,
+    attention: {
+      mask: g.constant(causalMask(T), [T, T]),
+      cos: g.constant(rope.cos, [T, 1, c.headDim]),
+      sin: g.constant(rope.sin, [T, 1, c.headDim]),
+    },
+    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+  });
+  const rows = g.gather(g.reshape(hidden, [B * T, c.hiddenSize]), last);
+  g.output('logprobs', logprobsOf(g, c, params, rows));
+  kv.forEach((layer, i) => {
+    g.output(`present.${i}.key`, layer.key);
+    g.output(`present.${i}.value`, layer.value);
+  });
+  return g;
+}
+
+export function buildDecodeGraph(options: InferenceGraphOptions & { readonly capacity: number }): Graph {
+  const { config: c, batch: B, capacity: S } = options;
+  const g = createGraph();
+  const params = paramsWithExtras(g, options);
+  const tokens = g.input('input_ids', [B, 1], 'int64');
+  const positions = g.input('positions', [B, 1], 'int64');
+  const mask = g.input('mask', [B, 1, 1, 1, S + 1]);
+  const past = [...Array(c.numLayers).keys()].map((i) => ({
+    key: g.input(`past.${i}.key`, [B, c.numKvHeads, S, c.headDim]),
+    value: g.input(`past.${i}.value`, [B, c.numKvHeads, S, c.headDim]),
+  }));
+  const rope = ropeTables(c, c.maxPositions);
+  const table = (data: Float32Array | Float64Array) =>
+    g.reshape(g.gather(g.constant(data, [c.maxPositions, c.headDim]), positions), [B, 1, 1, c.headDim]);
+  const { hidden, kv } = transformerForward(g, {
+    config: c,
+    params,
+    tokens,
+    attention: { mask, cos: table(rope.cos), sin: table(rope.sin), past },
+    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+  });
+  g.output('logprobs', logprobsOf(g, c, params, g.reshape(hidden, [B, c.hiddenSize])));
+  kv.forEach((layer, i) => {
+    g.output(`new.${i}.key`, layer.key);
+    g.output(`new.${i}.value`, layer.value);
+  });
+  return g;
+}

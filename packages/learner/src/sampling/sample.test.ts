@@ -1,0 +1,59 @@
+import { createRng } from '@mage-rl/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { sampleToken } from './sample';
+
+const lp = Float32Array.from([Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)]);
+
+function histogram(params: { temperature: number; topK: number; topP: number }, n = 4000): number[] {
+  const rng = createRng(3);
+  const h = [0, 0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    const id = sampleToken(lp, params, rng);
+    h[id] = (h[id] as number) + 1;
+  }
+  return h.map((x) => x / n);
+}
+
+describe('sampleToken', () => {
+  it('samples the distribution at temperature 1', () => {
+    const h = histogram({ temperature: 1, topK: 0, topP: 1 });
+    for (const [i, p] of [0.5, 0.3, 0.15, 0.05].entries())
+      expect(Math.abs((h[i] as number) - p)).toBeLessThan(0.03);
+  });
+
+  it('greedy at temperature 0, top-k and top-p cut the tail', () => {
+    expect(histogram({ temperature: 0, topK: 0, topP: 1 })).toEqual([1, 0, 0, 0]);
+    const k2 = histogram({ temperature: 1, topK: 2, topP: 1 });
+    expect(k2[2]).toBe(0);
+    expect(Math.abs((k2[0] as number) - 0.625)).toBeLessThan(0.03);
+    const p = histogram({ temperature: 1, topK: 0, topP: 0.7 });
+    expect(p[2]).toBe(0);
+    expect(p[3]).toBe(0);
+  });
+
+  it('always returns an in-range id that survives the cuts', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.float({ min: -20, max: 0, noNaN: true }), { minLength: 1, maxLength: 30 }),
+        fc.float({ min: 0, max: 3, noNaN: true }),
+        fc.nat({ max: 40 }),
+        fc.float({ min: Math.fround(0.05), max: 1, noNaN: true }),
+        fc.nat(),
+        (values, temperature, topK, topP, seed) => {
+          const x = Float32Array.from(values);
+          const id = sampleToken(x, { temperature, topK, topP }, createRng(seed));
+          expect(id).toBeGreaterThanOrEqual(0);
+          expect(id).toBeLessThan(x.length);
+          if (topK > 0 && temperature > 0) {
+            const rank = values.filter(
+              (v, j) => v > (values[id] as number) || (v === values[id] && j < id),
+            ).length;
+            expect(rank).toBeLessThan(topK);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 1 },
+    );
+  });
+});
