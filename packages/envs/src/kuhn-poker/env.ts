@@ -15,6 +15,7 @@ import {
   PROMPT_STYLES,
   type PromptStyle,
   type Rng,
+  RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer, stepResult } from '../episode/outcomes';
@@ -122,9 +123,9 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     if (this.done)
       throw new InvalidArgumentError('Kuhn Poker: step() after the attempt ended; call reset() first.');
     this.turns++;
-    if (!action.valid) return this.result(0, false, `invalid: ${action.reason}`);
+    if (!action.valid) return this.invalid(action.reason);
     if (action.action !== 'PASS' && action.action !== 'BET') {
-      return this.result(0, false, `invalid: '${action.action}' is not a betting action`);
+      return this.invalid(`'${action.action}' is not a betting action`);
     }
     const style = this.task.style;
     let state = kuhnGame.apply(this.current, action.action);
@@ -220,6 +221,11 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
         seat: this.task.seat,
       },
     };
+  }
+
+  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
+  private invalid(reason: string): EnvStepV1 {
+    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {

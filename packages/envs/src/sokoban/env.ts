@@ -170,13 +170,13 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     if (this.done)
       throw new InvalidArgumentError('Sokoban: step() after the attempt ended; call reset() first.');
     this.turns++;
-    if (!action.valid) return this.result(0, false, `invalid: ${action.reason}`);
+    if (!action.valid) return this.invalid(action.reason);
     const moves = action.action;
     if (moves.length === 0 || moves.length > this.options.movesPerTurn) {
-      return this.result(0, false, `invalid: 1 to ${this.options.movesPerTurn} moves per turn`);
+      return this.invalid(`1 to ${this.options.movesPerTurn} moves per turn`);
     }
     const played = playSokobanMoves(this.current, moves);
-    if (!played.ok) return this.result(0, false, `invalid: ${played.reason}`);
+    if (!played.ok) return this.invalid(played.reason);
     const s = played.state;
     const solved = isSolved(s);
     this.current = s;
@@ -206,6 +206,11 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
         legal: sokobanGame.legalActions(this.current).map((a) => a.join(',')),
       },
     };
+  }
+
+  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
+  private invalid(reason: string): EnvStepV1 {
+    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {

@@ -10,6 +10,7 @@ import {
   InvalidArgumentError,
   type ParsedAction,
   PROMPT_STYLES,
+  RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
 import {
@@ -130,10 +131,10 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     this.turns++;
     const { style } = this.task;
     const size = this.options.size;
-    if (!action.valid) return this.result(0, false, `invalid: ${action.reason}`);
+    if (!action.valid) return this.invalid(action.reason);
     const cell = action.action;
     if (!emptyCells(this.current).includes(cell)) {
-      return this.result(0, false, `invalid: ${cellText(cell, size)} is not an empty cell`);
+      return this.invalid(`${cellText(cell, size)} is not an empty cell`);
     }
     const game = ticTacToeGame(size);
     let state = game.apply(this.current, cell);
@@ -170,9 +171,13 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     }
     const cell = opponent.act(state, { rng: this.task.rng.split('opponent').split(stream), player });
     if (!emptyCells(state).includes(cell)) {
-      throw new InvalidArgumentError(`Opponent '${opponent.id}' played an illegal move ${String(cell)}.`, {
-        context: { opponent: opponent.id, state: ticTacToeGame(state.size).stateKey(state) },
-      });
+      throw new RolloutError(
+        'OPPONENT_FAILURE',
+        `Opponent '${opponent.id}' played an illegal move ${String(cell)}.`,
+        {
+          context: { opponent: opponent.id, state: ticTacToeGame(state.size).stateKey(state) },
+        },
+      );
     }
     return cell;
   }
@@ -188,6 +193,11 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
         seat: this.task.seat,
       },
     };
+  }
+
+  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
+  private invalid(reason: string): EnvStepV1 {
+    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {

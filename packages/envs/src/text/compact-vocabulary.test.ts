@@ -1,0 +1,94 @@
+import { createRng, type EnvV1 } from '@mage-rl/core';
+import { randomLegalOpponent } from '@mage-rl/core/testing';
+import { describe, expect, it } from 'vitest';
+import { createKuhnPoker } from '../kuhn-poker';
+import { createSokoban } from '../sokoban';
+import { createTicTacToe } from '../tictactoe';
+
+/** Every whitespace-separated token the compact style produces while playing random games. */
+function compactTokens<S, A>(env: EnvV1<S, A>, seeds: number): Set<string> {
+  const tokens = new Set<string>();
+  const add = (text: string | undefined) => {
+    for (const t of (text ?? '').split(/\s+/)) if (t !== '') tokens.add(t);
+  };
+  const opponent = env.needsOpponent ? randomLegalOpponent(env.game) : undefined;
+  for (let seed = 0; seed < seeds; seed++) {
+    for (const seat of env.needsOpponent ? (['first', 'second'] as const) : (['first'] as const)) {
+      const ep = env.createEpisode({
+        seed,
+        seat,
+        style: 'compact',
+        rng: createRng(seed),
+        ...(opponent ? { opponent } : {}),
+      });
+      const rng = createRng(`vocab/${seed}`);
+      add(ep.rules());
+      add(ep.initialText());
+      for (let attempt = 0; attempt < 2; attempt++) {
+        ep.reset(attempt);
+        while (!ep.done) {
+          const legal = env.game.legalActions(ep.state);
+          const text =
+            rng.next() < 0.2 || legal.length === 0 ? 'garbage' : env.formatAction(rng.pick(legal), 'compact');
+          add(text === 'garbage' ? '' : text);
+          const step = ep.step(ep.parse(text));
+          add(step.observation.text);
+          add(step.event);
+        }
+        add(ep.reveal());
+      }
+    }
+  }
+  return tokens;
+}
+
+const RULE_WORDS = [
+  '.',
+  ':',
+  '<',
+  'in',
+  'a',
+  'row',
+  'wins',
+  'answer',
+  'or',
+  'on',
+  'onto',
+  'every',
+  'up',
+  'to',
+];
+
+describe('compact style vocabulary', () => {
+  it('tictactoe uses a few dozen tokens', () => {
+    const tokens = compactTokens(createTicTacToe(), 30);
+    const allowed = new Set([
+      ...RULE_WORDS,
+      ...'tictactoe x you X opponent O board ( , ) invalid <action> </action> col 1 2 3'.split(' '),
+    ]);
+    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+  });
+
+  it('kuhn-poker uses a few dozen tokens', () => {
+    const tokens = compactTokens(createKuhnPoker(), 30);
+    const allowed = new Set([
+      ...RULE_WORDS,
+      ...'kuhn poker cards J Q K ante 1 PASS BET higher card wins showdown you act first second <action> </action> history none opp end +1 -1 +2 -2 invalid'.split(
+        ' ',
+      ),
+    ]);
+    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+  });
+
+  it('sokoban uses a few dozen tokens', () => {
+    const tokens = compactTokens(createSokoban(), 10);
+    const allowed = new Set([
+      ...RULE_WORDS,
+      ...'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid'.split(
+        ' ',
+      ),
+    ]);
+    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+    expect(tokens.size).toBeLessThan(60);
+  });
+});
