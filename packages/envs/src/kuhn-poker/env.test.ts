@@ -195,3 +195,14 @@ describe('kuhn parser', () => {
     );
   });
 });
+
+describe('kuhn-poker opponents', () => {
+  it('an opponent answering a non-betting action is an OPPONENT_FAILURE', () => {
+    const bad: OpponentV1<KuhnState, KuhnAction> = {
+      specificationVersion: 'v1',
+      id: 'bad',
+      act: () => 'deal:JQ',
+    };
+    expect(() => episode('second', bad)).toThrow(expect.objectContaining({ code: 'OPPONENT_FAILURE' }));
+  });
+});

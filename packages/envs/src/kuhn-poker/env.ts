@@ -198,7 +198,8 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     const seen = kuhnGame.observe ? kuhnGame.observe(state, player) : state;
     const action = opponent.act(seen, { rng: this.task.rng.split('opponent').split(stream), player });
     if (action !== 'PASS' && action !== 'BET') {
-      throw new InvalidArgumentError(
+      throw new RolloutError(
+        'OPPONENT_FAILURE',
         `Opponent '${opponent.id}' played an illegal Kuhn action '${String(action)}'.`,
         {
           context: { opponent: opponent.id, state: kuhnGame.stateKey(state) },
