@@ -1,9 +1,9 @@
-import { assignOpponents, createRng, UnknownIdError } from '@mage-rl/core';
-import { KUHN_INITIAL_STATE, kuhnGame } from '@mage-rl/envs/kuhn-poker';
-import { initialTicTacToeState } from '@mage-rl/envs/tictactoe';
+import { assignOpponents, createRng, type EnvV1, UnknownIdError } from '@mage-rl/core';
+import { createKuhnPoker, KUHN_INITIAL_STATE, kuhnGame } from '@mage-rl/envs/kuhn-poker';
+import { createTicTacToe, initialTicTacToeState } from '@mage-rl/envs/tictactoe';
 import { describe, expect, it } from 'vitest';
 import { populationPreset } from '../population/presets';
-import { createOpponent, opponentRegistry } from './registry';
+import { createOpponent, type OpponentRegistry, opponentRegistry } from './registry';
 
 describe('opponent registry', () => {
   it('builds every Tic-Tac-Toe id, including any mcts-<N>', () => {
@@ -69,5 +69,44 @@ describe('population presets', () => {
     expect(fixed.mode).toBe('partition');
     expect(fixed.grouping).toBe('mixed');
     expect(() => populationPreset('kuhn-poker', 'nope')).toThrow(/Known population ids: balanced, ood/);
+  });
+});
+
+describe('opponents inside the envs', () => {
+  it('every registered opponent plays full Tic-Tac-Toe and Kuhn episodes from both seats', () => {
+    const cases = [
+      {
+        env: createTicTacToe() as unknown as EnvV1,
+        reg: opponentRegistry('tictactoe') as OpponentRegistry<unknown, unknown>,
+      },
+      {
+        env: createKuhnPoker() as unknown as EnvV1,
+        reg: opponentRegistry('kuhn-poker') as OpponentRegistry<unknown, unknown>,
+      },
+    ];
+    for (const { env, reg } of cases) {
+      for (const id of [...reg.ids, ...(reg.envId === 'tictactoe' ? ['minimax'] : [])]) {
+        for (const seat of ['first', 'second'] as const) {
+          const rng = createRng(`${id}/${seat}`);
+          const episode = env.createEpisode({
+            seed: 1,
+            seat,
+            style: 'compact',
+            opponent: reg.create(id),
+            rng,
+          });
+          episode.reset(0);
+          let steps = 0;
+          while (!episode.done) {
+            const legal = env.game.legalActions(episode.state);
+            const step = episode.step(episode.parse(env.formatAction(rng.pick(legal), 'compact')));
+            expect(step.valid).toBe(true);
+            steps++;
+          }
+          expect(steps).toBeGreaterThan(0);
+          expect(env.game.isTerminal(episode.state)).toBe(true);
+        }
+      }
+    }
   });
 });
