@@ -169,7 +169,9 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
         context: { seed: this.task.seed },
       });
     }
-    const cell = opponent.act(state, { rng: this.task.rng.split('opponent').split(stream), player });
+    const game = ticTacToeGame(state.size);
+    const seen = game.observe ? game.observe(state, player) : state; // perfect information: no observe today
+    const cell = opponent.act(seen, { rng: this.task.rng.split('opponent').split(stream), player });
     if (!emptyCells(state).includes(cell)) {
       throw new RolloutError(
         'OPPONENT_FAILURE',
