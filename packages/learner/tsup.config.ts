@@ -1,9 +1,10 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  // The worker entry is plain JavaScript and lands next to index.js, where createWorkerRunner looks for it.
+  entry: { index: 'src/index.ts', 'ort-worker': 'src/runtime/ort-worker.js' },
   format: ['esm'],
-  dts: true,
+  dts: { entry: { index: 'src/index.ts' } },
   sourcemap: true,
   clean: true,
   target: 'node20',

@@ -1,4 +1,11 @@
-export { createLocalRunner, type GraphRunner, type RunnerOptions } from './runner';
+export {
+  createLocalRunner,
+  createWorkerRunner,
+  type GraphRunner,
+  type KvScatter,
+  type RunnerOptions,
+  type RunOptions,
+} from './runner';
 export {
   createOrtSession,
   type Feeds,

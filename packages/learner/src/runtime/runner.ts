@@ -1,27 +1,34 @@
 /**
- * A graph runner owns onnxruntime sessions keyed by name (one per graph and bucket) and a set of
- * persistent feeds (the weights) merged into every run. `createLocalRunner` runs sessions on the
- * calling thread; `createWorkerRunner` (worker.ts) runs them in a worker thread with the same interface.
+ * A graph runner owns onnxruntime sessions keyed by name (one per graph and bucket) and persistent
+ * tensors (the weights and the KV buffers) merged into every run. `createLocalRunner` runs sessions on
+ * the calling thread; `createWorkerRunner` runs them in a worker thread (the main event loop stays
+ * responsive) behind the same interface.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
-import {
-  createOrtSession,
-  type Feeds,
-  type Fetched,
-  type OrtSession,
-  type SessionOptions,
-  type TensorValue,
-} from './session';
+import { Worker } from 'node:worker_threads';
+import { MageError, type MageErrorCode } from '@mage-rl/core';
+import * as ort from 'onnxruntime-node';
+import { createOrtHost, type HostSessionOptions, type KvScatter, type OrtHost } from './ort-host';
+import type { Feeds, Fetched, SessionOptions, TensorValue } from './session';
+
+export type { KvScatter } from './ort-host';
+
+export interface RunOptions {
+  /** Outputs to return (default all). */
+  readonly fetches?: readonly string[];
+  /** Copies of outputs into persistent KV buffers, done where the sessions live. */
+  readonly scatter?: readonly KvScatter[];
+}
 
 export interface GraphRunner {
-  /** True if a session with this key is loaded. */
   has(key: string): boolean;
   /** Creates the session `key` from an ONNX model unless it exists (least recently used ones are evicted). */
   load(key: string, model: () => Uint8Array): Promise<void>;
-  /** Replaces persistent feeds (e.g. weights after an optimizer step). */
+  /** Replaces persistent tensors (e.g. weights after an optimizer step). */
   setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
-  run(key: string, feeds: Feeds, fetches?: readonly string[]): Promise<Fetched>;
+  /** Allocates a zeroed float32 persistent tensor (a KV buffer). */
+  allocate(name: string, dims: readonly number[]): Promise<void>;
+  run(key: string, feeds: Feeds, options?: RunOptions): Promise<Fetched>;
   dispose(): Promise<void>;
 }
 
@@ -30,44 +37,140 @@ export interface RunnerOptions extends SessionOptions {
   readonly maxSessions?: number;
 }
 
-export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
-  const sessions = new Map<string, OrtSession>();
-  const persistent = new Map<string, TensorValue>();
-  const max = options.maxSessions ?? 16;
+interface Backend {
+  load(key: string, model: Uint8Array): Promise<void>;
+  evict(key: string): Promise<void>;
+  setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
+  allocate(name: string, dims: readonly number[]): Promise<void>;
+  run(key: string, feeds: Feeds, options: RunOptions): Promise<Fetched>;
+  dispose(): Promise<void>;
+}
+
+function lruRunner(backend: Backend, maxSessions: number): GraphRunner {
+  const keys: string[] = [];
   return {
-    has: (key) => sessions.has(key),
+    has: (key) => keys.includes(key),
     async load(key, model) {
-      const existing = sessions.get(key);
-      if (existing !== undefined) {
-        sessions.delete(key);
-        sessions.set(key, existing);
+      const i = keys.indexOf(key);
+      if (i >= 0) {
+        keys.splice(i, 1);
+        keys.push(key);
         return;
       }
-      const session = await createOrtSession(model(), options);
-      sessions.set(key, session);
-      while (sessions.size > max) {
-        const [oldest, s] = sessions.entries().next().value as [string, OrtSession];
-        sessions.delete(oldest);
-        await s.dispose();
-      }
+      await backend.load(key, model());
+      keys.push(key);
+      while (keys.length > maxSessions) await backend.evict(keys.shift() as string);
     },
-    async setPersistent(values) {
-      for (const [k, v] of Object.entries(values)) persistent.set(k, v);
-    },
-    async run(key, feeds, fetches) {
-      const session = sessions.get(key);
-      if (session === undefined) throw new InvalidArgumentError(`No session '${key}' is loaded.`);
-      const all: Record<string, TensorValue> = {};
-      for (const name of session.inputNames) {
-        const v = feeds[name] ?? persistent.get(name);
-        if (v === undefined) throw new InvalidArgumentError(`Session '${key}' needs input '${name}'.`);
-        all[name] = v;
-      }
-      return session.run(all, fetches);
-    },
+    setPersistent: (values) => backend.setPersistent(values),
+    allocate: (name, dims) => backend.allocate(name, dims),
+    run: (key, feeds, options = {}) => backend.run(key, feeds, options),
     async dispose() {
-      for (const s of sessions.values()) await s.dispose();
-      sessions.clear();
+      keys.length = 0;
+      await backend.dispose();
     },
   };
+}
+
+function hostOptions(options: RunnerOptions): HostSessionOptions {
+  return {
+    ...(options.threads === undefined ? {} : { threads: options.threads }),
+    ...(options.optimization === undefined ? {} : { optimization: options.optimization }),
+  };
+}
+
+function toMageError(e: unknown): MageError {
+  if (MageError.isInstance(e)) return e;
+  const { message, code } = (e ?? {}) as { message?: string; code?: MageErrorCode };
+  return new MageError(code ?? 'RUNNER_FAILURE', message ?? String(e), { cause: e });
+}
+
+/** Sessions on the calling thread (`session.run` blocks the event loop while it computes). */
+export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
+  const host: OrtHost = createOrtHost(ort);
+  const so = hostOptions(options);
+  const wrap = async <T>(f: () => Promise<T> | T): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      throw toMageError(e);
+    }
+  };
+  return lruRunner(
+    {
+      load: (key, model) => wrap(() => host.load(key, model, so)),
+      evict: (key) => wrap(() => host.evict(key)),
+      setPersistent: (values) => wrap(() => host.setPersistent(values)),
+      allocate: (name, dims) => wrap(() => host.allocate(name, dims)),
+      run: (key, feeds, o) => wrap(() => host.run(key, feeds, o.fetches, o.scatter)),
+      dispose: () => wrap(() => host.dispose()),
+    },
+    options.maxSessions ?? 16,
+  );
+}
+
+/**
+ * Sessions in a worker thread. The worker entry is a plain JavaScript file next to this module (in
+ * `src/runtime/` and in `dist/`), so it loads the same way from sources and from the build.
+ */
+export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
+  const worker = new Worker(new URL('./ort-worker.js', import.meta.url), {
+    workerData: { options: hostOptions(options) },
+  });
+  worker.unref();
+  let nextId = 0;
+  let failure: MageError | undefined;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  worker.on(
+    'message',
+    (msg: {
+      id: number;
+      ok: boolean;
+      value?: unknown;
+      error?: { message: string; code?: MageErrorCode };
+    }) => {
+      const p = pending.get(msg.id);
+      if (p === undefined) return;
+      pending.delete(msg.id);
+      if (msg.ok) p.resolve(msg.value);
+      else
+        p.reject(new MageError(msg.error?.code ?? 'RUNNER_FAILURE', msg.error?.message ?? 'worker failure'));
+    },
+  );
+  const failAll = (e: unknown) => {
+    failure = new MageError('RUNNER_FAILURE', `The onnxruntime worker stopped: ${String(e)}`, { cause: e });
+    for (const p of pending.values()) p.reject(failure);
+    pending.clear();
+  };
+  worker.on('error', failAll);
+  worker.on('exit', (code) => {
+    if (pending.size > 0) failAll(new Error(`exit code ${code}`));
+  });
+  const call = <T>(op: string, args: unknown, transfer: ArrayBuffer[] = []): Promise<T> => {
+    if (failure !== undefined) return Promise.reject(failure);
+    const id = nextId++;
+    return new Promise<T>((resolve, reject) => {
+      pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      worker.ref();
+      worker.postMessage({ id, op, args }, transfer);
+    }).finally(() => {
+      if (pending.size === 0) worker.unref();
+    });
+  };
+  return lruRunner(
+    {
+      load: (key, model) => call('load', { key, model }),
+      evict: (key) => call('evict', { key }),
+      setPersistent: (values) => call('setPersistent', { values }),
+      allocate: (name, dims) => call('allocate', { name, dims }),
+      run: (key, feeds, o) => call('run', { key, feeds, fetches: o.fetches, scatter: o.scatter }),
+      async dispose() {
+        try {
+          await call('dispose', {});
+        } finally {
+          await worker.terminate();
+        }
+      },
+    },
+    options.maxSessions ?? 16,
+  );
 }

@@ -1,6 +1,8 @@
 /**
  * Batched generation: prefill of right-padded prompts, then one decode step per token with a static
- * KV buffer in JS. Rows carry their own seeds, so a row's result does not depend on its batch.
+ * KV buffer held in JS next to the sessions (the runner scatters each step's new keys/values into it).
+ * Rows carry their own seeds, so a row's result does not depend on its batch. Calls are serialised:
+ * the KV buffers are shared by all calls of one runner.
  */
 
 import { createRng, InvalidArgumentError, type Rng, throwIfAborted } from '@mage-rl/core';
@@ -57,148 +59,137 @@ export function createGenerator(options: GeneratorOptions): Generator {
   const prefix = options.keyPrefix ?? 'model';
   const extra = options.graphOptions ?? {};
 
-  return {
-    async generate(o) {
-      const n = o.prompts.length;
-      if (o.seeds.length !== n) throw new InvalidArgumentError('generate(): one seed per prompt is needed.');
-      if (n === 0) return [];
-      const limits = o.prompts.map((_, i) =>
-        typeof o.maxTokens === 'number' ? o.maxTokens : (o.maxTokens[i] ?? 0),
-      );
-      for (const p of o.prompts) {
-        if (p.length === 0) throw new InvalidArgumentError('generate(): a prompt needs at least one token.');
-        for (const t of p) {
-          if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
-            throw new InvalidArgumentError(
-              `generate(): token id ${t} is outside the vocabulary of ${c.vocabSize}.`,
-            );
-          }
+  let queue: Promise<unknown> = Promise.resolve();
+  const generate = async (o: GenerateTokensOptions): Promise<GeneratedRow[]> => {
+    const n = o.prompts.length;
+    if (o.seeds.length !== n) throw new InvalidArgumentError('generate(): one seed per prompt is needed.');
+    if (n === 0) return [];
+    const limits = o.prompts.map((_, i) =>
+      typeof o.maxTokens === 'number' ? o.maxTokens : (o.maxTokens[i] ?? 0),
+    );
+    for (const p of o.prompts) {
+      if (p.length === 0) throw new InvalidArgumentError('generate(): a prompt needs at least one token.');
+      for (const t of p) {
+        if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
+          throw new InvalidArgumentError(
+            `generate(): token id ${t} is outside the vocabulary of ${c.vocabSize}.`,
+          );
         }
       }
-      const maxPrompt = Math.max(...o.prompts.map((p) => p.length));
-      const need = Math.max(...o.prompts.map((p, i) => p.length + (limits[i] as number)));
-      if (need > c.maxPositions) {
-        throw new InvalidArgumentError(
-          `generate(): prompt + maxTokens (${need}) exceeds maxPositions ${c.maxPositions}.`,
-        );
-      }
-      const B = nextPow2(n);
-      const T = Math.min(nextPow2(maxPrompt, 16), c.maxPositions);
-      const S = Math.min(nextPow2(need, 32), c.maxPositions);
-      const KV = c.numKvHeads;
-      const hd = c.headDim;
-      const V = c.vocabSize;
-      const L = c.numLayers;
-
-      const prefillKey = `${prefix}:prefill:${B}x${T}`;
-      await runner.load(prefillKey, () =>
-        serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...extra })),
+    }
+    const maxPrompt = Math.max(...o.prompts.map((p) => p.length));
+    const need = Math.max(...o.prompts.map((p, i) => p.length + (limits[i] as number)));
+    if (need > c.maxPositions) {
+      throw new InvalidArgumentError(
+        `generate(): prompt + maxTokens (${need}) exceeds maxPositions ${c.maxPositions}.`,
       );
-      const ids = new BigInt64Array(B * T);
-      const last = new BigInt64Array(B);
+    }
+    const B = nextPow2(n);
+    const T = Math.min(nextPow2(maxPrompt, 16), c.maxPositions);
+    const S = Math.min(nextPow2(need, 32), c.maxPositions);
+    const KV = c.numKvHeads;
+    const hd = c.headDim;
+    const V = c.vocabSize;
+    const L = c.numLayers;
+
+    const prefillKey = `${prefix}:prefill:${B}x${T}`;
+    await runner.load(prefillKey, () =>
+      serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...extra })),
+    );
+    const ids = new BigInt64Array(B * T);
+    const last = new BigInt64Array(B);
+    for (let b = 0; b < B; b++) {
+      const p = o.prompts[b] ?? [0];
+      for (let t = 0; t < p.length; t++) ids[b * T + t] = BigInt(p[t] as number);
+      last[b] = BigInt(b * T + p.length - 1);
+    }
+    // The static KV buffer lives with the sessions: per layer [B, KV, S, hd], filled by scatters.
+    for (let l = 0; l < L; l++) {
+      await runner.allocate(`past.${l}.key`, [B, KV, S, hd]);
+      await runner.allocate(`past.${l}.value`, [B, KV, S, hd]);
+    }
+    const kvScatter = (from: string, starts: number[]) =>
+      [...Array(L).keys()].flatMap((l) => [
+        { output: `${from}.${l}.key`, target: `past.${l}.key`, starts },
+        { output: `${from}.${l}.value`, target: `past.${l}.value`, starts },
+      ]);
+    const pre = await runner.run(
+      prefillKey,
+      { input_ids: { data: ids, dims: [B, T] }, last_index: { data: last, dims: [B] } },
+      { fetches: ['logprobs'], scatter: kvScatter('present', new Array<number>(B).fill(0)) },
+    );
+
+    const rngs: Rng[] = o.seeds.map((s) => createRng(s));
+    const rows = o.prompts.map(() => ({
+      tokens: [] as number[],
+      logprobs: [] as number[],
+      finish: null as null | GeneratedRow['finishReason'],
+    }));
+    const pos = o.prompts.map((p) => p.length);
+    const eos = new Set(o.eosTokenIds ?? []);
+    const take = (lpAll: Float32Array) => {
+      for (let b = 0; b < n; b++) {
+        const row = rows[b] as (typeof rows)[number];
+        if (row.finish !== null) continue;
+        const lp = lpAll.subarray(b * V, (b + 1) * V);
+        const tok = sampleToken(lp, o.sampling, rngs[b] as Rng);
+        row.tokens.push(tok);
+        row.logprobs.push(lp[tok] as number);
+        if (eos.has(tok)) row.finish = 'eos';
+        else if (o.shouldStop?.(b, row.tokens)) row.finish = 'stop';
+        else if (row.tokens.length >= (limits[b] as number)) row.finish = 'length';
+      }
+    };
+    for (let b = 0; b < n; b++)
+      if ((limits[b] as number) <= 0) (rows[b] as (typeof rows)[number]).finish = 'length';
+    take(pre.logprobs?.data as Float32Array);
+
+    const decodeKey = `${prefix}:decode:${B}x${S}`;
+    const inputIds = new BigInt64Array(B);
+    const positions = new BigInt64Array(B);
+    const mask = new Float32Array(B * (S + 1));
+    while (rows.some((r) => r.finish === null)) {
+      throwIfAborted(o.signal);
+      await runner.load(decodeKey, () =>
+        serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, ...extra })),
+      );
+      mask.fill(MASK_NEG);
       for (let b = 0; b < B; b++) {
-        const p = o.prompts[b] ?? [0];
-        for (let t = 0; t < p.length; t++) ids[b * T + t] = BigInt(p[t] as number);
-        last[b] = BigInt(b * T + p.length - 1);
+        const row = rows[b];
+        const active = row !== undefined && row.finish === null;
+        const p = active ? (pos[b] as number) : 0;
+        inputIds[b] = BigInt(active ? (row.tokens[row.tokens.length - 1] as number) : 0);
+        positions[b] = BigInt(p);
+        mask.fill(0, b * (S + 1), b * (S + 1) + p);
+        mask[b * (S + 1) + S] = 0;
       }
-      const pre = await runner.run(prefillKey, {
-        input_ids: { data: ids, dims: [B, T] },
-        last_index: { data: last, dims: [B] },
-      });
-
-      // The static KV buffer: per layer [B, KV, S, hd], filled from the prefill's [B, KV, T, hd].
-      const keys: Float32Array[] = [];
-      const values: Float32Array[] = [];
-      for (let l = 0; l < L; l++) {
-        for (const [list, name] of [
-          [keys, `present.${l}.key`],
-          [values, `present.${l}.value`],
-        ] as const) {
-          const buf = new Float32Array(B * KV * S * hd);
-          const src = pre[name]?.data as Float32Array;
-          for (let bh = 0; bh < B * KV; bh++)
-            buf.set(src.subarray(bh * T * hd, (bh + 1) * T * hd), bh * S * hd);
-          list.push(buf);
-        }
-      }
-
-      const rngs: Rng[] = o.seeds.map((s) => createRng(s));
-      const rows = o.prompts.map(() => ({
-        tokens: [] as number[],
-        logprobs: [] as number[],
-        finish: null as null | GeneratedRow['finishReason'],
-      }));
-      const pos = o.prompts.map((p) => p.length);
-      const eos = new Set(o.eosTokenIds ?? []);
-      const take = (lpAll: Float32Array) => {
-        for (let b = 0; b < n; b++) {
-          const row = rows[b] as (typeof rows)[number];
-          if (row.finish !== null) continue;
-          const lp = lpAll.subarray(b * V, (b + 1) * V);
-          const tok = sampleToken(lp, o.sampling, rngs[b] as Rng);
-          row.tokens.push(tok);
-          row.logprobs.push(lp[tok] as number);
-          if (eos.has(tok)) row.finish = 'eos';
-          else if (o.shouldStop?.(b, row.tokens)) row.finish = 'stop';
-          else if (row.tokens.length >= (limits[b] as number)) row.finish = 'length';
-        }
+      const feeds: Record<string, TensorValue> = {
+        input_ids: { data: inputIds, dims: [B, 1] },
+        positions: { data: positions, dims: [B, 1] },
+        mask: { data: mask, dims: [B, 1, 1, 1, S + 1] },
       };
+      const starts = Array.from({ length: B }, (_, b) =>
+        rows[b]?.finish === null ? (pos[b] as number) : -1,
+      );
+      const out = await runner.run(decodeKey, feeds, {
+        fetches: ['logprobs'],
+        scatter: kvScatter('new', starts),
+      });
       for (let b = 0; b < n; b++)
-        if ((limits[b] as number) <= 0) (rows[b] as (typeof rows)[number]).finish = 'length';
-      take(pre.logprobs?.data as Float32Array);
-
-      const decodeKey = `${prefix}:decode:${B}x${S}`;
-      const inputIds = new BigInt64Array(B);
-      const positions = new BigInt64Array(B);
-      const mask = new Float32Array(B * (S + 1));
-      while (rows.some((r) => r.finish === null)) {
-        throwIfAborted(o.signal);
-        await runner.load(decodeKey, () =>
-          serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, ...extra })),
-        );
-        mask.fill(MASK_NEG);
-        for (let b = 0; b < B; b++) {
-          const row = rows[b];
-          const active = row !== undefined && row.finish === null;
-          const p = active ? (pos[b] as number) : 0;
-          inputIds[b] = BigInt(active ? (row.tokens[row.tokens.length - 1] as number) : 0);
-          positions[b] = BigInt(p);
-          mask.fill(0, b * (S + 1), b * (S + 1) + p);
-          mask[b * (S + 1) + S] = 0;
-        }
-        const feeds: Record<string, TensorValue> = {
-          input_ids: { data: inputIds, dims: [B, 1] },
-          positions: { data: positions, dims: [B, 1] },
-          mask: { data: mask, dims: [B, 1, 1, 1, S + 1] },
-        };
-        for (let l = 0; l < L; l++) {
-          feeds[`past.${l}.key`] = { data: keys[l] as Float32Array, dims: [B, KV, S, hd] };
-          feeds[`past.${l}.value`] = { data: values[l] as Float32Array, dims: [B, KV, S, hd] };
-        }
-        const out = await runner.run(decodeKey, feeds);
-        for (let l = 0; l < L; l++) {
-          const nk = out[`new.${l}.key`]?.data as Float32Array;
-          const nv = out[`new.${l}.value`]?.data as Float32Array;
-          for (let b = 0; b < n; b++) {
-            if ((rows[b] as (typeof rows)[number]).finish !== null) continue;
-            const p = pos[b] as number;
-            for (let h = 0; h < KV; h++) {
-              const src = (b * KV + h) * hd;
-              const dst = ((b * KV + h) * S + p) * hd;
-              (keys[l] as Float32Array).set(nk.subarray(src, src + hd), dst);
-              (values[l] as Float32Array).set(nv.subarray(src, src + hd), dst);
-            }
-          }
-        }
-        for (let b = 0; b < n; b++)
-          if ((rows[b] as (typeof rows)[number]).finish === null) pos[b] = (pos[b] as number) + 1;
-        take(out.logprobs?.data as Float32Array);
-      }
-      return rows.map((r) => ({
-        tokens: r.tokens,
-        logprobs: r.logprobs,
-        finishReason: r.finish ?? 'length',
-      }));
+        if ((rows[b] as (typeof rows)[number]).finish === null) pos[b] = (pos[b] as number) + 1;
+      take(out.logprobs?.data as Float32Array);
+    }
+    return rows.map((r) => ({
+      tokens: r.tokens,
+      logprobs: r.logprobs,
+      finishReason: r.finish ?? 'length',
+    }));
+  };
+  return {
+    generate(o) {
+      const result = queue.then(() => generate(o));
+      queue = result.catch(() => undefined);
+      return result;
     },
   };
 }

@@ -1,0 +1,30 @@
+import type * as ort from 'onnxruntime-node';
+import type { Fetched, TensorValue } from './session';
+
+export interface KvScatter {
+  readonly output: string;
+  readonly target: string;
+  readonly starts: readonly number[];
+}
+
+export interface HostSessionOptions {
+  readonly threads?: number;
+  readonly optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+}
+
+export interface OrtHost {
+  has(key: string): boolean;
+  load(key: string, model: Uint8Array, options: HostSessionOptions): Promise<void>;
+  evict(key: string): Promise<void>;
+  setPersistent(values: Readonly<Record<string, TensorValue>>): void;
+  allocate(name: string, dims: readonly number[]): void;
+  run(
+    key: string,
+    feeds: Readonly<Record<string, TensorValue>>,
+    fetches: readonly string[] | undefined,
+    scatter: readonly KvScatter[] | undefined,
+  ): Promise<Fetched>;
+  dispose(): Promise<void>;
+}
+
+export declare function createOrtHost(runtime: typeof ort): OrtHost;

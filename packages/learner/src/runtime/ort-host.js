@@ -1,0 +1,111 @@
+// The session host shared by the in-process runner and the worker thread. Plain JavaScript on purpose:
+// the worker loads this file directly, both from the sources (tests) and from dist/.
+
+/** @param {typeof import('onnxruntime-node')} ort */
+export function createOrtHost(ort) {
+  const sessions = new Map();
+  const persistent = new Map();
+
+  function typeOf(value) {
+    const d = value.data;
+    if (d instanceof Float32Array) return 'float32';
+    if (d instanceof Float64Array) return 'float64';
+    if (d instanceof BigInt64Array) return 'int64';
+    if (d instanceof Int32Array) return 'int32';
+    return value.type === 'bool' ? 'bool' : 'uint8';
+  }
+
+  function fail(code, message) {
+    const error = new Error(message);
+    error.code = code;
+    return error;
+  }
+
+  return {
+    has(key) {
+      return sessions.has(key);
+    },
+    async load(key, model, options) {
+      if (sessions.has(key)) return;
+      let session;
+      try {
+        session = await ort.InferenceSession.create(model, {
+          graphOptimizationLevel: options.optimization ?? 'all',
+          intraOpNumThreads: options.threads ?? 0,
+          interOpNumThreads: 1,
+          executionMode: 'sequential',
+        });
+      } catch (cause) {
+        throw fail('MODEL_FORMAT', `onnxruntime rejected the model '${key}': ${String(cause)}`);
+      }
+      sessions.set(key, session);
+    },
+    async evict(key) {
+      const s = sessions.get(key);
+      sessions.delete(key);
+      if (s !== undefined) await s.release();
+    },
+    setPersistent(values) {
+      for (const [k, v] of Object.entries(values)) persistent.set(k, v);
+    },
+    /** A zero float32 persistent tensor (reused when the size matches). */
+    allocate(name, dims) {
+      const n = dims.reduce((p, d) => p * d, 1);
+      const old = persistent.get(name);
+      const data = old !== undefined && old.data.length === n ? old.data : new Float32Array(n);
+      data.fill(0);
+      persistent.set(name, { data, dims: [...dims] });
+    },
+    /**
+     * Runs `key`. Inputs missing from `feeds` come from the persistent tensors. Each scatter copies an
+     * output [B, H, t, D] into persistent [B, H, S, D] at time `starts[b]` (rows with start < 0 skipped).
+     * Returns the outputs named in `fetches` (all when absent).
+     */
+    async run(key, feeds, fetches, scatter) {
+      const session = sessions.get(key);
+      if (session === undefined) throw fail('INVALID_ARGUMENT', `No session '${key}' is loaded.`);
+      const ortFeeds = {};
+      for (const name of session.inputNames) {
+        const v = feeds[name] ?? persistent.get(name);
+        if (v === undefined) throw fail('INVALID_ARGUMENT', `Session '${key}' needs input '${name}'.`);
+        ortFeeds[name] = new ort.Tensor(typeOf(v), v.data, v.dims);
+      }
+      let result;
+      try {
+        result = await session.run(ortFeeds);
+      } catch (cause) {
+        throw fail('RUNNER_FAILURE', `onnxruntime failed to run '${key}': ${String(cause)}`);
+      }
+      for (const s of scatter ?? []) {
+        const out = result[s.output];
+        const target = persistent.get(s.target);
+        if (out === undefined || target === undefined) {
+          throw fail('INVALID_ARGUMENT', `Cannot scatter '${s.output}' into '${s.target}'.`);
+        }
+        const [B, H, t, D] = out.dims;
+        const S = target.dims[2];
+        const src = out.data;
+        const dst = target.data;
+        for (let b = 0; b < B; b++) {
+          const start = s.starts[b] ?? -1;
+          if (start < 0) continue;
+          const len = Math.min(t, S - start);
+          for (let h = 0; h < H; h++) {
+            const from = (b * H + h) * t * D;
+            dst.set(src.subarray(from, from + len * D), ((b * H + h) * S + start) * D);
+          }
+        }
+      }
+      const out = {};
+      for (const [name, t] of Object.entries(result)) {
+        if (fetches === undefined || fetches.includes(name)) out[name] = { data: t.data, dims: [...t.dims] };
+      }
+      return out;
+    },
+    async dispose() {
+      for (const s of sessions.values()) await s.release();
+      sessions.clear();
+      persistent.clear();
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { MageError } from '@mage-rl/core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createGraph } from '../graph/graph';
+import { serializeGraph } from '../graph/serialize';
+import { createLocalRunner, createWorkerRunner, type GraphRunner } from './runner';
+
+/** x ← tanh(x·W) repeated: enough work to keep onnxruntime busy for a while. */
+function heavyModel(n: number, repeats: number): Uint8Array {
+  const g = createGraph();
+  const w = g.input('w', [n, n]);
+  let x = g.input('x', [n, n]);
+  for (let i = 0; i < repeats; i++) x = g.tanh(g.matmul(x, w));
+  g.output('y', x);
+  g.output('k', g.reshape(x, [1, 1, n, n]));
+  return serializeGraph(g);
+}
+
+const runners: [string, GraphRunner][] = [
+  ['local', createLocalRunner()],
+  ['worker', createWorkerRunner()],
+];
+afterAll(async () => {
+  for (const [, r] of runners) await r.dispose();
+});
+
+describe.each(runners)('%s runner', (_name, runner) => {
+  it('runs with persistent feeds and scatters outputs into persistent buffers', async () => {
+    const n = 4;
+    await runner.load('m', () => heavyModel(n, 1));
+    await runner.setPersistent({
+      w: { data: Float32Array.from({ length: n * n }, (_, i) => (i % (n + 1) === 0 ? 1 : 0)), dims: [n, n] },
+    });
+    await runner.allocate('buf', [1, 1, 10, n]);
+    const x = Float32Array.from({ length: n * n }, (_, i) => i / 10);
+    const out = await runner.run(
+      'm',
+      { x: { data: x, dims: [n, n] } },
+      { fetches: ['y'], scatter: [{ output: 'k', target: 'buf', starts: [3] }] },
+    );
+    expect(Object.keys(out)).toEqual(['y']);
+    expect((out.y as { data: Float32Array }).data[5]).toBeCloseTo(Math.tanh(0.5), 6);
+    // Read the buffer back through an identity graph.
+    const g = createGraph();
+    g.output('out', g.identity(g.input('buf', [1, 1, 10, n])));
+    await runner.load('read', () => serializeGraph(g));
+    const buf = (await runner.run('read', {})).out?.data as Float32Array;
+    expect(buf[3 * n + 1]).toBeCloseTo(Math.tanh(0.1), 6);
+    expect(buf[2 * n + 1]).toBe(0);
+  });
+
+  it('reports a missing input as a MageError', async () => {
+    await runner.load('m2', () => heavyModel(3, 1));
+    const e = await runner.run('m2', {}).catch((err: unknown) => err);
+    expect(MageError.isInstance(e)).toBe(true);
+    const bad = await runner.load('bad', () => Uint8Array.from([1, 2, 3])).catch((err: unknown) => err);
+    expect(MageError.isInstance(bad) && bad.code).toBe('MODEL_FORMAT');
+  });
+});
+
+describe('worker runner', () => {
+  it('keeps the main event loop responsive while a session runs', async () => {
+    const runner = runners[1]?.[1] as GraphRunner;
+    const n = 384;
+    await runner.load('heavy', () => heavyModel(n, 40));
+    await runner.setPersistent({ w: { data: new Float32Array(n * n).fill(1 / n), dims: [n, n] } });
+    let ticked = false;
+    const run = runner.run(
+      'heavy',
+      { x: { data: new Float32Array(n * n).fill(0.5), dims: [n, n] } },
+      { fetches: ['y'] },
+    );
+    setTimeout(() => {
+      ticked = true;
+    }, 0);
+    let tickedBeforeDone = false;
+    await run.then(() => {
+      tickedBeforeDone = ticked;
+    });
+    expect(tickedBeforeDone).toBe(true);
+  });
+});
