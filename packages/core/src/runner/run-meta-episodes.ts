@@ -384,6 +384,14 @@ export async function* iterateMetaEpisodes<S, A>(
           responseTokens: response.tokens ?? [],
           logprobs: response.logprobs ?? [],
         };
+        if (base.logprobs.length !== base.responseTokens.length) {
+          throw fail(
+            'POLICY_FAILURE',
+            `Policy '${policy.id}' returned ${base.responseTokens.length} response tokens but ${base.logprobs.length} log-probs.`,
+            slot,
+            undefined,
+          );
+        }
         if (slot.phase === 'reflect') {
           let parsed: { note: string; valid: boolean };
           try {

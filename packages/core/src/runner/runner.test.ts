@@ -461,6 +461,27 @@ describe('runMetaEpisodes failures', () => {
     expect(failure.partial.rows).toHaveLength(8);
   });
 
+  it('rejects responses whose log-probs do not match their tokens', async () => {
+    const policy: PolicyV1 = {
+      specificationVersion: 'v1',
+      id: 'sloppy',
+      async generate(requests) {
+        return requests.map(() => ({
+          text: '<action>1</action>',
+          promptTokens: [],
+          tokens: [1, 2],
+          logprobs: [-1],
+          finishReason: 'stop' as const,
+        }));
+      },
+    };
+    const failure = (await runMetaEpisodes({ ...base, policy, memory: simpleMemory() }).catch(
+      (e: unknown) => e,
+    )) as RolloutFailureError;
+    expect(failure.code).toBe('POLICY_FAILURE');
+    expect(failure.context).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 0 });
+  });
+
   it('cancels between turns through the AbortSignal', async () => {
     const controller = new AbortController();
     const seen: string[] = [];
