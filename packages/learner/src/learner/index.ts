@@ -1,0 +1,1 @@
+export { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';

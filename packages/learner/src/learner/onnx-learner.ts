@@ -1,0 +1,396 @@
+/**
+ * `LearnerV1` + `PolicyV1` on onnxruntime: scoring and training graphs per (rows, length) bucket,
+ * AdamW in TypeScript on weights that are graph inputs, sampling with the static KV buffer, atomic
+ * checkpoints. Sessions live in a `GraphRunner` (a worker thread by default).
+ */
+
+import {
+  CheckpointError,
+  createRng,
+  InvalidArgumentError,
+  type LearnerRowV1,
+  type LearnerUpdateRequest,
+  type LearnerUpdateResult,
+  type LearnerV1,
+  type PolicyRequestV1,
+  type PolicyResponseV1,
+  type PolicyV1,
+  type Rng,
+  restoreRng,
+  type SamplingOptions,
+  throwIfAborted,
+} from '@mage-rl/core';
+import { loadCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint';
+import type { TensorToWrite } from '../checkpoint/safetensors';
+import { createGraph } from '../graph/graph';
+import { serializeGraph } from '../graph/serialize';
+import type { ModelConfig } from '../model/config';
+import { initParams, type ParamStore, paramSpecs } from '../model/params';
+import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
+import { type AdamW, type AdamWOptions, createAdamW } from '../optim/adamw';
+import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
+import type { TensorValue } from '../runtime/session';
+import { createGenerator, type Generator, nextPow2 } from '../sampling/generator';
+import type { TokenizerV1 } from '../tokenizer/tokenizer';
+
+export interface OnnxLearnerOptions {
+  readonly id?: string;
+  readonly config: ModelConfig;
+  readonly tokenizer: TokenizerV1;
+  /** Initial weights by HF name (default: random from `seed`). Copied. */
+  readonly weights?: ReadonlyMap<string, Float32Array>;
+  readonly seed?: number | string;
+  readonly optimizer?: AdamWOptions;
+  /** Where sessions run (default a worker thread). */
+  readonly runner?: GraphRunner | 'worker' | 'local';
+  /** Rows per graph run (default 8); mini-batches are split into micro-batches of this size. */
+  readonly microBatchRows?: number;
+  /** Response length limit when neither the request nor the call sets one (default 64). */
+  readonly defaultMaxTokens?: number;
+  /** Default sampling (temperature 1, no top-k/top-p). */
+  readonly sampling?: Omit<SamplingOptions, 'signal' | 'maxTokens'>;
+}
+
+export interface OnnxLearner extends LearnerV1 {
+  readonly config: ModelConfig;
+  readonly tokenizer: TokenizerV1;
+  /** Live weights (updated in place by `update`). */
+  readonly weights: ParamStore;
+  /** Optimizer steps taken so far. */
+  readonly step: number;
+}
+
+type Row = Pick<LearnerRowV1, 'promptTokens' | 'responseTokens'>;
+
+interface Packed {
+  readonly B: number;
+  readonly T: number;
+  readonly ids: BigInt64Array;
+  readonly targets: BigInt64Array;
+  /** Flat position (b·T + t) of every response token, row by row. */
+  readonly positions: Int32Array[];
+}
+
+export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<OnnxLearner> {
+  const c = options.config;
+  const id = options.id ?? `onnx-${c.architecture}`;
+  const tokenizer = options.tokenizer;
+  if (tokenizer.vocabSize > c.vocabSize) {
+    throw new InvalidArgumentError(
+      `The tokenizer has ${tokenizer.vocabSize} ids but the model only ${c.vocabSize}.`,
+    );
+  }
+  const specs = paramSpecs(c);
+  let rng: Rng = createRng(options.seed ?? 0);
+  const weights: ParamStore = initParams(c, rng.split('init'));
+  if (options.weights !== undefined) {
+    for (const s of specs) {
+      const w = options.weights.get(s.name);
+      const dst = weights.get(s.name) as Float32Array;
+      if (w === undefined || w.length !== dst.length) {
+        throw new InvalidArgumentError(`Initial weights lack '${s.name}' of ${dst.length} values.`);
+      }
+      dst.set(w);
+    }
+  }
+  const optimizerOptions: AdamWOptions = options.optimizer ?? { lr: 1e-4 };
+  let optimizer: AdamW = createAdamW(optimizerOptions);
+  const runner: GraphRunner =
+    options.runner === 'local'
+      ? createLocalRunner()
+      : options.runner === undefined || options.runner === 'worker'
+        ? createWorkerRunner()
+        : options.runner;
+  const micro = options.microBatchRows ?? 8;
+  const trainable = specs.map((s) => s.name);
+
+  const syncWeights = async () => {
+    const feeds: Record<string, TensorValue> = {};
+    for (const s of specs) feeds[s.name] = { data: weights.get(s.name) as Float32Array, dims: s.shape };
+    await runner.setPersistent(feeds);
+  };
+  await syncWeights();
+  const generator: Generator = createGenerator({ config: c, runner });
+
+  const bucketLen = (n: number) => Math.min(nextPow2(n, 16), c.maxPositions);
+
+  function validate(rows: readonly Row[]): void {
+    for (const r of rows) {
+      if (r.promptTokens.length === 0)
+        throw new InvalidArgumentError('A row needs at least one prompt token.');
+      const n = r.promptTokens.length + r.responseTokens.length - 1;
+      if (n > c.maxPositions) {
+        throw new InvalidArgumentError(`A row of ${n + 1} tokens exceeds maxPositions ${c.maxPositions}.`);
+      }
+      for (const t of [...r.promptTokens, ...r.responseTokens]) {
+        if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
+          throw new InvalidArgumentError(`Token id ${t} is outside the vocabulary of ${c.vocabSize}.`);
+        }
+      }
+    }
+  }
+
+  function pack(rows: readonly Row[]): Packed {
+    const B = micro;
+    const T = bucketLen(Math.max(1, ...rows.map((r) => r.promptTokens.length + r.responseTokens.length - 1)));
+    const ids = new BigInt64Array(B * T);
+    const targets = new BigInt64Array(B * T);
+    const positions: Int32Array[] = [];
+    rows.forEach((r, b) => {
+      const seq = [...r.promptTokens, ...r.responseTokens];
+      for (let t = 0; t + 1 < seq.length; t++) {
+        ids[b * T + t] = BigInt(seq[t] as number);
+        targets[b * T + t] = BigInt(seq[t + 1] as number);
+      }
+      const P = r.promptTokens.length;
+      positions.push(Int32Array.from(r.responseTokens, (_, j) => b * T + P - 1 + j));
+    });
+    return { B, T, ids, targets, positions };
+  }
+
+  /** Micro-batches of similar lengths (row indices). */
+  function microBatches(rows: readonly Row[]): number[][] {
+    const order = rows
+      .map((r, i) => [r.promptTokens.length + r.responseTokens.length, i] as const)
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .map(([, i]) => i);
+    const out: number[][] = [];
+    for (let i = 0; i < order.length; i += micro) out.push(order.slice(i, i + micro));
+    return out;
+  }
+
+  const baseFeeds = (p: Packed, w?: Float32Array, ew?: Float32Array): Record<string, TensorValue> => ({
+    input_ids: { data: p.ids, dims: [p.B, p.T] },
+    targets: { data: p.targets, dims: [p.B * p.T] },
+    weights: { data: w ?? new Float32Array(p.B * p.T), dims: [p.B * p.T] },
+    entropy_weights: { data: ew ?? new Float32Array(p.B * p.T), dims: [p.B * p.T] },
+  });
+
+  async function score(rows: readonly Row[]): Promise<{ logprobs: Float32Array[]; entropy: Float32Array[] }> {
+    validate(rows);
+    const logprobs: Float32Array[] = new Array(rows.length);
+    const entropy: Float32Array[] = new Array(rows.length);
+    for (const idx of microBatches(rows)) {
+      const p = pack(idx.map((i) => rows[i] as Row));
+      const key = `score:${p.B}x${p.T}`;
+      await runner.load(key, () => {
+        const g = createGraph();
+        const m = addModelLoss(g, { config: c, batch: p.B, seqLen: p.T });
+        g.output('logprobs', m.logprobs);
+        g.output('entropy', m.entropy);
+        return serializeGraph(g);
+      });
+      const out = await runner.run(key, baseFeeds(p));
+      const lp = out.logprobs?.data as Float32Array;
+      const ent = out.entropy?.data as Float32Array;
+      idx.forEach((rowIndex, b) => {
+        const pos = p.positions[b] as Int32Array;
+        logprobs[rowIndex] = Float32Array.from(pos, (q) => lp[q] as number);
+        entropy[rowIndex] = Float32Array.from(pos, (q) => ent[q] as number);
+      });
+    }
+    return { logprobs, entropy };
+  }
+
+  let generateCounter = 0;
+  const policy: PolicyV1 = {
+    specificationVersion: 'v1',
+    id,
+    async generate(
+      requests: readonly PolicyRequestV1[],
+      sampling: SamplingOptions = {},
+    ): Promise<readonly PolicyResponseV1[]> {
+      throwIfAborted(sampling.signal);
+      const prompts = requests.map((r) => tokenizer.encodeChat(r.messages));
+      const rows = await generator.generate({
+        prompts,
+        seeds: requests.map((r) => r.seed ?? `${id}/generate/${generateCounter++}`),
+        maxTokens: requests.map((r) => r.maxTokens ?? sampling.maxTokens ?? options.defaultMaxTokens ?? 64),
+        sampling: {
+          temperature: sampling.temperature ?? options.sampling?.temperature ?? 1,
+          topK: sampling.topK ?? options.sampling?.topK ?? 0,
+          topP: sampling.topP ?? options.sampling?.topP ?? 1,
+        },
+        eosTokenIds: tokenizer.eosTokenIds,
+        shouldStop: (b, tokens) => {
+          const stop = requests[b]?.stop;
+          if (stop === undefined || stop.length === 0) return false;
+          const text = tokenizer.decode(tokens);
+          return stop.some((s) => s.length > 0 && text.includes(s));
+        },
+        ...(sampling.signal === undefined ? {} : { signal: sampling.signal }),
+      });
+      return rows.map((r, i) => ({
+        text: tokenizer.decode(r.tokens),
+        promptTokens: prompts[i] as number[],
+        tokens: r.tokens,
+        logprobs: r.logprobs,
+        finishReason: r.finishReason,
+      }));
+    },
+  };
+
+  async function update(request: LearnerUpdateRequest): Promise<LearnerUpdateResult> {
+    const start = performance.now();
+    const rows = request.rows;
+    validate(rows);
+    const epochs = request.epochs ?? 1;
+    const mbRows = Math.max(1, request.miniBatchRows ?? rows.length);
+    const entropyCoef = request.entropyCoef ?? 0;
+    const grads = new Map<string, Float32Array>(
+      specs.map((s) => [s.name, new Float32Array(weights.get(s.name)?.length ?? 0)]),
+    );
+    let steps = 0;
+    let skipped = 0;
+    let lossSum = 0;
+    let normSum = 0;
+    let entropySum = 0;
+    let tokenCount = 0;
+    const statSums: Record<string, number> = {};
+    let batches = 0;
+    for (let epoch = 0; epoch < epochs; epoch++) {
+      const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...rows.keys()]);
+      for (let s = 0; s < order.length; s += mbRows) {
+        throwIfAborted(request.signal);
+        const batch = order.slice(s, s + mbRows).map((i) => rows[i] as LearnerRowV1);
+        const current = await score(batch);
+        const nTok = batch.reduce((n, r) => n + r.responseTokens.length, 0);
+        if (nTok === 0) continue;
+        const flat = (f: (r: LearnerRowV1, i: number) => ArrayLike<number>) => {
+          const out = new Float32Array(nTok);
+          let k = 0;
+          batch.forEach((r, i) => {
+            const src = f(r, i);
+            for (let j = 0; j < r.responseTokens.length; j++) out[k++] = (src[j] as number) ?? Number.NaN;
+          });
+          return out;
+        };
+        const rowOfToken = new Int32Array(nTok);
+        let k = 0;
+        batch.forEach((r, i) => {
+          for (let j = 0; j < r.responseTokens.length; j++) rowOfToken[k++] = i;
+        });
+        const hasRef = batch.every((r) => r.refLogprobs !== undefined);
+        const lossOut = request.loss({
+          logprobs: flat((_, i) => current.logprobs[i] as Float32Array),
+          oldLogprobs: flat((r) => r.oldLogprobs),
+          ...(hasRef ? { refLogprobs: flat((r) => r.refLogprobs as readonly number[]) } : {}),
+          advantages: flat((r) => new Array<number>(r.responseTokens.length).fill(r.advantage)),
+          rowOfToken,
+        });
+        if (lossOut.weights.length !== nTok) {
+          throw new InvalidArgumentError(
+            `The token loss returned ${lossOut.weights.length} weights for ${nTok} tokens.`,
+          );
+        }
+        // Back-propagate −Σ w·log p − Σ (entropyCoef/N)·H over micro-batches; gradients add up.
+        for (const g of grads.values()) g.fill(0);
+        const offsets: number[] = [];
+        let off = 0;
+        for (const r of batch) {
+          offsets.push(off);
+          off += r.responseTokens.length;
+        }
+        for (const idx of microBatches(batch)) {
+          const p = pack(idx.map((i) => batch[i] as LearnerRowV1));
+          const w = new Float32Array(p.B * p.T);
+          const ew = new Float32Array(p.B * p.T);
+          idx.forEach((rowIndex, b) => {
+            const pos = p.positions[b] as Int32Array;
+            const o = offsets[rowIndex] as number;
+            pos.forEach((q, j) => {
+              w[q] = lossOut.weights[o + j] as number;
+              ew[q] = entropyCoef / nTok;
+            });
+          });
+          const key = `train:${p.B}x${p.T}`;
+          await runner.load(key, () =>
+            serializeGraph(buildTrainingGraph({ config: c, batch: p.B, seqLen: p.T, trainable }).graph),
+          );
+          const out = await runner.run(key, baseFeeds(p, w, ew));
+          for (const name of trainable) {
+            const gsrc = out[`grad.${name}`]?.data as Float32Array;
+            const acc = grads.get(name) as Float32Array;
+            for (let i = 0; i < acc.length; i++) acc[i] = (acc[i] as number) + (gsrc[i] as number);
+          }
+        }
+        const result = optimizer.step(weights, grads);
+        batches++;
+        lossSum += lossOut.loss;
+        for (const [key, v] of Object.entries(lossOut.stats)) statSums[key] = (statSums[key] ?? 0) + v;
+        for (const e of current.entropy) for (const x of e) entropySum += x;
+        tokenCount += nTok;
+        if (result.skipped) {
+          skipped++;
+        } else {
+          steps++;
+          normSum += result.gradNorm;
+          await syncWeights();
+        }
+      }
+    }
+    const stats: Record<string, number> = {};
+    for (const [key, v] of Object.entries(statSums)) stats[key] = v / Math.max(1, batches);
+    return {
+      steps,
+      skippedSteps: skipped,
+      loss: lossSum / Math.max(1, batches),
+      gradNorm: normSum / Math.max(1, steps),
+      entropy: entropySum / Math.max(1, tokenCount),
+      tokens: tokenCount,
+      seconds: (performance.now() - start) / 1000,
+      stats,
+    };
+  }
+
+  return {
+    specificationVersion: 'v1',
+    id,
+    config: c,
+    tokenizer,
+    weights,
+    get step() {
+      return optimizer.state.step;
+    },
+    policy,
+    async logprobs(rows) {
+      return (await score(rows)).logprobs;
+    },
+    update,
+    async save(dir) {
+      const tensors = new Map<string, TensorToWrite>();
+      for (const s of specs)
+        tensors.set(s.name, { data: weights.get(s.name) as Float32Array, shape: s.shape });
+      await saveCheckpoint(dir, {
+        weights: tensors,
+        optimizer: optimizer.state,
+        rng: rng.getState(),
+        step: optimizer.state.step,
+        metadata: { id, config: { ...c } },
+      });
+    },
+    async load(dir) {
+      const ck = await loadCheckpoint(dir);
+      for (const s of specs) {
+        const t = ck.weights.get(s.name);
+        const dst = weights.get(s.name) as Float32Array;
+        if (t === undefined || t.data.length !== dst.length) {
+          throw new CheckpointError(
+            `Checkpoint ${dir} lacks '${s.name}' with shape [${s.shape.join(', ')}].`,
+          );
+        }
+      }
+      for (const s of specs)
+        (weights.get(s.name) as Float32Array).set((ck.weights.get(s.name) as TensorToWrite).data);
+      optimizer = createAdamW(
+        optimizerOptions,
+        ck.optimizer ?? { step: ck.step, consecutiveSkips: 0, m: new Map(), v: new Map() },
+      );
+      if (ck.rng !== undefined) rng = restoreRng(ck.rng);
+      await syncWeights();
+    },
+    async dispose() {
+      if (typeof options.runner !== 'object') await runner.dispose();
+    },
+  };
+}
