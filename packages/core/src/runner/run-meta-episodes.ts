@@ -315,6 +315,7 @@ export async function* iterateMetaEpisodes<S, A>(
               phase: 'play',
               seed: requestSeed(slot, `t${slot.steps.length}`),
               stop: [PLAY_STOP],
+              facts: { slot: slot.id, attempt: slot.attempt, observation: slot.observation },
               ...(options.maxTokens?.play === undefined ? {} : { maxTokens: options.maxTokens.play }),
             };
           } else {
@@ -329,6 +330,15 @@ export async function* iterateMetaEpisodes<S, A>(
               phase: 'reflect',
               seed: requestSeed(slot, 'reflect'),
               stop: [REFLECT_STOP],
+              facts: {
+                slot: slot.id,
+                attempt: slot.attempt + 1,
+                finished: {
+                  outcome: finished.outcome,
+                  events: finished.steps.map((s) => s.event),
+                  ...(finished.reveal === undefined ? {} : { reveal: finished.reveal }),
+                },
+              },
               ...(options.maxTokens?.reflect === undefined ? {} : { maxTokens: options.maxTokens.reflect }),
             };
           }

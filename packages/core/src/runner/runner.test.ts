@@ -502,3 +502,30 @@ describe('runMetaEpisodes failures', () => {
     expect(seen.filter((t) => t === 'turn-end')).toHaveLength(1);
   });
 });
+
+describe('policy facts', () => {
+  it('hand scripted policies the observation on play turns and the finished attempt on reflect turns', async () => {
+    const seen: PolicyRequestV1[] = [];
+    const policy = scriptedPolicy((r) => {
+      seen.push(r);
+      return r.phase === 'reflect' ? '<remark>note</remark>' : '<action>1</action>';
+    });
+    const result = await runMetaEpisodes({
+      ...base,
+      groups: 1,
+      groupSize: 1,
+      earlyStop: false,
+      policy,
+      memory: simpleMemory(),
+    });
+    const play = seen.filter((r) => r.phase === 'play');
+    const reflect = seen.filter((r) => r.phase === 'reflect');
+    expect(play[0]?.facts?.observation?.info).toEqual({ stones: expect.any(Number) });
+    expect(play[0]?.facts?.slot).toBe(result.slots[0]?.slot);
+    expect(reflect).toHaveLength(2);
+    expect(reflect[0]?.facts?.attempt).toBe(1);
+    expect(reflect[0]?.facts?.finished?.outcome).toEqual(result.slots[0]?.attempts[0]?.outcome);
+    const attempt0Rows = result.rows.filter((r) => r.attempt === 0 && r.phase === 'play');
+    expect(reflect[0]?.facts?.finished?.events).toHaveLength(attempt0Rows.length);
+  });
+});

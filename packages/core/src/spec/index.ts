@@ -26,6 +26,7 @@ export type { OpponentContext, OpponentFactory, OpponentV1 } from './opponent';
 export type {
   ChatMessage,
   ChatRole,
+  PolicyFactsV1,
   PolicyRequestV1,
   PolicyResponseV1,
   PolicyV1,

@@ -1,3 +1,5 @@
+import type { AttemptOutcome, EnvObservationV1 } from './env';
+
 /**
  * A batched language policy. Given prompts as chat messages it returns the response text, the
  * response token ids and their sampling log-probs. Text-only policies (scripted, HTTP servers without
@@ -18,6 +20,26 @@ export interface ChatMessage {
 
 export type TurnPhase = 'play' | 'reflect';
 
+/**
+ * Structured facts about the turn, for scripted, teacher and test policies. Language policies must ignore
+ * them: a model sees only `messages`.
+ */
+export interface PolicyFactsV1 {
+  readonly slot: string;
+  /** 0-based attempt; for a reflect turn, the attempt about to start. */
+  readonly attempt: number;
+  /** Play turns: the current observation (its `info` holds the env's structured view). */
+  readonly observation?: EnvObservationV1;
+  /** Reflect turns: how the attempt just finished went. */
+  readonly finished?: {
+    readonly outcome: AttemptOutcome;
+    /** The env's history lines of the finished attempt, in order. */
+    readonly events: readonly string[];
+    /** Extra text the env revealed after the attempt (Kuhn showdown cards), if any. */
+    readonly reveal?: string;
+  };
+}
+
 export interface PolicyRequestV1 {
   /** The conversation so far; the last message is the env's (or reflect) prompt, role `user`. */
   readonly messages: readonly ChatMessage[];
@@ -27,6 +49,8 @@ export interface PolicyRequestV1 {
   readonly maxTokens?: number;
   /** Generation stops after any of these strings (included in the response). */
   readonly stop?: readonly string[];
+  /** Structured facts for non-language policies (never part of the prompt). */
+  readonly facts?: PolicyFactsV1;
 }
 
 export interface SamplingOptions {
