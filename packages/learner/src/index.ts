@@ -1,6 +1,7 @@
 export * from './checkpoint';
 export * from './graph';
 export * from './learner';
+export * from './lora';
 export * from './model';
 export * from './optim';
 export * from './runtime';

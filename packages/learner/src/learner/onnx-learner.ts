@@ -24,6 +24,7 @@ import { loadCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint';
 import type { TensorToWrite } from '../checkpoint/safetensors';
 import { createGraph } from '../graph/graph';
 import { serializeGraph } from '../graph/serialize';
+import { initLora, type LoraOptions, loraSpecs, mergeLora } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
 import { initParams, type ParamStore, paramSpecs } from '../model/params';
 import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
@@ -49,6 +50,10 @@ export interface OnnxLearnerOptions {
   readonly defaultMaxTokens?: number;
   /** Default sampling (temperature 1, no top-k/top-p). */
   readonly sampling?: Omit<SamplingOptions, 'signal' | 'maxTokens'>;
+  /** Train LoRA adapters instead of all weights. */
+  readonly lora?: LoraOptions;
+  /** Initial LoRA adapters (default: A random, B zero). */
+  readonly adapters?: ReadonlyMap<string, Float32Array>;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -56,8 +61,12 @@ export interface OnnxLearner extends LearnerV1 {
   readonly tokenizer: TokenizerV1;
   /** Live weights (updated in place by `update`). */
   readonly weights: ParamStore;
+  /** LoRA adapters (empty without LoRA). */
+  readonly adapters: ParamStore;
   /** Optimizer steps taken so far. */
   readonly step: number;
+  /** Base weights with the LoRA adapters folded in (the base weights themselves without LoRA). */
+  mergedWeights(): ParamStore;
 }
 
 type Row = Pick<LearnerRowV1, 'promptTokens' | 'responseTokens'>;
@@ -93,6 +102,19 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       dst.set(w);
     }
   }
+  const lora = options.lora;
+  const adapters: ParamStore = lora === undefined ? new Map() : initLora(c, lora, rng.split('lora'));
+  if (lora !== undefined && options.adapters !== undefined) {
+    for (const [name, dst] of adapters) {
+      const a = options.adapters.get(name);
+      if (a === undefined || a.length !== dst.length)
+        throw new InvalidArgumentError(`Initial adapters lack '${name}'.`);
+      dst.set(a);
+    }
+  }
+  const trainSpecs = lora === undefined ? specs : loraSpecs(c, lora);
+  const trainStore: ParamStore = lora === undefined ? weights : adapters;
+  const storeOf = (name: string): Float32Array => (adapters.get(name) ?? weights.get(name)) as Float32Array;
   const optimizerOptions: AdamWOptions = options.optimizer ?? { lr: 1e-4 };
   let optimizer: AdamW = createAdamW(optimizerOptions);
   const runner: GraphRunner =
@@ -102,15 +124,22 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         ? createWorkerRunner()
         : options.runner;
   const micro = options.microBatchRows ?? 8;
-  const trainable = specs.map((s) => s.name);
+  const trainable = trainSpecs.map((s) => s.name);
 
-  const syncWeights = async () => {
+  const syncWeights = async (trainableOnly = false) => {
     const feeds: Record<string, TensorValue> = {};
-    for (const s of specs) feeds[s.name] = { data: weights.get(s.name) as Float32Array, dims: s.shape };
+    if (!trainableOnly)
+      for (const s of specs) feeds[s.name] = { data: weights.get(s.name) as Float32Array, dims: s.shape };
+    for (const s of trainSpecs)
+      feeds[s.name] = { data: trainStore.get(s.name) as Float32Array, dims: s.shape };
     await runner.setPersistent(feeds);
   };
   await syncWeights();
-  const generator: Generator = createGenerator({ config: c, runner });
+  const generator: Generator = createGenerator({
+    config: c,
+    runner,
+    ...(lora === undefined ? {} : { graphOptions: { lora } }),
+  });
 
   const bucketLen = (n: number) => Math.min(nextPow2(n, 16), c.maxPositions);
 
@@ -175,7 +204,12 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       const key = `score:${p.B}x${p.T}`;
       await runner.load(key, () => {
         const g = createGraph();
-        const m = addModelLoss(g, { config: c, batch: p.B, seqLen: p.T });
+        const m = addModelLoss(g, {
+          config: c,
+          batch: p.B,
+          seqLen: p.T,
+          ...(lora === undefined ? {} : { lora }),
+        });
         g.output('logprobs', m.logprobs);
         g.output('entropy', m.entropy);
         return serializeGraph(g);
@@ -238,7 +272,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     const mbRows = Math.max(1, request.miniBatchRows ?? rows.length);
     const entropyCoef = request.entropyCoef ?? 0;
     const grads = new Map<string, Float32Array>(
-      specs.map((s) => [s.name, new Float32Array(weights.get(s.name)?.length ?? 0)]),
+      trainSpecs.map((s) => [s.name, new Float32Array(trainStore.get(s.name)?.length ?? 0)]),
     );
     let steps = 0;
     let skipped = 0;
@@ -305,7 +339,15 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
           });
           const key = `train:${p.B}x${p.T}`;
           await runner.load(key, () =>
-            serializeGraph(buildTrainingGraph({ config: c, batch: p.B, seqLen: p.T, trainable }).graph),
+            serializeGraph(
+              buildTrainingGraph({
+                config: c,
+                batch: p.B,
+                seqLen: p.T,
+                trainable,
+                ...(lora === undefined ? {} : { lora }),
+              }).graph,
+            ),
           );
           const out = await runner.run(key, baseFeeds(p, w, ew));
           for (const name of trainable) {
@@ -314,7 +356,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
             for (let i = 0; i < acc.length; i++) acc[i] = (acc[i] as number) + (gsrc[i] as number);
           }
         }
-        const result = optimizer.step(weights, grads);
+        const result = optimizer.step(trainStore, grads);
         batches++;
         lossSum += lossOut.loss;
         for (const [key, v] of Object.entries(lossOut.stats)) statSums[key] = (statSums[key] ?? 0) + v;
@@ -325,7 +367,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         } else {
           steps++;
           normSum += result.gradNorm;
-          await syncWeights();
+          await syncWeights(true);
         }
       }
     }
@@ -349,6 +391,8 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     config: c,
     tokenizer,
     weights,
+    adapters,
+    mergedWeights: () => (lora === undefined ? new Map(weights) : mergeLora(c, lora, weights, adapters)),
     get step() {
       return optimizer.state.step;
     },
@@ -359,29 +403,36 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     update,
     async save(dir) {
       const tensors = new Map<string, TensorToWrite>();
-      for (const s of specs)
-        tensors.set(s.name, { data: weights.get(s.name) as Float32Array, shape: s.shape });
+      const all = lora === undefined ? specs : [...specs, ...trainSpecs];
+      for (const s of all) tensors.set(s.name, { data: storeOf(s.name), shape: s.shape });
       await saveCheckpoint(dir, {
         weights: tensors,
         optimizer: optimizer.state,
         rng: rng.getState(),
         step: optimizer.state.step,
-        metadata: { id, config: { ...c } },
+        metadata: {
+          id,
+          config: { ...c },
+          lora:
+            lora === undefined
+              ? null
+              : { rank: lora.rank, alpha: lora.alpha ?? lora.rank, targets: [...(lora.targets ?? [])] },
+        },
       });
     },
     async load(dir) {
       const ck = await loadCheckpoint(dir);
-      for (const s of specs) {
+      const all = lora === undefined ? specs : [...specs, ...trainSpecs];
+      for (const s of all) {
         const t = ck.weights.get(s.name);
-        const dst = weights.get(s.name) as Float32Array;
+        const dst = storeOf(s.name);
         if (t === undefined || t.data.length !== dst.length) {
           throw new CheckpointError(
             `Checkpoint ${dir} lacks '${s.name}' with shape [${s.shape.join(', ')}].`,
           );
         }
       }
-      for (const s of specs)
-        (weights.get(s.name) as Float32Array).set((ck.weights.get(s.name) as TensorToWrite).data);
+      for (const s of all) storeOf(s.name).set((ck.weights.get(s.name) as TensorToWrite).data);
       optimizer = createAdamW(
         optimizerOptions,
         ck.optimizer ?? { step: ck.step, consecutiveSkips: 0, m: new Map(), v: new Map() },

@@ -10,19 +10,19 @@
 import { gradients } from '../graph/autodiff';
 import { createGraph, type Graph } from '../graph/graph';
 import type { FloatDType, Tensor } from '../graph/tensor';
+import { addLoraInputs, type LoraOptions, loraSpecs } from '../lora/lora';
 import type { ModelConfig } from './config';
 import { lmHeadLogprobs } from './lm-head';
 import { paramSpecs } from './params';
-import { causalMask, headWeight, type LinearHook, ropeTables, transformerForward } from './transformer';
+import { causalMask, headWeight, ropeTables, transformerForward } from './transformer';
 
 export interface ModelLossOptions {
   readonly config: ModelConfig;
   readonly batch: number;
   readonly seqLen: number;
   readonly chunkRows?: number;
-  readonly linearHook?: LinearHook;
-  /** Extra parameter inputs (LoRA adapters) created by the caller. */
-  readonly extraParams?: Readonly<Record<string, Tensor>>;
+  /** LoRA adapters: extra inputs `<linear>.lora_A/B.weight` applied to the targeted projections. */
+  readonly lora?: LoraOptions;
 }
 
 export interface ModelLoss {
@@ -41,7 +41,8 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
   const { config: c, batch: B, seqLen: T } = options;
   const params: Record<string, Tensor> = {};
   for (const spec of paramSpecs(c)) params[spec.name] = g.input(spec.name, spec.shape, g.float);
-  Object.assign(params, options.extraParams ?? {});
+  const lora = options.lora === undefined ? undefined : addLoraInputs(g, c, options.lora);
+  Object.assign(params, lora?.params ?? {});
   const tokens = g.input('input_ids', [B, T], 'int64');
   const targets = g.input('targets', [B * T], 'int64');
   const weights = g.input('weights', [B * T], g.float);
@@ -57,7 +58,7 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
       cos: g.constant(rope.cos, [T, 1, hd]),
       sin: g.constant(rope.sin, [T, 1, hd]),
     },
-    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+    ...(lora === undefined ? {} : { linearHook: lora.hook }),
   });
   const { logprobs, entropy } = lmHeadLogprobs(g, {
     hidden: g.reshape(hidden, [B * T, c.hiddenSize]),
@@ -76,7 +77,7 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
 
 export interface TrainingGraphOptions extends ModelLossOptions {
   readonly float?: FloatDType;
-  /** Parameters that get gradients (default: all base parameters). */
+  /** Parameters that get gradients (default: the LoRA adapters with `lora`, else all base parameters). */
   readonly trainable?: readonly string[];
 }
 
@@ -92,7 +93,11 @@ export function buildTrainingGraph(options: TrainingGraphOptions): TrainingGraph
   g.output('loss', model.loss);
   g.output('logprobs', model.logprobs);
   g.output('entropy', model.entropy);
-  const trainable = options.trainable ?? paramSpecs(options.config).map((s) => s.name);
+  const trainable =
+    options.trainable ??
+    (options.lora === undefined ? paramSpecs(options.config) : loraSpecs(options.config, options.lora)).map(
+      (s) => s.name,
+    );
   const grads = gradients(
     g,
     model.loss,

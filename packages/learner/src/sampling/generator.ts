@@ -43,7 +43,7 @@ export interface GeneratorOptions {
   /** Holds the weights as persistent feeds. */
   readonly runner: GraphRunner;
   /** Adds adapter inputs (LoRA) to the inference graphs. */
-  readonly graphOptions?: Pick<InferenceGraphOptions, 'linearHook' | 'extraParams'>;
+  readonly graphOptions?: Pick<InferenceGraphOptions, 'lora'>;
   /** Key prefix of this model's sessions in the runner. */
   readonly keyPrefix?: string;
 }

@@ -7,6 +7,7 @@
 
 import { createGraph, type Graph } from '../graph/graph';
 import type { Tensor } from '../graph/tensor';
+import { addLoraInputs, type LoraOptions } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
 import { paramSpecs } from '../model/params';
 import {
@@ -26,16 +27,18 @@ export function addParamInputs(g: Graph, config: ModelConfig): Record<string, Te
 export interface InferenceGraphOptions {
   readonly config: ModelConfig;
   readonly batch: number;
-  readonly linearHook?: LinearHook;
-  /** Adapter parameters (LoRA) as extra inputs: name → shape. */
-  readonly extraParams?: Readonly<Record<string, readonly number[]>>;
+  /** LoRA adapters as extra inputs. */
+  readonly lora?: LoraOptions;
 }
 
-function paramsWithExtras(g: Graph, options: InferenceGraphOptions): Record<string, Tensor> {
+function paramsWithExtras(
+  g: Graph,
+  options: InferenceGraphOptions,
+): { params: Record<string, Tensor>; hook?: LinearHook } {
   const params = addParamInputs(g, options.config);
-  for (const [name, shape] of Object.entries(options.extraParams ?? {}))
-    params[name] = g.input(name, shape, g.float);
-  return params;
+  if (options.lora === undefined) return { params };
+  const lora = addLoraInputs(g, options.config, options.lora);
+  return { params: { ...params, ...lora.params }, hook: lora.hook };
 }
 
 function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor>, hidden: Tensor): Tensor {
@@ -45,7 +48,7 @@ function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor
 export function buildPrefillGraph(options: InferenceGraphOptions & { readonly seqLen: number }): Graph {
   const { config: c, batch: B, seqLen: T } = options;
   const g = createGraph();
-  const params = paramsWithExtras(g, options);
+  const { params, hook } = paramsWithExtras(g, options);
   const tokens = g.input('input_ids', [B, T], 'int64');
   const last = g.input('last_index', [B], 'int64');
   const rope = ropeTables(c, T);
@@ -58,7 +61,7 @@ export function buildPrefillGraph(options: InferenceGraphOptions & { readonly se
       cos: g.constant(rope.cos, [T, 1, c.headDim]),
       sin: g.constant(rope.sin, [T, 1, c.headDim]),
     },
-    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+    ...(hook === undefined ? {} : { linearHook: hook }),
   });
   const rows = g.gather(g.reshape(hidden, [B * T, c.hiddenSize]), last);
   g.output('logprobs', logprobsOf(g, c, params, rows));
@@ -72,7 +75,7 @@ export function buildPrefillGraph(options: InferenceGraphOptions & { readonly se
 export function buildDecodeGraph(options: InferenceGraphOptions & { readonly capacity: number }): Graph {
   const { config: c, batch: B, capacity: S } = options;
   const g = createGraph();
-  const params = paramsWithExtras(g, options);
+  const { params, hook } = paramsWithExtras(g, options);
   const tokens = g.input('input_ids', [B, 1], 'int64');
   const positions = g.input('positions', [B, 1], 'int64');
   const mask = g.input('mask', [B, 1, 1, 1, S + 1]);
@@ -88,7 +91,7 @@ export function buildDecodeGraph(options: InferenceGraphOptions & { readonly cap
     params,
     tokens,
     attention: { mask, cos: table(rope.cos), sin: table(rope.sin), past },
-    ...(options.linearHook === undefined ? {} : { linearHook: options.linearHook }),
+    ...(hook === undefined ? {} : { linearHook: hook }),
   });
   g.output('logprobs', logprobsOf(g, c, params, g.reshape(hidden, [B, c.hiddenSize])));
   kv.forEach((layer, i) => {
