@@ -1,34 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
+import { capture, runJson } from '../testing/cli.test-helper';
 import type { BestResponseJson } from './best-response';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) },
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
-
-async function json<T>(argv: string[]): Promise<T> {
-  const c = capture();
-  const code = await runCli([...argv, '--json'], c.io);
-  expect(c.err()).toBe('');
-  expect(code).toBe(0);
-  return JSON.parse(c.out()) as T;
-}
 
 describe('mage best-response', () => {
   it('beats the aggressive archetype by 1/3 chip per hand from either seat', async () => {
-    const r = await json<BestResponseJson>(['best-response', 'kuhn', '--opponent', 'aggressive']);
+    const r = await runJson<BestResponseJson>(['best-response', 'kuhn', '--opponent', 'aggressive']);
     expect(r.seat).toBe('mixed');
     expect(r.value).toBeCloseTo(1 / 3, 9);
     expect(r.valueBySeat['0']).toBeCloseTo(1 / 3, 9);
     expect(r.strategy['J:pb']).toEqual({ PASS: 1, BET: 0 });
     expect(r.strategy['Q:b']).toEqual({ PASS: 0, BET: 1 });
-    const seat0 = await json<BestResponseJson>([
+    const seat0 = await runJson<BestResponseJson>([
       'best-response',
       'kuhn',
       '--opponent',
@@ -40,7 +23,7 @@ describe('mage best-response', () => {
   });
 
   it('the near-Nash cfr-sampled opponent gives little away; unknown ids list the known ones', async () => {
-    const r = await json<BestResponseJson>([
+    const r = await runJson<BestResponseJson>([
       'best-response',
       'kuhn',
       '--opponent',

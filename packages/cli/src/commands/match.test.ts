@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
+import { capture, runJson } from '../testing/cli.test-helper';
 import type { MatchJson } from './match';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) },
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
-
-async function json<T>(argv: string[]): Promise<T> {
-  const c = capture();
-  const code = await runCli([...argv, '--json'], c.io);
-  expect(c.err()).toBe('');
-  expect(code).toBe(0);
-  return JSON.parse(c.out()) as T;
-}
 
 describe('mage match', () => {
   it('plays Tic-Tac-Toe: minimax never loses to random', async () => {
-    const r = await json<MatchJson>([
+    const r = await runJson<MatchJson>([
       'match',
       '--env',
       'tictactoe',
@@ -57,12 +40,12 @@ describe('mage match', () => {
       '--seed',
       '5',
     ];
-    const a = await json<MatchJson>(argv);
-    const b = await json<MatchJson>(argv);
+    const a = await runJson<MatchJson>(argv);
+    const b = await runJson<MatchJson>(argv);
     expect(a).toEqual(b);
     expect(a.draws).toBe(0);
     expect(a.meanChipsPerHand).toBe(a.meanReturn);
-    const c = await json<MatchJson>([...argv.slice(0, -1), '6']);
+    const c = await runJson<MatchJson>([...argv.slice(0, -1), '6']);
     expect(c.wins).not.toBe(a.wins);
   });
 

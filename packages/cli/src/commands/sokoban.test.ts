@@ -2,13 +2,8 @@ import { createRng } from '@mage-rl/core';
 import { createSokoban, parseSokoban, solveSokoban } from '@mage-rl/envs/sokoban';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
+import { capture } from '../testing/cli.test-helper';
 import type { GeneratedRoomJson } from './sokoban';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) }, out, err };
-}
 
 describe('mage sokoban generate', () => {
   it('--json prints rooms with optimal solution lengths', async () => {
@@ -18,7 +13,7 @@ describe('mage sokoban generate', () => {
       c.io,
     );
     expect(code).toBe(0);
-    const rooms = JSON.parse(c.out.join('')) as GeneratedRoomJson[];
+    const rooms = JSON.parse(c.out()) as GeneratedRoomJson[];
     expect(rooms.map((r) => r.seed)).toEqual([10, 11, 12]);
     for (const r of rooms) {
       expect(Object.keys(r).sort()).toEqual(['boxes', 'optimalLength', 'room', 'seed', 'solution']);
@@ -44,7 +39,7 @@ describe('mage sokoban generate', () => {
     expect(await runCli(['sokoban', 'generate', '--boxes', '1', '--count', '2', '--size', '7'], c.io)).toBe(
       0,
     );
-    const text = c.out.join('');
+    const text = c.out();
     expect(text).toMatch(/^seed 1: 1 box, optimal \d+ moves\n#######\n/);
     expect(text).toMatch(/seed\s+boxes\s+optimal moves/);
   });
@@ -52,6 +47,6 @@ describe('mage sokoban generate', () => {
   it('rejects bad numbers with a ConfigError message', async () => {
     const c = capture();
     expect(await runCli(['sokoban', 'generate', '--boxes', 'two'], c.io)).toBe(1);
-    expect(c.err.join('')).toMatch(/--boxes must be an integer from 1 to 6, got 'two'.*INVALID_CONFIG/);
+    expect(c.err()).toMatch(/--boxes must be an integer from 1 to 6, got 'two'.*INVALID_CONFIG/);
   });
 });

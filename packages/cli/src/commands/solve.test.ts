@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
+import { capture, runJson } from '../testing/cli.test-helper';
 import type { SolveJson } from './solve';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return {
-    io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) },
-    out: () => out.join(''),
-    err: () => err.join(''),
-  };
-}
-
-async function json<T>(argv: string[]): Promise<T> {
-  const c = capture();
-  const code = await runCli([...argv, '--json'], c.io);
-  expect(c.err()).toBe('');
-  expect(code).toBe(0);
-  return JSON.parse(c.out()) as T;
-}
 
 describe('mage solve', () => {
   it('solves Kuhn Poker with CFR+ to the game value −1/18', async () => {
-    const r = await json<SolveJson>(['solve', 'kuhn', '--iterations', '2000']);
+    const r = await runJson<SolveJson>(['solve', 'kuhn', '--iterations', '2000']);
     expect(r.algorithm).toBe('cfr+');
     expect(r.game).toBe('kuhn-poker');
     expect(r.value).toBeCloseTo(-1 / 18, 3);

@@ -1,0 +1,31 @@
+import { expect } from 'vitest';
+import type { Io } from '../program/error-boundary';
+import { runCli } from '../program/program';
+
+/** An `Io` that records what a command prints. */
+export function capture(): { io: Io; out: () => string; err: () => string } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t) },
+    out: () => out.join(''),
+    err: () => err.join(''),
+  };
+}
+
+/** Runs `mage <argv>` in-process and returns its exit code and output. */
+export async function runCaptured(
+  argv: readonly string[],
+): Promise<{ code: number; out: string; err: string }> {
+  const c = capture();
+  const code = await runCli(argv, c.io);
+  return { code, out: c.out(), err: c.err() };
+}
+
+/** Runs `mage <argv> --json`, expects success and no stderr, and parses stdout. */
+export async function runJson<T>(argv: readonly string[]): Promise<T> {
+  const r = await runCaptured([...argv, '--json']);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  return JSON.parse(r.out) as T;
+}
