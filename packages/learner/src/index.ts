@@ -1,5 +1,6 @@
 export * from './checkpoint';
 export * from './graph';
+export * from './hf';
 export * from './learner';
 export * from './lora';
 export * from './model';

@@ -74,7 +74,10 @@ export async function writeDirAtomic(
   try {
     await mkdir(parent, { recursive: true });
     await mkdir(tmp);
-    for (const [name, bytes] of files) await writeSynced(join(tmp, name), bytes);
+    for (const [name, bytes] of files) {
+      await mkdir(dirname(join(tmp, name)), { recursive: true });
+      await writeSynced(join(tmp, name), bytes);
+    }
     await syncDir(tmp);
     const had = await exists(dir);
     if (had) await rename(dir, old);

@@ -130,6 +130,13 @@ export interface Graph {
   identity(x: Tensor): Tensor;
   stopGradient(x: Tensor): Tensor;
   zeros(shape: Shape, dtype?: DType): Tensor;
+  /** Any ONNX op without a VJP rule (shape, masks, ranges…); gradients do not flow through it. */
+  raw(
+    op: string,
+    inputs: readonly (Tensor | null)[],
+    out: { dtype: DType; shape: Shape },
+    attrs?: Record<string, AttrValue>,
+  ): Tensor;
 
   /**
    * A composite whose forward nodes were built by `forward` and whose backward pass is `vjp`: the
@@ -501,6 +508,15 @@ class GraphImpl implements Graph {
       {},
       { noGrad: true },
     );
+  }
+
+  raw(
+    op: string,
+    inputs: readonly (Tensor | null)[],
+    out: { dtype: DType; shape: Shape },
+    attrs: Record<string, AttrValue> = {},
+  ): Tensor {
+    return this.one(op, inputs, out.dtype, out.shape, attrs, { noGrad: true });
   }
 
   custom(options: {

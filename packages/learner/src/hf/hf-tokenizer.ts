@@ -1,0 +1,73 @@
+/**
+ * `TokenizerV1` over a Hugging Face `tokenizer.json` / `tokenizer_config.json` through transformers.js,
+ * offline: remote models are disabled and `dir` is an absolute or `./` path. Chat prompts are rendered
+ * with the tokenizer's chat template; messages that carry `tokens` are spliced in verbatim.
+ */
+
+import { type ChatMessage, CheckpointError } from '@mage-rl/core';
+import type { TokenizerV1 } from '../tokenizer/tokenizer';
+
+interface HfTokenizerLike {
+  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
+  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
+  apply_chat_template(
+    messages: { role: string; content: string }[],
+    options: { tokenize: false; add_generation_prompt: boolean },
+  ): string;
+  readonly eos_token_id?: number | null;
+  get_vocab(): Map<string, number>;
+}
+
+export interface HfTokenizerOptions {
+  /** Extra end-of-response ids (e.g. `eos_token_id` of `config.json`). */
+  readonly eosTokenIds?: readonly number[];
+}
+
+export async function loadHfTokenizer(dir: string, options: HfTokenizerOptions = {}): Promise<TokenizerV1> {
+  const { AutoTokenizer, env } = await import('@huggingface/transformers');
+  env.allowRemoteModels = false;
+  env.allowLocalModels = true;
+  let tok: HfTokenizerLike;
+  try {
+    tok = (await AutoTokenizer.from_pretrained(dir, {
+      local_files_only: true,
+    })) as unknown as HfTokenizerLike;
+  } catch (cause) {
+    throw new CheckpointError(`Cannot load the tokenizer in ${dir}: ${String(cause)}`, {
+      code: 'MODEL_FORMAT',
+      cause,
+    });
+  }
+  const encode = (text: string) =>
+    text.length === 0 ? [] : Array.from(tok.encode(text, { add_special_tokens: false }));
+  const eos = new Set<number>(options.eosTokenIds ?? []);
+  if (typeof tok.eos_token_id === 'number') eos.add(tok.eos_token_id);
+  let vocabSize = 0;
+  for (const id of tok.get_vocab().values()) vocabSize = Math.max(vocabSize, id + 1);
+  return {
+    vocabSize,
+    eosTokenIds: [...eos],
+    encode,
+    decode: (ids) => (ids.length === 0 ? '' : tok.decode([...ids], { skip_special_tokens: true })),
+    encodeChat(messages: readonly ChatMessage[]) {
+      const marks = messages.map((m, i) => (m.tokens === undefined ? null : `\u0000mage-tokens-${i}\u0000`));
+      const text = tok.apply_chat_template(
+        messages.map((m, i) => ({ role: m.role, content: marks[i] ?? m.content })),
+        { tokenize: false, add_generation_prompt: true },
+      );
+      const out: number[] = [];
+      let rest = text;
+      messages.forEach((m, i) => {
+        const mark = marks[i];
+        if (mark === null || mark === undefined || m.tokens === undefined) return;
+        const at = rest.indexOf(mark);
+        if (at < 0)
+          throw new CheckpointError('The chat template dropped a message; cannot splice its tokens.');
+        out.push(...encode(rest.slice(0, at)), ...m.tokens);
+        rest = rest.slice(at + mark.length);
+      });
+      out.push(...encode(rest));
+      return out;
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/** Tiny Hugging Face-layout files for tests: a byte-level BPE tokenizer (no merges) with ChatML specials. */
+
+/** GPT-2's byte → printable character map. */
+export function bytesToUnicode(): string[] {
+  const bs: number[] = [];
+  for (let i = 33; i <= 126; i++) bs.push(i);
+  for (let i = 161; i <= 172; i++) bs.push(i);
+  for (let i = 174; i <= 255; i++) bs.push(i);
+  const cs = [...bs];
+  let n = 0;
+  for (let b = 0; b < 256; b++) {
+    if (!bs.includes(b)) {
+      bs.push(b);
+      cs.push(256 + n);
+      n++;
+    }
+  }
+  const out = new Array<string>(256);
+  bs.forEach((b, i) => {
+    out[b] = String.fromCharCode(cs[i] as number);
+  });
+  return out;
+}
+
+export const TINY_SPECIALS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
+
+/** `tokenizer.json` + `tokenizer_config.json`: ids 0–255 are bytes, 256–258 the specials. */
+export function tinyTokenizerFiles(): Record<string, string> {
+  const chars = bytesToUnicode();
+  const vocab: Record<string, number> = {};
+  chars.forEach((ch, i) => {
+    vocab[ch] = i;
+  });
+  TINY_SPECIALS.forEach((s, i) => {
+    vocab[s] = 256 + i;
+  });
+  const tokenizer = {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: TINY_SPECIALS.map((content, i) => ({
+      id: 256 + i,
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
+    normalizer: null,
+    pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    post_processor: null,
+    decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      vocab,
+      merges: [],
+    },
+  };
+  const config = {
+    tokenizer_class: 'PreTrainedTokenizerFast',
+    bos_token: null,
+    eos_token: '<|im_end|>',
+    pad_token: '<|endoftext|>',
+    unk_token: null,
+    model_max_length: 128,
+    clean_up_tokenization_spaces: false,
+    chat_template:
+      "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}",
+  };
+  return {
+    'tokenizer.json': JSON.stringify(tokenizer),
+    'tokenizer_config.json': JSON.stringify(config, null, 2),
+  };
+}
