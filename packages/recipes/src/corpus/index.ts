@@ -1,0 +1,7 @@
+export {
+  buildWarmStartCorpus,
+  corpusTexts,
+  type WarmStartCorpus,
+  type WarmStartCorpusOptions,
+  type WarmStartExample,
+} from './build-corpus';

@@ -1,0 +1,3 @@
+export * from './corpus';
+export * from './teachers';
+export * from './vocabulary';

@@ -1,0 +1,22 @@
+export { type AnyTeacherOptions, createTeacher, TEACHER_ENV_IDS } from './create-teacher';
+export {
+  KUHN_TEACHER_ITERATIONS,
+  type KuhnTeacherOptions,
+  kuhnEquilibriumStrategy,
+  kuhnTeacher,
+  kuhnTeacherAction,
+} from './kuhn-teacher';
+export { type FactualNoteOptions, factualNote, factualNoteBody } from './notes';
+export {
+  type SokobanTeacherMoveOptions,
+  type SokobanTeacherOptions,
+  sokobanTeacher,
+  sokobanTeacherMoves,
+} from './sokoban-teacher';
+export { type FinishedFacts, type TeacherOptions, type TeacherSpec, teacherPolicy } from './teacher-policy';
+export {
+  completingCells,
+  type TicTacToeTeacherReason,
+  ticTacToeTeacher,
+  ticTacToeTeacherMove,
+} from './tictactoe-teacher';

@@ -1,0 +1,44 @@
+/**
+ * Templated *factual* reflection notes for the warm start (SPEC §9): what happened in the finished attempt
+ * — its result, every turn's move and the opponent's reply (the env's own history lines), and the revealed
+ * cards — never strategic advice. Compact notes use only `COMPACT_VOCABULARY` words, the env's compact
+ * event words and numbers, so mage-tiny's word-level tokenizer covers them.
+ */
+
+import type { PromptStyle } from '@mage-rl/core';
+import { resultWord } from '@mage-rl/reflection';
+import type { FinishedFacts } from './teacher-policy';
+
+export interface FactualNoteOptions {
+  /** 0-based index of the attempt that finished. */
+  readonly attempt: number;
+  readonly style: PromptStyle;
+}
+
+/** The note body (without tags). */
+export function factualNoteBody(finished: FinishedFacts, options: FactualNoteOptions): string {
+  const n = options.attempt + 1;
+  const result = resultWord(finished.outcome);
+  if (options.style === 'compact') {
+    const parts = [`attempt ${n} ${result}`];
+    finished.events.forEach((event, i) => {
+      parts.push(`turn ${i + 1} -> ${event}`);
+    });
+    if (finished.reveal) parts.push(finished.reveal);
+    return parts.join(' . ');
+  }
+  const verdict = result === 'won' ? 'was won' : result === 'draw' ? 'was a draw' : 'was lost';
+  const parts = [`Attempt ${n} ${verdict} (${finished.outcome.label}).`];
+  finished.events.forEach((event, i) => {
+    const line = event.trim();
+    parts.push(`Turn ${i + 1}: ${line}${/[.!?]$/.test(line) ? '' : '.'}`);
+  });
+  if (finished.reveal) parts.push(finished.reveal);
+  return parts.join(' ');
+}
+
+/** The full reflect response: the note inside `<remark>…</remark>` in the style's spacing. */
+export function factualNote(finished: FinishedFacts, options: FactualNoteOptions): string {
+  const body = factualNoteBody(finished, options);
+  return options.style === 'compact' ? `<remark> ${body} </remark>` : `<remark>${body}</remark>`;
+}

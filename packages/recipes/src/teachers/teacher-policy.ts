@@ -1,0 +1,95 @@
+/**
+ * The shared shell of the warm-start teachers: a text-only `PolicyV1` that reads the structured turn
+ * facts (`PolicyRequestV1.facts`) instead of the prompt, draws its randomness from `request.seed`, answers
+ * play turns with an env-formatted action and reflect turns with a templated factual note.
+ */
+
+import {
+  createRng,
+  type EnvObservationV1,
+  InvalidArgumentError,
+  type PolicyFactsV1,
+  type PolicyRequestV1,
+  type PolicyResponseV1,
+  type PolicyV1,
+  type PromptStyle,
+  type Rng,
+} from '@mage-rl/core';
+import { factualNote } from './notes';
+
+/** Options every teacher takes. */
+export interface TeacherOptions {
+  /** Prompt style the runner uses (`compact` for mage-tiny). Actions and notes follow it. Default `compact`. */
+  readonly style?: PromptStyle;
+}
+
+export type FinishedFacts = NonNullable<PolicyFactsV1['finished']>;
+
+export interface TeacherSpec {
+  readonly id: string;
+  readonly style: PromptStyle;
+  /** The response text of a play turn (an action in the env's format, tags included). */
+  play(observation: EnvObservationV1, rng: Rng): string;
+}
+
+/** A teacher policy from a play rule; reflect turns get `factualNote`. */
+export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
+  const respond = (request: PolicyRequestV1): string => {
+    const facts = request.facts;
+    if (!facts) {
+      throw new InvalidArgumentError(
+        `Teacher '${spec.id}' needs request.facts (the runner of @mage-rl/core provides them).`,
+      );
+    }
+    const rng = createRng(`teacher/${request.seed ?? 0}`);
+    if (request.phase === 'reflect') {
+      if (!facts.finished) {
+        throw new InvalidArgumentError(`Teacher '${spec.id}': a reflect turn without facts.finished.`);
+      }
+      return factualNote(facts.finished, { attempt: facts.attempt - 1, style: spec.style });
+    }
+    if (!facts.observation) {
+      throw new InvalidArgumentError(`Teacher '${spec.id}': a play turn without facts.observation.`);
+    }
+    return spec.play(facts.observation, rng);
+  };
+  return {
+    specificationVersion: 'v1',
+    id: spec.id,
+    async generate(requests) {
+      return requests.map(
+        (request): PolicyResponseV1 => ({
+          text: respond(request),
+          promptTokens: [],
+          tokens: [],
+          logprobs: [],
+          finishReason: 'stop',
+        }),
+      );
+    },
+  };
+}
+
+/** A string-array field of an observation's `info`, or a clear error. */
+export function infoStrings(observation: EnvObservationV1, field: string, teacher: string): string[] {
+  const value = observation.info[field];
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) {
+    throw new InvalidArgumentError(
+      `Teacher '${teacher}': observation.info.${field} must be a list of strings (is this the right env?).`,
+      { context: { field } },
+    );
+  }
+  return value as string[];
+}
+
+/** A string field of an observation's `info`, or a clear error. */
+export function infoString(observation: EnvObservationV1, field: string, teacher: string): string {
+  const value = observation.info[field];
+  if (typeof value !== 'string') {
+    throw new InvalidArgumentError(
+      `Teacher '${teacher}': observation.info.${field} must be a string (is this the right env?).`,
+      { context: { field } },
+    );
+  }
+  return value;
+}
