@@ -1,0 +1,224 @@
+/**
+ * The learner: training throughput vs a single large GEMM measured in the same run, decode throughput
+ * with the static KV buffer vs transformers.js `generate` on the same exported model, peak RSS.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createRng } from '@mage-rl/core';
+import {
+  buildTrainingGraph,
+  createAdamW,
+  createGenerator,
+  createGraph,
+  createLocalRunner,
+  defineModelConfig,
+  exportHfModel,
+  initParams,
+  type ModelConfig,
+  paramSpecs,
+  serializeGraph,
+  type TensorValue,
+} from '@mage-rl/learner';
+import { type BenchResult, type BenchSection, measureRateAsync } from '../harness';
+
+const VOCAB = 1024;
+const BATCH = 8;
+const SEQ = 256;
+
+const modelConfig = (d: number): ModelConfig =>
+  defineModelConfig({
+    vocabSize: VOCAB,
+    hiddenSize: d,
+    numLayers: 4,
+    numHeads: d / 32,
+    intermediateSize: 4 * d,
+    maxPositions: 512,
+  });
+
+/** Model FLOPs of one forward + backward step: 6·tokens·(matmul params) + attention (QKᵀ and PV, fwd+bwd). */
+function trainingFlops(c: ModelConfig, batch: number, seq: number): number {
+  const d = c.hiddenSize;
+  const q = c.numHeads * c.headDim;
+  const kv = c.numKvHeads * c.headDim;
+  const perLayer = d * q + 2 * d * kv + q * d + 3 * d * c.intermediateSize;
+  const matmulParams = c.numLayers * perLayer + c.vocabSize * d;
+  const tokens = batch * seq;
+  const attention = c.numLayers * 3 * 2 * 2 * batch * seq * seq * q;
+  return 6 * tokens * matmulParams + attention;
+}
+
+const weightFeeds = (c: ModelConfig, weights: Map<string, Float32Array>): Record<string, TensorValue> =>
+  Object.fromEntries(
+    paramSpecs(c).map((s) => [s.name, { data: weights.get(s.name) as Float32Array, dims: s.shape }]),
+  );
+
+async function gemmRate(): Promise<number> {
+  const n = 1024;
+  const g = createGraph();
+  g.output('c', g.matmul(g.input('a', [n, n]), g.input('b', [n, n])));
+  const runner = createLocalRunner();
+  await runner.load('gemm', () => serializeGraph(g));
+  const a = Float32Array.from({ length: n * n }, (_, i) => ((i % 7) - 3) / 7);
+  const feeds = { a: { data: a, dims: [n, n] }, b: { data: a, dims: [n, n] } };
+  const rate = await measureRateAsync(
+    async () => {
+      await runner.run('gemm', feeds);
+      return 2 * n ** 3;
+    },
+    { minMs: 2000 },
+  );
+  await runner.dispose();
+  return rate;
+}
+
+async function trainingRate(
+  d: number,
+): Promise<{ tokensPerSecond: number; flops: number; peakRssMb: number }> {
+  const c = modelConfig(d);
+  const runner = createLocalRunner();
+  const weights = initParams(c, createRng(1));
+  await runner.setPersistent(weightFeeds(c, weights));
+  const trainable = paramSpecs(c).map((s) => s.name);
+  await runner.load('train', () =>
+    serializeGraph(buildTrainingGraph({ config: c, batch: BATCH, seqLen: SEQ }).graph),
+  );
+  const rng = createRng(2);
+  const N = BATCH * SEQ;
+  const ids = BigInt64Array.from({ length: N }, () => BigInt(rng.int(VOCAB)));
+  const targets = BigInt64Array.from({ length: N }, () => BigInt(rng.int(VOCAB)));
+  const feeds = {
+    input_ids: { data: ids, dims: [BATCH, SEQ] },
+    targets: { data: targets, dims: [N] },
+    weights: { data: new Float32Array(N).fill(1 / N), dims: [N] },
+    entropy_weights: { data: new Float32Array(N).fill(0.001 / N), dims: [N] },
+  };
+  const optimizer = createAdamW({ lr: 1e-4 });
+  let peak = 0;
+  const step = async () => {
+    const out = await runner.run('train', feeds);
+    const grads = new Map(trainable.map((name) => [name, out[`grad.${name}`]?.data as Float32Array]));
+    optimizer.step(weights, grads);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    return N;
+  };
+  const tokensPerSecond = await measureRateAsync(step, { minMs: 4000, warmupMs: 500 });
+  await runner.dispose();
+  return { tokensPerSecond, flops: trainingFlops(c, BATCH, SEQ), peakRssMb: peak / 2 ** 20 };
+}
+
+/** Loads transformers.js through the learner package (it is the learner's dependency, not the bench's). */
+async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
+  const require = createRequire(import.meta.url);
+  const learnerPkg = require.resolve('@mage-rl/learner/package.json');
+  const path = createRequire(learnerPkg).resolve('@huggingface/transformers');
+  return (await import(pathToFileURL(path).href)) as typeof import('@huggingface/transformers');
+}
+
+async function decodeRates(): Promise<BenchResult[]> {
+  const c = modelConfig(128);
+  const weights = initParams(c, createRng(3), { std: 0.1 });
+  const dir = await mkdtemp(join(tmpdir(), 'mage-bench-'));
+  const promptLen = 32;
+  const newTokens = 64;
+  const results: BenchResult[] = [];
+  try {
+    await exportHfModel({ dir: join(dir, 'model'), config: c, weights });
+    const runner = createLocalRunner();
+    await runner.setPersistent(weightFeeds(c, weights));
+    const generator = createGenerator({ config: c, runner });
+    const tjs = await importTransformers();
+    tjs.env.allowRemoteModels = false;
+    const hf = await tjs.AutoModelForCausalLM.from_pretrained(join(dir, 'model'), { local_files_only: true });
+    for (const batch of [1, 16]) {
+      const rng = createRng(batch);
+      const prompts = Array.from({ length: batch }, () =>
+        Array.from({ length: promptLen }, () => rng.int(VOCAB)),
+      );
+      const ours = await measureRateAsync(
+        async () => {
+          await generator.generate({
+            prompts,
+            seeds: prompts.map((_, i) => i),
+            maxTokens: newTokens,
+            sampling: { temperature: 0, topK: 0, topP: 1 },
+          });
+          return batch * newTokens;
+        },
+        { minMs: 3000, warmupMs: 500 },
+      );
+      const inputIds = new tjs.Tensor('int64', BigInt64Array.from(prompts.flat(), BigInt), [
+        batch,
+        promptLen,
+      ]);
+      const mask = new tjs.Tensor('int64', new BigInt64Array(batch * promptLen).fill(1n), [batch, promptLen]);
+      const theirs = await measureRateAsync(
+        async () => {
+          await hf.generate({
+            input_ids: inputIds,
+            attention_mask: mask,
+            max_new_tokens: newTokens,
+            min_new_tokens: newTokens,
+            do_sample: false,
+          });
+          return batch * newTokens;
+        },
+        { minMs: 3000, warmupMs: 500 },
+      );
+      results.push(
+        { name: `decode batch ${batch} (ours, static KV buffer)`, value: ours, unit: 'tokens/s' },
+        { name: `decode batch ${batch} (transformers.js generate)`, value: theirs, unit: 'tokens/s' },
+        {
+          name: `decode batch ${batch}: ours / transformers.js`,
+          value: ours / theirs,
+          unit: 'ratio',
+          target: { value: batch === 1 ? 1 / 1.2 : 1, comparison: '>=' },
+          note: `d_model 128, 4 layers, prompt ${promptLen}, ${newTokens} new tokens, greedy`,
+        },
+      );
+    }
+    await hf.dispose();
+    await runner.dispose();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return results;
+}
+
+const section: BenchSection = {
+  title: 'Learner (onnxruntime-node)',
+  async run() {
+    const results: BenchResult[] = [];
+    const gemm = await gemmRate();
+    results.push({ name: 'single GEMM 1024³ (onnxruntime)', value: gemm / 1e9, unit: 'GFLOP/s' });
+    for (const d of [128, 256]) {
+      const t = await trainingRate(d);
+      const gflops = (t.tokensPerSecond / (BATCH * SEQ)) * (t.flops / 1e9);
+      results.push(
+        {
+          name: `train d_model ${d} (4 layers, ${BATCH}×${SEQ})`,
+          value: t.tokensPerSecond,
+          unit: 'tokens/s',
+        },
+        { name: `train d_model ${d} model FLOP rate`, value: gflops, unit: 'GFLOP/s' },
+        {
+          name: `train d_model ${d} / single GEMM`,
+          value: gflops / (gemm / 1e9),
+          unit: 'ratio',
+          target: { value: 0.75, comparison: '>=' },
+        },
+        {
+          name: `train d_model ${d} peak RSS`,
+          value: t.peakRssMb,
+          unit: 'MB',
+          note: 'process RSS after steps',
+        },
+      );
+    }
+    results.push(...(await decodeRates()));
+    return results;
+  },
+};
+export default section;
