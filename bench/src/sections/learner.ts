@@ -109,12 +109,24 @@ async function trainingRate(
   return { tokensPerSecond, flops: trainingFlops(c, BATCH, SEQ), peakRssMb: peak / 2 ** 20 };
 }
 
+/** The part of transformers.js this section uses. */
+interface TransformersJs {
+  env: { allowRemoteModels: boolean };
+  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown;
+  AutoModelForCausalLM: {
+    from_pretrained(
+      path: string,
+      options: { local_files_only: boolean },
+    ): Promise<{ generate(options: Record<string, unknown>): Promise<unknown>; dispose(): Promise<unknown> }>;
+  };
+}
+
 /** Loads transformers.js through the learner package (it is the learner's dependency, not the bench's). */
-async function importTransformers(): Promise<typeof import('@huggingface/transformers')> {
+async function importTransformers(): Promise<TransformersJs> {
   const require = createRequire(import.meta.url);
   const learnerPkg = require.resolve('@mage-rl/learner/package.json');
   const path = createRequire(learnerPkg).resolve('@huggingface/transformers');
-  return (await import(pathToFileURL(path).href)) as typeof import('@huggingface/transformers');
+  return (await import(pathToFileURL(path).href)) as TransformersJs;
 }
 
 async function decodeRates(): Promise<BenchResult[]> {
