@@ -170,8 +170,28 @@ function attend(g: Graph, q5: Tensor, keys: Tensor, values: Tensor, mask: Tensor
   if ([B, T, S].every((d) => d > 0)) {
     const qf = g.reshape(q5, [B, KV, G * T, hd]);
     const scores = g.reshape(g.matmul(qf, g.transpose(keys, [0, 1, 3, 2])), [B, KV, G, T, S]);
-    const probs = g.reshape(g.softmax(g.add(scores, mask), -1), [B, KV, G * T, S]);
-    const ctx = g.reshape(g.matmul(probs, values), [B, KV, G, T, hd]);
+    // Softmax + PV with a hand-written VJP: rowsum(dP ⊙ P) = rowsum(dCtx ⊙ ctx) (as in FlashAttention),
+    // so the backward pass makes two passes over the [T × S] probabilities instead of four.
+    let probs: Tensor | undefined;
+    let ctxFlat: Tensor | undefined;
+    const [ctxOut] = g.custom({
+      inputs: [scores, values],
+      forward: () => {
+        probs = g.reshape(g.softmax(g.add(scores, mask), -1), [B, KV, G * T, S]);
+        ctxFlat = g.matmul(probs, values);
+        return [ctxFlat];
+      },
+      vjp: (gg, [dCtx]) => {
+        const p = probs as Tensor;
+        const dc = dCtx as Tensor;
+        const dValues = gg.matmul(gg.transpose(p, [0, 1, 3, 2]), dc);
+        const dProbs = gg.matmul(dc, gg.transpose(values, [0, 1, 3, 2]));
+        const rowDot = gg.reduceSum(gg.mul(dc, ctxFlat as Tensor), [-1], true);
+        const dScores = gg.reshape(gg.mul(p, gg.sub(dProbs, rowDot)), [B, KV, G, T, S]);
+        return [dScores, dValues];
+      },
+    });
+    const ctx = g.reshape(ctxOut as Tensor, [B, KV, G, T, hd]);
     return g.reshape(g.transpose(ctx, [0, 3, 1, 2, 4]), [B, T, KV * G * hd]);
   }
   const k5 = g.reshape(keys, [0, 0, 1, -1, hd]);
