@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './evaluation';
+export * from './io';
 export * from './json';
 export * from './memory';
 export * from './metrics';
@@ -8,3 +9,4 @@ export * from './records';
 export * from './rng';
 export * from './runner';
 export * from './spec';
+export * from './training';

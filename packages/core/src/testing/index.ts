@@ -9,3 +9,10 @@ export {
 } from './conformance';
 export { createNimEnv, type NimAction, type NimOptions, type NimState, nimGame, parseNimAction } from './nim';
 export { constantPolicy, firstLegalOpponent, randomLegalOpponent, scriptedPolicy } from './scripted';
+export {
+  createTabularLearner,
+  decodePromptKey,
+  encodePromptKey,
+  type TabularLearner,
+  type TabularLearnerOptions,
+} from './tabular-learner';

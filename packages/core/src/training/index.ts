@@ -1,0 +1,29 @@
+export type {
+  EvalStatsV1,
+  MetricsLineV1,
+  RolloutStatsV1,
+  TrainingEvent,
+  TrainingEventType,
+  TrainingResultV1,
+  UpdateStatsV1,
+} from './events';
+export { iterateTraining, runTraining } from './iterate-training';
+export {
+  type EvaluationSuiteOptions,
+  type MemoryStateOptions,
+  type ResolvedTrainingConfig,
+  resolveTrainingOptions,
+  type TrainingEvaluationOptions,
+  type TrainingOptions,
+} from './options';
+export {
+  CHECKPOINT_STATE_FORMAT,
+  type CheckpointRef,
+  type CheckpointStateV1,
+  checkpointName,
+  latestCheckpoint,
+  listCheckpoints,
+  RUN_CONFIG_FORMAT,
+  readCheckpointState,
+  runPaths,
+} from './run-dir';

@@ -1,0 +1,393 @@
+/**
+ * The training loop (SPEC §6 steps 1–6): per iteration a rollout with `iterateMetaEpisodes` (the iteration
+ * index feeds the runner, so tasks differ per iteration and derive only from (seed, iteration)),
+ * advantages from the injected function, optional reference log-probs, `learner.update` with the injected
+ * token loss, periodic evaluation with `evaluate`, and atomic checkpoints in the run directory.
+ */
+
+import { join } from 'node:path';
+import {
+  ConfigError,
+  InvalidArgumentError,
+  MageError,
+  NumericInstabilityError,
+  throwIfAborted,
+} from '../errors';
+import { evaluate } from '../evaluation';
+import { pathExists, readJsonFile, writeJsonAtomic } from '../io';
+import type { JsonObject, JsonValue } from '../json';
+import { computeMetrics, type MetaEpisodeMetricsV1 } from '../metrics';
+import type { MetaEpisodeBatchRecord, RowRecord } from '../records';
+import { iterateMetaEpisodes } from '../runner';
+import type { EnvV1, LearnerRowV1 } from '../spec';
+import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1, UpdateStatsV1 } from './events';
+import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
+import {
+  assertFreshRunDir,
+  CHECKPOINT_STATE_FORMAT,
+  type CheckpointStateV1,
+  cleanRunDir,
+  jsonDiff,
+  latestCheckpoint,
+  type MetricsWriter,
+  metricsWriter,
+  RUN_CONFIG_FORMAT,
+  runPaths,
+  truncateMetrics,
+  writeCheckpoint,
+} from './run-dir';
+
+const now = (): number => performance.now();
+
+function runConfig<S, A>(options: TrainingOptions<S, A>, training: ResolvedTrainingConfig): JsonObject {
+  return {
+    format: RUN_CONFIG_FORMAT,
+    training: training as unknown as JsonObject,
+    env: { id: options.env.id, options: options.env.options },
+    learner: options.learner.id,
+    memory: options.memory.id,
+    population: (options.population ?? null) as unknown as JsonValue,
+    opponents: options.opponents ?? null,
+    extra: options.config ?? null,
+  };
+}
+
+/** Differences that forbid a resume (everything but the iteration count and `extra`). */
+function resumeDiff(saved: unknown, current: JsonObject): string[] {
+  const strip = (c: unknown): unknown => {
+    if (typeof c !== 'object' || c === null) return c;
+    const { training, extra: _extra, ...rest } = c as Record<string, unknown>;
+    const { iterations: _iterations, ...t } = (training ?? {}) as Record<string, unknown>;
+    return JSON.parse(JSON.stringify({ ...rest, training: t }));
+  };
+  return jsonDiff(strip(saved), strip(current));
+}
+
+function finiteOrNull(value: number | undefined): number | null {
+  return value === undefined || !Number.isFinite(value) ? null : value;
+}
+
+/**
+ * Runs training and yields typed events; returns a summary. Abort with `signal` (checked between phases and
+ * inside rollouts and updates). With `runDir`, writes config.json, metrics.jsonl and checkpoints; with
+ * `resume`, continues from the latest complete checkpoint and reproduces the uninterrupted run exactly.
+ */
+export async function* iterateTraining<S, A>(
+  options: TrainingOptions<S, A>,
+): AsyncGenerator<TrainingEvent, TrainingResultV1, undefined> {
+  const config = resolveTrainingOptions(options);
+  const { env, learner, signal } = options;
+  const started = now();
+  throwIfAborted(signal);
+
+  // Run directory: fresh start or resume.
+  let startIteration = 0;
+  let resumedFrom: { iteration: number; dir: string } | null = null;
+  let lastCheckpoint: string | null = null;
+  let metrics: MetricsWriter | null = null;
+  const runDir = options.runDir ?? null;
+  if (runDir !== null) {
+    const paths = runPaths(runDir);
+    const configJson = runConfig(options, config);
+    await cleanRunDir(runDir);
+    if (options.resume && (await pathExists(paths.config))) {
+      const diff = resumeDiff(await readJsonFile(paths.config), configJson);
+      if (diff.length > 0) {
+        throw new ConfigError(
+          `Cannot resume '${runDir}': the configuration differs from the saved config.json at ${diff.join(', ')}.`,
+          { path: diff[0] as string, context: { runDir, differences: diff } },
+        );
+      }
+    } else if (!options.resume) {
+      await assertFreshRunDir(runDir);
+    }
+    const checkpoint = options.resume ? await latestCheckpoint(runDir) : null;
+    if (checkpoint) {
+      if (checkpoint.state.seed !== config.seed) {
+        throw new ConfigError(
+          `Cannot resume '${runDir}': its checkpoint was written with seed ${String(checkpoint.state.seed)}, not ${String(config.seed)}.`,
+          { path: 'seed' },
+        );
+      }
+      await learner.load(checkpoint.dir);
+      if (options.memoryState && checkpoint.state.memory !== null) {
+        options.memoryState.restore(checkpoint.state.memory);
+      }
+      await truncateMetrics(paths.metrics, checkpoint.state.metricsLines);
+      startIteration = checkpoint.state.nextIteration;
+      resumedFrom = { iteration: checkpoint.iteration, dir: checkpoint.dir };
+      lastCheckpoint = checkpoint.dir;
+      metrics = metricsWriter(paths.metrics, checkpoint.state.metricsLines);
+    } else {
+      await truncateMetrics(paths.metrics, 0);
+      metrics = metricsWriter(paths.metrics, 0);
+    }
+    await writeJsonAtomic(paths.config, configJson);
+  }
+
+  const record = async (line: MetricsLineV1): Promise<void> => {
+    await metrics?.append(line);
+  };
+
+  yield {
+    type: 'run-start',
+    runDir,
+    startIteration,
+    iterations: config.iterations,
+    resumedFrom,
+    config,
+  };
+
+  let lastEval: EvalStatsV1 | null = null;
+  const runEvaluation = async (iteration: number, completed: number): Promise<EvalStatsV1> => {
+    const ev = options.evaluation;
+    const resolved = config.evaluation;
+    if (!ev || !resolved) throw new InvalidArgumentError('No evaluation configured.');
+    const t0 = now();
+    const suite = async (which: 'inDomain' | 'outOfDomain'): Promise<MetaEpisodeMetricsV1 | null> => {
+      const s = ev[which];
+      if (!s) return null;
+      const suiteEnv: EnvV1<S, A> = s.env ?? env;
+      const result = await evaluate({
+        env: suiteEnv,
+        policy: learner.policy,
+        memory: ev.memory ?? options.memory,
+        ...(s.opponents && s.opponents.length > 0 ? { opponents: s.opponents } : {}),
+        ...(options.makeOpponent ? { makeOpponent: options.makeOpponent } : {}),
+        episodes: resolved.episodes,
+        attempts: resolved.attempts,
+        earlyStop: resolved.earlyStop,
+        seats: resolved.seats,
+        seed: `${String(resolved.seed)}/${which}`,
+        sampling: resolved.sampling,
+        ...(config.context === null ? {} : { context: config.context }),
+        ...(config.style === null ? {} : { style: config.style }),
+        ...(config.maxTokens === null ? {} : { maxTokens: config.maxTokens }),
+        ...(signal ? { signal } : {}),
+        ...(options.onRunnerEvent ? { onEvent: (e) => options.onRunnerEvent?.(e, 'eval') } : {}),
+      });
+      return result.metrics;
+    };
+    const inDomain = await suite('inDomain');
+    const outOfDomain = await suite('outOfDomain');
+    return { iteration, completed, inDomain, outOfDomain, timing: { seconds: (now() - t0) / 1000 } };
+  };
+
+  if (config.evaluation?.atStart && startIteration === 0) {
+    lastEval = await runEvaluation(-1, 0);
+    await record({ type: 'eval', ...lastEval });
+    yield { type: 'eval-end', ...lastEval };
+  }
+
+  for (let iteration = startIteration; iteration < config.iterations; iteration++) {
+    throwIfAborted(signal);
+    yield { type: 'iteration-start', iteration };
+
+    // 1–3. Rollout.
+    const t0 = now();
+    let batch: MetaEpisodeBatchRecord | null = null;
+    let policyCalls = 0;
+    for await (const event of iterateMetaEpisodes({
+      env,
+      policy: learner.policy,
+      memory: options.memory,
+      ...(options.population ? { population: options.population } : {}),
+      ...(options.opponents ? { opponents: options.opponents } : {}),
+      ...(options.makeOpponent ? { makeOpponent: options.makeOpponent } : {}),
+      groups: config.groups,
+      groupSize: config.groupSize,
+      attempts: config.attempts,
+      earlyStop: config.earlyStop,
+      seats: config.seats,
+      seed: config.seed,
+      iteration,
+      sampling: config.sampling,
+      ...(config.context === null ? {} : { context: config.context }),
+      ...(config.style === null ? {} : { style: config.style }),
+      ...(config.maxTokens === null ? {} : { maxTokens: config.maxTokens }),
+      ...(signal ? { signal } : {}),
+    })) {
+      options.onRunnerEvent?.(event, 'train');
+      if (event.type === 'rollout-end') {
+        batch = event.batch;
+        policyCalls = event.policyCalls;
+      }
+    }
+    if (batch === null) throw new InvalidArgumentError('The rollout ended without a batch.');
+    const rows = batch.rows;
+    const trainable: number[] = [];
+    rows.forEach((r, i) => {
+      if (r.responseTokens.length > 0) trainable.push(i);
+    });
+    const rollout = {
+      iteration,
+      metrics: computeMetrics(batch),
+      rows: rows.length,
+      trainableRows: trainable.length,
+      policyCalls,
+      timing: { seconds: (now() - t0) / 1000 },
+    };
+    await record({ type: 'rollout', ...rollout });
+    yield { type: 'rollout-end', batch, ...rollout };
+
+    // 4–5. Advantages and update.
+    throwIfAborted(signal);
+    const t1 = now();
+    const advantages = computeAdvantagesChecked(options.advantages, rows);
+    let mean = 0;
+    for (const a of advantages) mean += a;
+    mean /= Math.max(1, advantages.length);
+    let variance = 0;
+    for (const a of advantages) variance += (a - mean) ** 2;
+    variance /= Math.max(1, advantages.length);
+    const learnerRows: LearnerRowV1[] = trainable.map((i) => {
+      const r = rows[i] as RowRecord;
+      return {
+        promptTokens: r.promptTokens,
+        responseTokens: r.responseTokens,
+        oldLogprobs: r.logprobs,
+        advantage: advantages[i] as number,
+      };
+    });
+    let trainRows = learnerRows;
+    if (options.reference && learnerRows.length > 0) {
+      const ref = await options.reference.logprobs(learnerRows);
+      trainRows = learnerRows.map((r, i) => ({ ...r, refLogprobs: Array.from(ref[i] ?? []) }));
+    }
+    let update: UpdateStatsV1;
+    if (trainRows.length === 0) {
+      update = {
+        iteration,
+        steps: 0,
+        skippedSteps: 0,
+        loss: 0,
+        kl: null,
+        approxKl: null,
+        entropy: 0,
+        clipFraction: null,
+        gradNorm: 0,
+        tokens: 0,
+        trainedRows: 0,
+        skippedRows: rows.length,
+        advantageMean: mean,
+        advantageStd: Math.sqrt(variance),
+        stats: {},
+        timing: { seconds: (now() - t1) / 1000, tokensPerSecond: 0 },
+      };
+    } else {
+      let result: Awaited<ReturnType<typeof learner.update>>;
+      try {
+        result = await learner.update({
+          rows: trainRows,
+          loss: options.loss,
+          entropyCoef: config.entropyCoef,
+          epochs: config.epochs,
+          ...(config.miniBatchRows === null ? {} : { miniBatchRows: config.miniBatchRows }),
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        if (MageError.isInstance(error) && error.code === 'NUMERIC_INSTABILITY') {
+          throw new NumericInstabilityError(
+            `Training stopped in iteration ${iteration}: ${error.message} No checkpoint was written after the failed update; ${
+              lastCheckpoint === null
+                ? 'there is no earlier checkpoint.'
+                : `the last good checkpoint is ${lastCheckpoint}. Resume from it, e.g. with a lower learning rate.`
+            }`,
+            { cause: error, context: { iteration, lastCheckpoint } },
+          );
+        }
+        throw error;
+      }
+      const seconds = (now() - t1) / 1000;
+      update = {
+        iteration,
+        steps: result.steps,
+        skippedSteps: result.skippedSteps,
+        loss: result.loss,
+        kl: finiteOrNull(result.stats.refKl ?? result.stats.kl),
+        approxKl: finiteOrNull(result.stats.approxKl),
+        entropy: result.entropy,
+        clipFraction: finiteOrNull(result.stats.clipFraction),
+        gradNorm: result.gradNorm,
+        tokens: result.tokens,
+        trainedRows: trainRows.length,
+        skippedRows: rows.length - trainRows.length,
+        advantageMean: mean,
+        advantageStd: Math.sqrt(variance),
+        stats: result.stats,
+        timing: { seconds, tokensPerSecond: seconds > 0 ? result.tokens / seconds : 0 },
+      };
+    }
+    await record({ type: 'update', ...update });
+    yield { type: 'update-end', ...update };
+
+    // 6. Evaluation and checkpoint.
+    const last = iteration === config.iterations - 1;
+    if (config.evaluation && ((iteration + 1) % config.evaluation.every === 0 || last)) {
+      lastEval = await runEvaluation(iteration, iteration + 1);
+      await record({ type: 'eval', ...lastEval });
+      yield { type: 'eval-end', ...lastEval };
+    }
+    if (runDir !== null && metrics !== null && ((iteration + 1) % config.checkpointEvery === 0 || last)) {
+      throwIfAborted(signal);
+      await metrics.sync();
+      const state: CheckpointStateV1 = {
+        format: CHECKPOINT_STATE_FORMAT,
+        iteration,
+        nextIteration: iteration + 1,
+        seed: config.seed,
+        learnerId: learner.id,
+        metricsLines: metrics.lines,
+        memory: options.memoryState ? options.memoryState.save() : null,
+      };
+      const saved = await writeCheckpoint({
+        runDir,
+        state,
+        save: (dir) => learner.save(dir),
+        keep: config.keepCheckpoints,
+      });
+      lastCheckpoint = saved.dir;
+      yield { type: 'checkpoint-saved', iteration, dir: saved.dir, pruned: saved.pruned };
+    }
+  }
+
+  const completed = Math.max(startIteration, config.iterations);
+  yield { type: 'run-end', iterations: completed, lastCheckpoint, seconds: (now() - started) / 1000 };
+  return { iterations: completed, lastCheckpoint, lastEval };
+}
+
+function computeAdvantagesChecked(
+  fn: (rows: readonly RowRecord[]) => ArrayLike<number>,
+  rows: readonly RowRecord[],
+): Float64Array {
+  const values = fn(rows);
+  if (values.length !== rows.length) {
+    throw new InvalidArgumentError(
+      `The advantage function returned ${values.length} values for ${rows.length} rows.`,
+      { context: { expected: rows.length, got: values.length } },
+    );
+  }
+  const out = Float64Array.from(values);
+  const bad = out.findIndex((v) => !Number.isFinite(v));
+  if (bad >= 0) {
+    throw new InvalidArgumentError(`The advantage function returned ${out[bad]} for row ${bad}.`, {
+      context: { row: bad, slot: rows[bad]?.slot, attempt: rows[bad]?.attempt },
+    });
+  }
+  return out;
+}
+
+/** Promise wrapper of `iterateTraining`; `onEvent` sees every event. */
+export async function runTraining<S, A>(
+  options: TrainingOptions<S, A> & { readonly onEvent?: (event: TrainingEvent) => void },
+): Promise<TrainingResultV1> {
+  const { onEvent, ...rest } = options;
+  const iterator = iterateTraining(rest);
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) return next.value;
+    onEvent?.(next.value);
+  }
+}
+
+export const checkpointStatePath = (dir: string): string => join(dir, 'state.json');

@@ -1,0 +1,133 @@
+/**
+ * Shared setup of the training tests (and the crash-test child script): Nim against a random opponent,
+ * a minimal memory whose play prompt is just the pile (so the tabular learner's key is the state), an
+ * advantage function (attempt return centred per group) and a clipped policy-gradient token loss — all
+ * written here because core cannot import `@mage-rl/reflection` or `@mage-rl/gigpo`.
+ */
+
+import type { MemoryV1 } from '../memory';
+import type { RowRecord } from '../records';
+import type { TokenLossFn } from '../spec';
+import { createNimEnv, type NimAction, type NimState, nimGame } from '../testing/nim';
+import { randomLegalOpponent } from '../testing/scripted';
+import { createTabularLearner, type TabularLearner } from '../testing/tabular-learner';
+import type { TrainingOptions } from './options';
+
+export const NIM_CANDIDATES = [
+  '<action>1</action>',
+  '<action>2</action>',
+  '<remark>try the other move</remark>',
+];
+
+const REMARK = /<remark>([\s\S]*?)<\/remark>/;
+
+/** Play prompt = the observation only; reflect prompt = a fixed line. */
+export function pileMemory(): MemoryV1 {
+  return {
+    specificationVersion: 'v1',
+    id: 'pile',
+    reflects: true,
+    createSlot: () => ({
+      playMessages: (view) => [{ role: 'user', content: view.observation.text }],
+      reflectMessages: () => [{ role: 'user', content: 'reflect: answer <remark>note</remark>' }],
+      parseReflection: (text) => {
+        const m = REMARK.exec(text);
+        return m ? { note: (m[1] ?? '').trim(), valid: true } : { note: '', valid: false };
+      },
+      attemptEnded: () => undefined,
+    }),
+  };
+}
+
+/** Row score = its attempt's return (play rows; −0.5 more when invalid), centred per group. */
+export function centredReturns(rows: readonly RowRecord[]): number[] {
+  const attemptReturn = new Map<string, number>();
+  for (const r of rows) {
+    if (r.phase !== 'play') continue;
+    const key = `${r.slot}#${r.attempt}`;
+    attemptReturn.set(key, (attemptReturn.get(key) ?? 0) + r.reward);
+  }
+  const scores = rows.map((r) =>
+    r.phase === 'play' ? (attemptReturn.get(`${r.slot}#${r.attempt}`) ?? 0) - (r.valid ? 0 : 0.5) : 0,
+  );
+  const sum = new Map<string, { s: number; n: number }>();
+  rows.forEach((r, i) => {
+    const g = sum.get(r.group) ?? { s: 0, n: 0 };
+    g.s += scores[i] as number;
+    g.n++;
+    sum.set(r.group, g);
+  });
+  return rows.map((r, i) => {
+    const g = sum.get(r.group) as { s: number; n: number };
+    return (scores[i] as number) - g.s / g.n;
+  });
+}
+
+/** PPO-style clipped policy gradient, token-mean, with the k3 KL to the reference when given. */
+export function clippedPgLoss(options: { clip?: number; klCoef?: number } = {}): TokenLossFn {
+  const clip = options.clip ?? 0.2;
+  const klCoef = options.klCoef ?? 0;
+  return ({ logprobs, oldLogprobs, advantages, refLogprobs }) => {
+    const n = logprobs.length;
+    const weights = new Float32Array(n);
+    let loss = 0;
+    let clipped = 0;
+    let approxKl = 0;
+    let refKl = 0;
+    for (let j = 0; j < n; j++) {
+      const lp = logprobs[j] as number;
+      const ratio = Math.exp(lp - (oldLogprobs[j] as number));
+      const a = advantages[j] as number;
+      const isClipped = (a > 0 && ratio > 1 + clip) || (a < 0 && ratio < 1 - clip);
+      if (isClipped) clipped++;
+      const pg = -a * (isClipped ? Math.min(Math.max(ratio, 1 - clip), 1 + clip) : ratio);
+      let w = isClipped ? 0 : a * ratio;
+      approxKl += (oldLogprobs[j] as number) - lp;
+      if (refLogprobs && klCoef > 0) {
+        const d = (refLogprobs[j] as number) - lp;
+        refKl += Math.exp(d) - d - 1;
+        loss += klCoef * (Math.exp(d) - d - 1);
+        w -= klCoef * (1 - Math.exp(d));
+      }
+      loss += pg;
+      weights[j] = w / n;
+    }
+    return {
+      weights,
+      loss: loss / Math.max(1, n),
+      stats: {
+        clipFraction: clipped / Math.max(1, n),
+        approxKl: approxKl / Math.max(1, n),
+        refKl: refKl / Math.max(1, n),
+      },
+    };
+  };
+}
+
+export function nimLearner(seed: number | string = 1, lr = 0.1): TabularLearner {
+  return createTabularLearner({ candidates: NIM_CANDIDATES, seed, lr });
+}
+
+/** Training options on Nim (first seat, random opponent), ready for `runTraining`. */
+export function nimTrainingOptions(
+  learner: TabularLearner,
+  overrides: Partial<TrainingOptions<NimState, NimAction>> = {},
+): TrainingOptions<NimState, NimAction> {
+  return {
+    env: createNimEnv(),
+    learner,
+    memory: pileMemory(),
+    opponents: ['random'],
+    makeOpponent: (id) => randomLegalOpponent(nimGame, id),
+    advantages: centredReturns,
+    loss: clippedPgLoss(),
+    seed: 7,
+    iterations: 4,
+    groups: 4,
+    groupSize: 4,
+    attempts: 2,
+    style: 'compact',
+    entropyCoef: 0.001,
+    ...overrides,
+  };
+}

@@ -1,0 +1,351 @@
+/** Options of the training loop (SPEC §6, §12) and their validation. */
+
+import { z } from 'zod';
+import { ConfigError } from '../errors';
+import type { JsonObject, JsonValue } from '../json';
+import type { ContextLayout, MemoryV1 } from '../memory';
+import type { PopulationV1 } from '../population';
+import type { RowRecord } from '../records';
+import type { RunnerEvent, SeatOption } from '../runner';
+import type { EnvV1, LearnerV1, OpponentV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
+
+/** One evaluation suite: opponents (for two-player envs) and optionally another env configuration. */
+export interface EvaluationSuiteOptions<S = unknown, A = unknown> {
+  /** Opponent ids; each gets `episodes` meta-episodes. */
+  readonly opponents?: readonly string[];
+  /** Default: the training env (give e.g. a 3-box Sokoban for an out-of-domain suite). */
+  readonly env?: EnvV1<S, A>;
+}
+
+export interface TrainingEvaluationOptions<S = unknown, A = unknown> {
+  /** Evaluate after every `every`-th iteration and after the last one. */
+  readonly every: number;
+  /** Also evaluate once before the first update (not on resume). Default false. */
+  readonly atStart?: boolean;
+  /** Meta-episodes per opponent. Default 16. */
+  readonly episodes?: number;
+  readonly inDomain?: EvaluationSuiteOptions<S, A>;
+  readonly outOfDomain?: EvaluationSuiteOptions<S, A>;
+  /** Default: SPEC §6 eval sampling (temperature 0.7, top-p 0.8, top-k 20). */
+  readonly sampling?: Omit<SamplingOptions, 'signal'>;
+  /** Default `<seed>/eval`: the same tasks at every evaluation, different from training tasks. */
+  readonly seed?: number | string;
+  /** Default: the training K. */
+  readonly attempts?: number;
+  /** Default: the training memory. Use a separate instance for memories that keep cases. */
+  readonly memory?: MemoryV1;
+  /** Default: the training value. */
+  readonly earlyStop?: boolean;
+  /** Default: the training seats. */
+  readonly seats?: SeatOption;
+}
+
+/**
+ * A memory that keeps state across meta-episodes (retrieval memories) saves it into every checkpoint's
+ * `state.json` and gets it back on resume.
+ */
+export interface MemoryStateOptions {
+  save(): JsonValue;
+  /** Called once on resume, before the first iteration, with what `save` returned. */
+  restore(state: JsonValue): void;
+}
+
+export interface TrainingOptions<S = unknown, A = unknown> {
+  readonly env: EnvV1<S, A>;
+  /** The policy being trained; rollouts sample from `learner.policy`. */
+  readonly learner: LearnerV1;
+  readonly memory: MemoryV1;
+  readonly population?: PopulationV1;
+  readonly opponents?: readonly string[];
+  readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
+  /** Per-row advantages of one iteration's rows, in row order (e.g. `@mage-rl/gigpo` computeAdvantages). */
+  readonly advantages: (rows: readonly RowRecord[]) => ArrayLike<number>;
+  /** Per-token objective (e.g. `@mage-rl/gigpo` ppoTokenLoss). */
+  readonly loss: TokenLossFn;
+  /** Frozen reference policy for the KL term: its log-probs go into `refLogprobs`. */
+  readonly reference?: Pick<LearnerV1, 'logprobs'>;
+  /** Run seed: every iteration's randomness derives from (seed, iteration). */
+  readonly seed: number | string;
+  readonly iterations: number;
+  readonly groups: number;
+  /** Default 8. */
+  readonly groupSize?: number;
+  /** K. Default 3. */
+  readonly attempts?: number;
+  readonly context?: ContextLayout;
+  readonly style?: PromptStyle;
+  /** Default true. */
+  readonly earlyStop?: boolean;
+  /** Default `first`. */
+  readonly seats?: SeatOption;
+  /** Train-time sampling. Default temperature 1. */
+  readonly sampling?: Omit<SamplingOptions, 'signal'>;
+  readonly maxTokens?: { readonly play?: number; readonly reflect?: number };
+  /** PPO epochs over the iteration's rows. Default 1. */
+  readonly epochs?: number;
+  /** Rows per mini-batch. Default: all rows in one mini-batch. */
+  readonly miniBatchRows?: number;
+  /** Entropy bonus coefficient. Default 0.001. */
+  readonly entropyCoef?: number;
+  readonly evaluation?: TrainingEvaluationOptions<S, A>;
+  /** Run directory: config.json, metrics.jsonl, checkpoints/. Without it nothing is written. */
+  readonly runDir?: string;
+  /** Checkpoint after every `checkpointEvery`-th iteration and after the last one. Default 10. */
+  readonly checkpointEvery?: number;
+  /** Checkpoints kept on disk (oldest removed first). Default 3. */
+  readonly keepCheckpoints?: number;
+  /** Continue from the latest complete checkpoint in `runDir` (a fresh start when there is none). */
+  readonly resume?: boolean;
+  /** Extra JSON written into config.json under `extra` (e.g. the CLI's resolved method preset). */
+  readonly config?: JsonObject;
+  readonly memoryState?: MemoryStateOptions;
+  /** Sees every runner event of training rollouts and evaluations (for progress bars). */
+  readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
+  readonly signal?: AbortSignal;
+}
+
+/** The JSON-serialisable, validated numbers and switches of a run (what config.json records). */
+export interface ResolvedTrainingConfig {
+  readonly seed: number | string;
+  readonly iterations: number;
+  readonly groups: number;
+  readonly groupSize: number;
+  readonly attempts: number;
+  readonly context: ContextLayout | null;
+  readonly style: PromptStyle | null;
+  readonly earlyStop: boolean;
+  readonly seats: SeatOption;
+  readonly sampling: Omit<SamplingOptions, 'signal'>;
+  readonly maxTokens: { readonly play?: number; readonly reflect?: number } | null;
+  readonly epochs: number;
+  readonly miniBatchRows: number | null;
+  readonly entropyCoef: number;
+  readonly checkpointEvery: number;
+  readonly keepCheckpoints: number;
+  readonly reference: boolean;
+  readonly evaluation: {
+    readonly every: number;
+    readonly atStart: boolean;
+    readonly episodes: number;
+    readonly seed: number | string;
+    readonly attempts: number;
+    readonly earlyStop: boolean;
+    readonly seats: SeatOption;
+    readonly sampling: Omit<SamplingOptions, 'signal'>;
+    readonly inDomain: { readonly opponents: readonly string[]; readonly envId: string } | null;
+    readonly outOfDomain: { readonly opponents: readonly string[]; readonly envId: string } | null;
+  } | null;
+}
+
+const KNOWN_KEYS = [
+  'env',
+  'learner',
+  'memory',
+  'population',
+  'opponents',
+  'makeOpponent',
+  'advantages',
+  'loss',
+  'reference',
+  'seed',
+  'iterations',
+  'groups',
+  'groupSize',
+  'attempts',
+  'context',
+  'style',
+  'earlyStop',
+  'seats',
+  'sampling',
+  'maxTokens',
+  'epochs',
+  'miniBatchRows',
+  'entropyCoef',
+  'evaluation',
+  'runDir',
+  'checkpointEvery',
+  'keepCheckpoints',
+  'resume',
+  'config',
+  'memoryState',
+  'onRunnerEvent',
+  'signal',
+] as const;
+
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) => {
+  const allowed = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
+  return z.int({ error: allowed }).min(min, { error: allowed }).max(max, { error: allowed });
+};
+const num = (min: number, max: number, exclusiveMin = false) => {
+  const allowed = `a number in ${exclusiveMin ? '(' : '['}${min}, ${Number.isFinite(max) ? `${max}]` : 'Infinity)'}`;
+  const base = z.number({ error: allowed });
+  return (exclusiveMin ? base.gt(min, { error: allowed }) : base.min(min, { error: allowed })).max(max, {
+    error: allowed,
+  });
+};
+const bool = z.boolean({ error: 'true or false' });
+const seedSchema = z.union([z.number().finite(), z.string()], { error: 'a finite number or a string' });
+const samplingSchema = z.strictObject(
+  {
+    temperature: num(0, 100).optional(),
+    topK: int(0).optional(),
+    topP: num(0, 1, true).optional(),
+    maxTokens: int(1).optional(),
+  },
+  { error: 'an object with temperature, topK, topP, maxTokens' },
+);
+const seatsSchema = z.union([z.enum(['first', 'second']), z.strictObject({ mixed: num(0, 1) })], {
+  error: "'first', 'second' or { mixed: fraction in [0, 1] }",
+});
+const opponentList = z.array(z.string().min(1), { error: 'a list of opponent ids' });
+
+const schema = z.looseObject({
+  seed: seedSchema,
+  iterations: int(1),
+  groups: int(1),
+  groupSize: int(1).optional(),
+  attempts: int(1, 64).optional(),
+  context: z.enum(['turn', 'transcript'], { error: "'turn' or 'transcript'" }).optional(),
+  style: z.enum(['verbose', 'compact'], { error: "'verbose' or 'compact'" }).optional(),
+  earlyStop: bool.optional(),
+  seats: seatsSchema.optional(),
+  sampling: samplingSchema.optional(),
+  maxTokens: z
+    .strictObject(
+      { play: int(1).optional(), reflect: int(1).optional() },
+      { error: 'an object { play?, reflect? }' },
+    )
+    .optional(),
+  epochs: int(1, 1000).optional(),
+  miniBatchRows: int(1).optional(),
+  entropyCoef: num(0, 1).optional(),
+  runDir: z.string({ error: 'a directory path' }).min(1, { error: 'a non-empty directory path' }).optional(),
+  checkpointEvery: int(1).optional(),
+  keepCheckpoints: int(1).optional(),
+  resume: bool.optional(),
+  opponents: opponentList.optional(),
+  evaluation: z
+    .looseObject({
+      every: int(1),
+      atStart: bool.optional(),
+      episodes: int(1).optional(),
+      seed: seedSchema.optional(),
+      attempts: int(1, 64).optional(),
+      earlyStop: bool.optional(),
+      seats: seatsSchema.optional(),
+      sampling: samplingSchema.optional(),
+      inDomain: z.looseObject({ opponents: opponentList.optional() }).optional(),
+      outOfDomain: z.looseObject({ opponents: opponentList.optional() }).optional(),
+    })
+    .optional(),
+});
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>(
+    (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    input,
+  );
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function missing(path: string, what: string): never {
+  throw new ConfigError(`Invalid training option '${path}': missing; give ${what}.`, { path });
+}
+
+/** Validates `options`; a bad value throws `ConfigError` naming the path, the value and what is allowed. */
+export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): ResolvedTrainingConfig {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError('Training options must be an object.', { path: '' });
+  }
+  const unknown = Object.keys(options).filter((k) => !(KNOWN_KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `Unknown training option(s) ${unknown.map((k) => `'${k}'`).join(', ')}; known options: ${KNOWN_KEYS.join(', ')}.`,
+      { path: unknown[0] as string },
+    );
+  }
+  const result = schema.safeParse(options);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const path = issue?.path.map(String).join('.') ?? '';
+    const value = issue ? valueAt(options, issue.path) : undefined;
+    throw new ConfigError(
+      `Invalid training option '${path}': got ${show(value)}; allowed: ${issue?.message ?? 'see the docs'}.`,
+      { path, context: { value: show(value), allowed: issue?.message } },
+    );
+  }
+  if (typeof options.env?.createEpisode !== 'function') missing('env', 'an EnvV1');
+  if (typeof options.learner?.update !== 'function') missing('learner', 'a LearnerV1');
+  if (typeof options.memory?.createSlot !== 'function') missing('memory', 'a MemoryV1');
+  if (typeof options.advantages !== 'function') missing('advantages', 'a function rows → advantages');
+  if (typeof options.loss !== 'function') missing('loss', 'a TokenLossFn');
+  if (options.reference !== undefined && typeof options.reference.logprobs !== 'function') {
+    missing('reference', 'an object with logprobs(rows)');
+  }
+  if (options.resume && options.runDir === undefined) {
+    throw new ConfigError("Invalid training option 'resume': true needs a runDir to resume from.", {
+      path: 'resume',
+    });
+  }
+  const ev = options.evaluation;
+  if (ev && options.env.needsOpponent) {
+    for (const name of ['inDomain', 'outOfDomain'] as const) {
+      const suite = ev[name];
+      if (suite && (suite.env ?? options.env).needsOpponent && (suite.opponents?.length ?? 0) === 0) {
+        throw new ConfigError(
+          `Invalid training option 'evaluation.${name}.opponents': got ${show(suite.opponents)}; allowed: a non-empty list of opponent ids.`,
+          { path: `evaluation.${name}.opponents` },
+        );
+      }
+    }
+  }
+  const attempts = options.attempts ?? 3;
+  const earlyStop = options.earlyStop ?? true;
+  const seats = options.seats ?? 'first';
+  return {
+    seed: options.seed,
+    iterations: options.iterations,
+    groups: options.groups,
+    groupSize: options.groupSize ?? 8,
+    attempts,
+    context: options.context ?? null,
+    style: options.style ?? null,
+    earlyStop,
+    seats,
+    sampling: { temperature: 1, ...options.sampling },
+    maxTokens: options.maxTokens ?? null,
+    epochs: options.epochs ?? 1,
+    miniBatchRows: options.miniBatchRows ?? null,
+    entropyCoef: options.entropyCoef ?? 0.001,
+    checkpointEvery: options.checkpointEvery ?? 10,
+    keepCheckpoints: options.keepCheckpoints ?? 3,
+    reference: options.reference !== undefined,
+    evaluation: ev
+      ? {
+          every: ev.every,
+          atStart: ev.atStart ?? false,
+          episodes: ev.episodes ?? 16,
+          seed: ev.seed ?? `${String(options.seed)}/eval`,
+          attempts: ev.attempts ?? attempts,
+          earlyStop: ev.earlyStop ?? earlyStop,
+          seats: ev.seats ?? seats,
+          sampling: ev.sampling ?? { temperature: 0.7, topP: 0.8, topK: 20 },
+          inDomain: ev.inDomain
+            ? { opponents: ev.inDomain.opponents ?? [], envId: (ev.inDomain.env ?? options.env).id }
+            : null,
+          outOfDomain: ev.outOfDomain
+            ? { opponents: ev.outOfDomain.opponents ?? [], envId: (ev.outOfDomain.env ?? options.env).id }
+            : null,
+        }
+      : null,
+  };
+}
