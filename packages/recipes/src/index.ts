@@ -1,3 +1,5 @@
 export * from './corpus';
+export * from './presets';
 export * from './teachers';
 export * from './vocabulary';
+export * from './wiring';

@@ -1,0 +1,21 @@
+export { configErrorFromZod } from './config-errors';
+export { ENV_DEFAULTS } from './env-defaults';
+export { METHOD_IDS, METHODS, type MethodId, type MethodPreset } from './methods';
+export {
+  mergeConfig,
+  methodLayer,
+  type ResolveTrainConfigOptions,
+  resolveTrainConfig,
+} from './resolve-config';
+export { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId, type RunPresetValues } from './run-presets';
+export { type DeepPartial, type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
+export {
+  type AdvantageFn,
+  advantageOptionsOf,
+  makeAdvantageFn,
+  makeLossFn,
+  memoryOf,
+  memoryReflects,
+  populationOf,
+  rowGroupingOf,
+} from './wiring';

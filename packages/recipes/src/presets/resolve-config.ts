@@ -1,0 +1,169 @@
+/**
+ * `resolveTrainConfig(partial, { preset, method, env })`: the whole train/eval configuration, merged
+ * in layers — base defaults → run preset → per-env defaults → method → user values — and validated.
+ * Bad values throw `ConfigError` (dotted path, value, what is allowed); unknown ids `UnknownIdError`.
+ */
+
+import { ConfigError, MageError, UnknownIdError } from '@mage-rl/core';
+import { checkOpponentId, createEnvById, populationNames, RECIPE_ENV_IDS, type RecipeEnvId } from '../wiring';
+import { configErrorFromZod } from './config-errors';
+import { ENV_DEFAULTS } from './env-defaults';
+import { METHOD_IDS, METHODS, type MethodId } from './methods';
+import { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId } from './run-presets';
+import { type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
+
+export interface ResolveTrainConfigOptions {
+  /** Default: `partial.preset`, else `laptop`. */
+  readonly preset?: string;
+  /** Default: `partial.method`, else `mage`. */
+  readonly method?: string;
+  /** Env id. Default: `partial.env.id`, else `tictactoe`. */
+  readonly env?: string;
+}
+
+type Plain = Record<string, unknown>;
+
+const isPlain = (v: unknown): v is Plain =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+/** Deep merge of plain objects; arrays, primitives and `null` replace; `undefined` is skipped. */
+export function mergeConfig(...layers: readonly unknown[]): Plain {
+  const out: Plain = {};
+  for (const layer of layers) {
+    if (!isPlain(layer)) continue;
+    for (const [key, value] of Object.entries(layer)) {
+      if (value === undefined) continue;
+      const prev = out[key];
+      out[key] = isPlain(value) ? mergeConfig(isPlain(prev) ? prev : {}, value) : value;
+    }
+  }
+  return out;
+}
+
+const BASE: TrainConfigInput = {
+  seed: 0,
+  trains: true,
+  rollout: { memory: 'reflection' },
+  advantage: {
+    estimator: 'gigpo',
+    metaReward: 'differential',
+    normalization: 'mean',
+    stepGamma: 0.95,
+    trajGamma: 0.6,
+    stepWeight: 1,
+    anchorScope: 'global',
+    episodeBaseline: 'row',
+    grouping: 'per-opponent',
+    invalidPenalty: 0.5,
+    lengthPenaltyCoef: 0,
+  },
+};
+
+function pick<T extends string>(kind: string, id: string, known: readonly T[]): T {
+  if (!(known as readonly string[]).includes(id)) throw new UnknownIdError(kind, id, known);
+  return id as T;
+}
+
+/** The method's layer over a run preset. */
+export function methodLayer(method: MethodId, preset: RunPresetId): TrainConfigInput {
+  const m = METHODS[method];
+  return {
+    method,
+    trains: m.trains,
+    rollout: {
+      memory: m.memory,
+      attempts: m.attempts,
+      groupSize: RUN_PRESETS[preset].rollout.groupSize * m.groupSizeScale,
+    },
+    advantage: {
+      ...(m.metaReward ? { metaReward: m.metaReward } : {}),
+      ...(m.estimator ? { estimator: m.estimator } : {}),
+      grouping: m.grouping,
+      anchorScope: m.anchorScope,
+    },
+  };
+}
+
+function rethrowEnvOption(error: unknown, envId: string, prefix: string): never {
+  if (MageError.isInstance(error) && error.code === 'INVALID_CONFIG') {
+    const raw = String(error.context.path ?? envId);
+    const rest = raw.startsWith(`${envId}.`) ? raw.slice(envId.length + 1) : '';
+    const path = rest ? `${prefix}.${rest}` : prefix;
+    throw new ConfigError(`${path}: ${error.message}`, { path, cause: error, context: error.context });
+  }
+  throw error;
+}
+
+/** Cross-field checks zod cannot express: env options, populations and opponent ids. */
+function checkSemantics(config: TrainConfig): void {
+  const envId = config.env.id;
+  try {
+    createEnvById(envId, config.env.options);
+  } catch (error) {
+    rethrowEnvOption(error, envId, 'env.options');
+  }
+  const evalOptions = { ...config.env.options, ...config.eval.envOptions };
+  try {
+    createEnvById(envId, evalOptions);
+  } catch (error) {
+    rethrowEnvOption(error, envId, 'eval.envOptions');
+  }
+  config.eval.outOfDomainEnvOptions.forEach((variant, i) => {
+    try {
+      createEnvById(envId, { ...evalOptions, ...variant });
+    } catch (error) {
+      rethrowEnvOption(error, envId, `eval.outOfDomainEnvOptions.${i}`);
+    }
+  });
+  if (envId === 'sokoban') {
+    for (const key of ['inDomain', 'outOfDomain'] as const) {
+      if (config.eval[key].length > 0) {
+        throw new ConfigError(
+          `eval.${key} must be empty for the single-agent env 'sokoban', got ${JSON.stringify(config.eval[key])}.`,
+          { path: `eval.${key}`, context: { value: config.eval[key], allowed: [] } },
+        );
+      }
+    }
+    return;
+  }
+  const names = populationNames(envId);
+  if (!names.includes(config.population.preset)) {
+    throw new UnknownIdError('population', config.population.preset, names, {
+      context: { path: 'population.preset' },
+    });
+  }
+  if (config.population.preset === 'fixed') {
+    if (config.population.fixedOpponent === null) {
+      throw new ConfigError(
+        "population.fixedOpponent must name an opponent when population.preset is 'fixed'.",
+        {
+          path: 'population.fixedOpponent',
+        },
+      );
+    }
+    checkOpponentId(envId, config.population.fixedOpponent);
+  }
+  for (const key of ['inDomain', 'outOfDomain'] as const) {
+    for (const id of config.eval[key]) checkOpponentId(envId, id);
+  }
+}
+
+/** Merges preset → env defaults → method → `partial` and validates the result. */
+export function resolveTrainConfig(
+  partial: TrainConfigInput = {},
+  options: ResolveTrainConfigOptions = {},
+): TrainConfig {
+  const preset = pick('preset', options.preset ?? partial.preset ?? 'laptop', RUN_PRESET_IDS);
+  const method = pick('method', options.method ?? partial.method ?? 'mage', METHOD_IDS);
+  const envId = pick<RecipeEnvId>('env', options.env ?? partial.env?.id ?? 'tictactoe', RECIPE_ENV_IDS);
+  const { provisional: _, ...presetValues } = RUN_PRESETS[preset];
+  const merged = mergeConfig(BASE, presetValues, ENV_DEFAULTS[envId], methodLayer(method, preset), partial, {
+    preset,
+    method,
+    env: { id: envId },
+  });
+  const parsed = trainConfigSchema.safeParse(merged);
+  if (!parsed.success) throw configErrorFromZod(parsed.error, merged, trainConfigSchema);
+  checkSemantics(parsed.data);
+  return parsed.data;
+}

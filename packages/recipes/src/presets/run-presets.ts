@@ -1,0 +1,118 @@
+/**
+ * Run-scale presets: `paper` (SPEC §6's paper-scale numbers), `laptop` (mage-tiny on a 2-core CPU;
+ * PROVISIONAL first numbers, to be tuned by the training runs and documented with what they reach) and
+ * `smoke` (tiny: a whole train + eval runs in seconds, for tests and CI).
+ */
+
+import type { TrainConfig } from './schema';
+
+export const RUN_PRESET_IDS = ['paper', 'laptop', 'smoke'] as const;
+export type RunPresetId = (typeof RUN_PRESET_IDS)[number];
+
+/** What a run preset sets: scale, sampling and optimisation numbers (env- and method-independent). */
+export type RunPresetValues = Pick<TrainConfig, 'train' | 'ppo' | 'warmStart'> & {
+  readonly rollout: Omit<TrainConfig['rollout'], 'memory' | 'seats'>;
+  readonly eval: Pick<
+    TrainConfig['eval'],
+    'episodes' | 'attempts' | 'temperature' | 'topP' | 'topK' | 'earlyStop'
+  >;
+  /** True when the numbers are first guesses not yet backed by measured runs. */
+  readonly provisional: boolean;
+};
+
+export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
+  /** SPEC §6: 16 groups × 8 slots, K = 3, 150 iterations, lr 1e-6, clip 0.2, mini-batch 64, 1 epoch. */
+  paper: {
+    provisional: false,
+    rollout: {
+      groups: 16,
+      groupSize: 8,
+      attempts: 3,
+      context: 'turn',
+      style: 'verbose',
+      earlyStop: true,
+      temperature: 1,
+      topP: 1,
+      topK: 0,
+      // Ours: the spec gives no response limits at paper scale.
+      maxTokens: { play: 512, reflect: 1024 },
+    },
+    ppo: {
+      lr: 1e-6,
+      clip: 0.2,
+      dualClip: 3,
+      klCoef: 0,
+      entropyCoef: 0.001,
+      epochs: 1,
+      miniBatchRows: 64,
+      gradClip: 1,
+      weightDecay: 0.01,
+      aggregation: 'token-mean',
+    },
+    train: { iterations: 150, evalEvery: 10, checkpointEvery: 10 },
+    eval: { episodes: 128, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    warmStart: { groups: 0, groupSize: 0, iterations: 0, epochs: 0, lr: 0, batchRows: 0, noise: 0.1 },
+  },
+  /** PROVISIONAL: mage-tiny (~1 M parameters, compact transcripts) on 2 CPU cores. */
+  laptop: {
+    provisional: true,
+    rollout: {
+      groups: 8,
+      groupSize: 4,
+      attempts: 3,
+      context: 'transcript',
+      style: 'compact',
+      earlyStop: true,
+      temperature: 1,
+      topP: 1,
+      topK: 0,
+      maxTokens: { play: 16, reflect: 128 },
+    },
+    ppo: {
+      lr: 1e-4,
+      clip: 0.2,
+      dualClip: 3,
+      klCoef: 0,
+      entropyCoef: 0.001,
+      epochs: 1,
+      miniBatchRows: 64,
+      gradClip: 1,
+      weightDecay: 0.01,
+      aggregation: 'token-mean',
+    },
+    train: { iterations: 40, evalEvery: 10, checkpointEvery: 5 },
+    eval: { episodes: 32, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    warmStart: { groups: 32, groupSize: 2, iterations: 8, epochs: 2, lr: 1e-3, batchRows: 32, noise: 0.1 },
+  },
+  /** Tiny: seconds per run. */
+  smoke: {
+    provisional: false,
+    rollout: {
+      groups: 2,
+      groupSize: 2,
+      attempts: 3,
+      context: 'transcript',
+      style: 'compact',
+      earlyStop: true,
+      temperature: 1,
+      topP: 1,
+      topK: 0,
+      maxTokens: { play: 12, reflect: 48 },
+    },
+    ppo: {
+      lr: 1e-4,
+      clip: 0.2,
+      dualClip: 3,
+      klCoef: 0,
+      entropyCoef: 0.001,
+      epochs: 1,
+      miniBatchRows: 16,
+      gradClip: 1,
+      weightDecay: 0.01,
+      aggregation: 'token-mean',
+    },
+    train: { iterations: 2, evalEvery: 1, checkpointEvery: 1 },
+    eval: { episodes: 2, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    warmStart: { groups: 4, groupSize: 1, iterations: 1, epochs: 1, lr: 1e-3, batchRows: 8, noise: 0.1 },
+  },
+};

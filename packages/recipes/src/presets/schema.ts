@@ -1,0 +1,120 @@
+/** The zod schema of a whole train/eval configuration (every value present after resolution). */
+
+import { z } from 'zod';
+import { MEMORY_KINDS, RECIPE_ENV_IDS } from '../wiring';
+import { METHOD_IDS } from './methods';
+import { RUN_PRESET_IDS } from './run-presets';
+
+const posInt = z.number().int().min(1);
+const nonNegInt = z.number().int().min(0);
+const finite = z.number().finite();
+const fraction = z.number().min(0).max(1);
+const jsonRecord = z.record(z.string(), z.unknown());
+const opponentIds = z.array(z.string().min(1));
+
+export const trainConfigSchema = z.strictObject({
+  env: z.strictObject({
+    id: z.enum(RECIPE_ENV_IDS),
+    /** Options of the training env (validated by the env itself). */
+    options: jsonRecord,
+  }),
+  method: z.enum(METHOD_IDS),
+  preset: z.enum(RUN_PRESET_IDS),
+  seed: z.union([z.number().int().min(0), z.string().min(1)]),
+  /** Whether the method updates the model. */
+  trains: z.boolean(),
+  rollout: z.strictObject({
+    groups: posInt,
+    groupSize: posInt,
+    /** K. */
+    attempts: posInt.max(20),
+    context: z.enum(['turn', 'transcript']),
+    style: z.enum(['verbose', 'compact']),
+    memory: z.enum(MEMORY_KINDS),
+    earlyStop: z.boolean(),
+    seats: z.union([z.enum(['first', 'second']), z.strictObject({ mixed: fraction })]),
+    temperature: z.number().min(0).max(10),
+    topP: z.number().gt(0).max(1),
+    /** 0 = off. */
+    topK: nonNegInt,
+    maxTokens: z.strictObject({ play: posInt, reflect: posInt }),
+  }),
+  population: z.strictObject({
+    /** A preset of `@mage-rl/opponents` (`balanced`, `patterns`, `ood`) or `fixed`. */
+    preset: z.string().min(1),
+    fixedOpponent: z.string().min(1).nullable(),
+    /** `sampled` per iteration (default) or a fixed `partition`. */
+    mode: z.enum(['sampled', 'partition']),
+  }),
+  advantage: z.strictObject({
+    estimator: z.enum(['gigpo', 'grpo']),
+    metaReward: z.enum(['differential', 'cumulative', 'single']),
+    normalization: z.enum(['mean', 'mean-std']),
+    stepGamma: fraction,
+    trajGamma: fraction,
+    stepWeight: finite,
+    anchorScope: z.enum(['global', 'local']),
+    episodeBaseline: z.enum(['row', 'trajectory']),
+    /** `per-opponent` or `mixed` (opponents mixed inside groups and anchors: the ablation). */
+    grouping: z.enum(['per-opponent', 'mixed']),
+    invalidPenalty: z.number().finite().min(0),
+    /** Length-penalty coefficient (0 = off); the limit is the larger response limit in use. */
+    lengthPenaltyCoef: z.number().finite().min(0),
+  }),
+  ppo: z.strictObject({
+    lr: z.number().gt(0).max(1),
+    clip: z.number().gt(0).lt(1),
+    /** `null` turns the dual clip off. */
+    dualClip: z.number().gt(1).nullable(),
+    klCoef: z.number().finite().min(0),
+    entropyCoef: z.number().finite().min(0),
+    epochs: posInt,
+    miniBatchRows: posInt,
+    gradClip: z.number().gt(0),
+    weightDecay: z.number().finite().min(0),
+    aggregation: z.enum(['token-mean', 'seq-mean-token-mean']),
+  }),
+  train: z.strictObject({
+    iterations: nonNegInt,
+    /** Evaluate every N iterations (0 = only at the end). */
+    evalEvery: nonNegInt,
+    checkpointEvery: posInt,
+  }),
+  eval: z.strictObject({
+    /** Meta-episodes per opponent. */
+    episodes: posInt,
+    attempts: posInt.max(20),
+    temperature: z.number().min(0).max(10),
+    topP: z.number().gt(0).max(1),
+    topK: nonNegInt,
+    earlyStop: z.boolean(),
+    inDomain: opponentIds,
+    outOfDomain: opponentIds,
+    /** Env options of evaluation (merged over `env.options`; Kuhn hides the showdown). */
+    envOptions: jsonRecord,
+    /** Extra out-of-domain env variants (Sokoban: 1-box and 3-box rooms), merged over `envOptions`. */
+    outOfDomainEnvOptions: z.array(jsonRecord),
+  }),
+  /** The supervised warm start of the embedded model (`mage pretrain`). */
+  warmStart: z.strictObject({
+    groups: nonNegInt,
+    groupSize: nonNegInt,
+    iterations: nonNegInt,
+    epochs: nonNegInt,
+    lr: z.number().min(0).max(1),
+    batchRows: nonNegInt,
+    /** Sokoban teacher's fraction of random moves. */
+    noise: fraction,
+  }),
+});
+
+export type TrainConfig = z.output<typeof trainConfigSchema>;
+
+/** Every field optional, at any depth (arrays are replaced, not merged). */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { readonly [K in keyof T]?: DeepPartial<T[K]> }
+    : T;
+
+export type TrainConfigInput = DeepPartial<TrainConfig>;
