@@ -1,4 +1,5 @@
 export * from './corpus';
+export * from './evaluation';
 export * from './presets';
 export * from './teachers';
 export * from './vocabulary';

@@ -1,0 +1,196 @@
+/**
+ * Evaluation by method (SPEC §6): builds the memory a method plays with (none, reflection, memento,
+ * a-mem …) and runs core's `evaluate`, so `react`, `reflexion`, `memento` and `a-mem` run without any
+ * training, and trained methods are evaluated with the memory they were trained with.
+ */
+
+import {
+  type ContextLayout,
+  type EnvV1,
+  type EvaluationResultV1,
+  evaluate,
+  type JsonObject,
+  type MemoryV1,
+  type OpponentV1,
+  type PolicyV1,
+  type PromptStyle,
+  type RunnerEvent,
+  type SamplingOptions,
+  type SeatOption,
+  UnknownIdError,
+} from '@mage-rl/core';
+import { METHOD_IDS, METHODS, type MethodId } from '../presets/methods';
+import type { TrainConfig } from '../presets/schema';
+import { createEnvById, createMemoryOfKind, type MethodMemoryOptions, opponentFactory } from '../wiring';
+
+export interface EvaluateMethodOptions<S = unknown, A = unknown> {
+  readonly env: EnvV1<S, A>;
+  readonly policy: PolicyV1;
+  /** `react`, `reflexion`, `memento`, `a-mem`, `grpo`, `gigpo`, `lamer`, `mage`. */
+  readonly method: string;
+  /** Opponent ids (two-player envs). */
+  readonly opponents?: readonly string[];
+  /** Default: the `@mage-rl/opponents` registry of `env.id`. */
+  readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
+  /** Meta-episodes per opponent. Default 16. */
+  readonly episodes?: number;
+  /** K. Default 3 (also for methods trained with K = 1: later attempts are independent retries). */
+  readonly attempts?: number;
+  /** Default 0. */
+  readonly seed?: number | string;
+  readonly context?: ContextLayout;
+  readonly style?: PromptStyle;
+  readonly seats?: SeatOption;
+  readonly earlyStop?: boolean;
+  readonly sampling?: Omit<SamplingOptions, 'signal'>;
+  readonly maxTokens?: { readonly play?: number; readonly reflect?: number };
+  /**
+   * Meta-episodes per lock-step wave. Default: everything at once, except for retrieval memories
+   * (`memento`, `a-mem`), which play 4 waves so later waves retrieve what earlier waves stored.
+   */
+  readonly waveSize?: number;
+  /** Use this memory instead of a fresh one of the method's kind (e.g. a memento memory with saved cases). */
+  readonly memory?: MemoryV1;
+  readonly memoryOptions?: MethodMemoryOptions;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (event: RunnerEvent) => void;
+}
+
+export interface MethodEvaluationV1 extends EvaluationResultV1 {
+  readonly method: MethodId;
+  /** The memory the evaluation used (retrieval memories hold what they stored). */
+  readonly memory: MemoryV1;
+}
+
+function retrievalWaveSize(episodes: number, opponents: number): number {
+  const waves = Math.min(4, episodes);
+  return Math.max(1, opponents) * Math.ceil(episodes / waves);
+}
+
+export async function evaluateMethod<S, A>(
+  options: EvaluateMethodOptions<S, A>,
+): Promise<MethodEvaluationV1> {
+  if (!(METHOD_IDS as readonly string[]).includes(options.method)) {
+    throw new UnknownIdError('method', options.method, METHOD_IDS);
+  }
+  const method = options.method as MethodId;
+  const kind = METHODS[method].memory;
+  const memory = options.memory ?? createMemoryOfKind(kind, options.memoryOptions);
+  const episodes = options.episodes ?? 16;
+  const opponents = options.env.needsOpponent ? (options.opponents ?? []) : [];
+  const retrieval = kind === 'memento' || kind === 'a-mem';
+  const waveSize =
+    options.waveSize ?? (retrieval ? retrievalWaveSize(episodes, opponents.length) : undefined);
+  const makeOpponent =
+    options.makeOpponent ??
+    (opponentFactory(options.env.id) as ((id: string) => OpponentV1<S, A>) | undefined);
+  const result = await evaluate({
+    env: options.env,
+    policy: options.policy,
+    memory,
+    ...(opponents.length > 0 ? { opponents } : {}),
+    ...(makeOpponent && options.env.needsOpponent ? { makeOpponent } : {}),
+    episodes,
+    attempts: options.attempts ?? 3,
+    seed: options.seed ?? 0,
+    ...(options.context === undefined ? {} : { context: options.context }),
+    ...(options.style === undefined ? {} : { style: options.style }),
+    ...(options.seats === undefined ? {} : { seats: options.seats }),
+    ...(options.earlyStop === undefined ? {} : { earlyStop: options.earlyStop }),
+    ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
+    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+    ...(waveSize === undefined ? {} : { waveSize }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  });
+  return { ...result, method, memory };
+}
+
+/** One evaluation suite of a config: a set of opponents on one env variant. */
+export interface EvaluationSuiteV1 {
+  /** `in-domain`, `out-of-domain`, or `out-of-domain:<option>=<value>` for env variants. */
+  readonly name: string;
+  readonly domain: 'in' | 'out';
+  readonly opponents: readonly string[];
+  /** The env options the suite plays with. */
+  readonly envOptions: JsonObject;
+}
+
+/** The suites a config evaluates: in-domain and out-of-domain opponents, and out-of-domain env variants. */
+export function evaluationSuites(config: TrainConfig): EvaluationSuiteV1[] {
+  const base = { ...config.env.options, ...config.eval.envOptions } as JsonObject;
+  const suites: EvaluationSuiteV1[] = [];
+  const twoPlayer = config.env.id !== 'sokoban';
+  if (!twoPlayer || config.eval.inDomain.length > 0) {
+    suites.push({ name: 'in-domain', domain: 'in', opponents: config.eval.inDomain, envOptions: base });
+  }
+  if (twoPlayer && config.eval.outOfDomain.length > 0) {
+    suites.push({
+      name: 'out-of-domain',
+      domain: 'out',
+      opponents: config.eval.outOfDomain,
+      envOptions: base,
+    });
+  }
+  for (const variant of config.eval.outOfDomainEnvOptions) {
+    const label = Object.entries(variant)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
+    suites.push({
+      name: `out-of-domain:${label}`,
+      domain: 'out',
+      opponents: twoPlayer ? config.eval.inDomain : [],
+      envOptions: { ...base, ...variant } as JsonObject,
+    });
+  }
+  return suites;
+}
+
+export interface EvaluateConfigOptions {
+  readonly config: TrainConfig;
+  readonly policy: PolicyV1;
+  /** Training iteration the evaluation belongs to (changes nothing but the label). */
+  readonly iteration?: number;
+  readonly signal?: AbortSignal;
+  readonly onEvent?: (suite: string, event: RunnerEvent) => void;
+}
+
+export interface ConfigEvaluationV1 {
+  readonly suite: EvaluationSuiteV1;
+  readonly result: MethodEvaluationV1;
+}
+
+/**
+ * Every suite of `config` with its method's memory, its eval sampling and K, on seeds disjoint from
+ * training (`<seed>/eval/<suite>`). The same tasks are played at every call.
+ */
+export async function evaluateConfig(options: EvaluateConfigOptions): Promise<ConfigEvaluationV1[]> {
+  const { config } = options;
+  const out: ConfigEvaluationV1[] = [];
+  for (const suite of evaluationSuites(config)) {
+    const env = createEnvById(config.env.id, suite.envOptions);
+    const result = await evaluateMethod({
+      env,
+      policy: options.policy,
+      method: config.method,
+      opponents: suite.opponents,
+      episodes: config.eval.episodes,
+      attempts: config.eval.attempts,
+      seed: `${String(config.seed)}/eval/${suite.name}`,
+      context: config.rollout.context,
+      style: config.rollout.style,
+      seats: config.rollout.seats,
+      earlyStop: config.eval.earlyStop,
+      sampling: {
+        temperature: config.eval.temperature,
+        topP: config.eval.topP,
+        ...(config.eval.topK > 0 ? { topK: config.eval.topK } : {}),
+      },
+      maxTokens: config.rollout.maxTokens,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onEvent ? { onEvent: (e: RunnerEvent) => options.onEvent?.(suite.name, e) } : {}),
+    });
+    out.push({ suite, result });
+  }
+  return out;
+}

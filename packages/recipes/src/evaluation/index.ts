@@ -1,0 +1,10 @@
+export {
+  type ConfigEvaluationV1,
+  type EvaluateConfigOptions,
+  type EvaluateMethodOptions,
+  type EvaluationSuiteV1,
+  evaluateConfig,
+  evaluateMethod,
+  evaluationSuites,
+  type MethodEvaluationV1,
+} from './evaluate-method';
