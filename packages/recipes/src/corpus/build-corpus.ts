@@ -25,13 +25,15 @@ import {
 } from '@mage-rl/core';
 import { createMemory } from '@mage-rl/reflection';
 import { type AnyTeacherOptions, createTeacher } from '../teachers';
+import { opponentFactory } from '../wiring';
 
 export interface WarmStartCorpusOptions<S = unknown, A = unknown> {
   readonly env: EnvV1<S, A>;
   /** Opponents drawn per group (two-player envs); or give `opponents`. */
-  readonly population?: PopulationV1;
-  readonly opponents?: readonly string[];
-  readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
+  readonly population?: PopulationV1 | undefined;
+  readonly opponents?: readonly string[] | undefined;
+  /** Default: the `@mage-rl/opponents` registry of `env.id`. */
+  readonly makeOpponent?: ((opponentId: string) => OpponentV1<S, A>) | undefined;
   readonly groups: number;
   readonly groupSize: number;
   /** K. Default 3. */
@@ -101,6 +103,7 @@ export async function buildWarmStartCorpus<S, A>(
   const style = options.style ?? 'compact';
   const teacher = options.teacher ?? createTeacher(options.env, { style, ...options.teacherOptions });
   const iterations = options.iterations ?? 1;
+  const makeOpponent = options.makeOpponent ?? opponentFactory<S, A>(options.env.id);
   const examples: WarmStartExample[] = [];
   const batches: MetaEpisodeBatchRecord[] = [];
   for (let iteration = 0; iteration < iterations; iteration++) {
@@ -112,7 +115,7 @@ export async function buildWarmStartCorpus<S, A>(
       memory: options.memory ?? createMemory({ mode: 'reflection' }),
       ...(options.population ? { population: options.population } : {}),
       ...(options.opponents ? { opponents: options.opponents } : {}),
-      ...(options.makeOpponent ? { makeOpponent: options.makeOpponent } : {}),
+      ...(makeOpponent && options.env.needsOpponent ? { makeOpponent } : {}),
       groups: options.groups,
       groupSize: options.groupSize,
       attempts: options.attempts ?? 3,

@@ -81,9 +81,7 @@ export async function evaluateMethod<S, A>(
   const retrieval = kind === 'memento' || kind === 'a-mem';
   const waveSize =
     options.waveSize ?? (retrieval ? retrievalWaveSize(episodes, opponents.length) : undefined);
-  const makeOpponent =
-    options.makeOpponent ??
-    (opponentFactory(options.env.id) as ((id: string) => OpponentV1<S, A>) | undefined);
+  const makeOpponent = options.makeOpponent ?? opponentFactory<S, A>(options.env.id);
   const result = await evaluate({
     env: options.env,
     policy: options.policy,

@@ -58,11 +58,16 @@ export function createEnvById(id: string, options: Readonly<Record<string, unkno
   }
 }
 
-/** A `makeOpponent` for the runner: fresh opponents of env `envId` by id (`undefined` for Sokoban). */
-export function opponentFactory(envId: string): ((id: string) => OpponentV1) | undefined {
+/**
+ * A `makeOpponent` for the runner: fresh opponents of env `envId` by id (`undefined` for Sokoban). `S`
+ * and `A` are the env's state and action types (the registry of `envId` builds opponents of that env).
+ */
+export function opponentFactory<S = unknown, A = unknown>(
+  envId: string,
+): ((id: string) => OpponentV1<S, A>) | undefined {
   if (envId === 'sokoban') return undefined;
   const registry = opponentRegistry(envId);
-  return (id) => registry.create(id);
+  return (id) => registry.create(id) as OpponentV1<S, A>;
 }
 
 /** Throws `UnknownIdError` (listing the known ids) unless env `envId` has opponent `id`. */
