@@ -33,6 +33,7 @@ step('install (frozen lockfile)', ['install', '--frozen-lockfile']);
 step('build', ['run', 'build']);
 step('typecheck', ['run', 'typecheck']);
 step('lint', ['run', 'lint']);
+step('examples smoke', ['--filter', './examples/*', 'run', 'smoke']);
 process.stdout.write('\n==> test\n');
 const test = run(pnpm[0], [
   ...pnpm.slice(1),

@@ -1,0 +1,6 @@
+export {
+  createHigherLower,
+  type HigherLowerOptions,
+  type HigherLowerState,
+  higherLowerGame,
+} from './higher-lower';
