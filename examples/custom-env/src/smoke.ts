@@ -33,7 +33,7 @@ const policy = scriptedPolicy((request) => {
 const { metrics } = await evaluate({
   env,
   policy,
-  memory: createMemory({ mode: 'reflection+history', style: 'compact' }),
+  memory: createMemory({ mode: 'reflection+history' }),
   style: 'compact',
   episodes: 32,
   attempts: 3,
