@@ -5,6 +5,10 @@
  * written here because core cannot import `@mage-rl/reflection` or `@mage-rl/gigpo`.
  */
 
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CheckpointError } from '../errors';
+import { writeFileAtomic } from '../io';
 import type { MemoryV1 } from '../memory';
 import type { RowRecord } from '../records';
 import type { TokenLossFn } from '../spec';
@@ -130,4 +134,47 @@ export function nimTrainingOptions(
     entropyCoef: 0.001,
     ...overrides,
   };
+}
+
+/**
+ * Wraps a learner so every checkpoint also holds a deterministic ballast file (checked on load): saves
+ * take long enough that a random kill often lands inside one.
+ */
+export function withBallast(learner: TabularLearner, bytes = 2 << 20): TabularLearner {
+  const ballast = new Uint8Array(bytes);
+  for (let i = 0; i < bytes; i++) ballast[i] = (i * 2654435761) >>> 24;
+  return Object.assign(Object.create(learner) as TabularLearner, {
+    async save(dir: string) {
+      await learner.save(dir);
+      await writeFileAtomic(join(dir, 'ballast.bin'), ballast);
+    },
+    async load(dir: string) {
+      const data = await readFile(join(dir, 'ballast.bin')).catch((error: unknown) => {
+        throw new CheckpointError(`${dir}: ballast.bin is missing`, { cause: error });
+      });
+      if (data.length !== bytes || data.some((b, i) => b !== ballast[i])) {
+        throw new CheckpointError(`${dir}: ballast.bin is corrupt`);
+      }
+      await learner.load(dir);
+    },
+  });
+}
+
+/** The run the crash test kills and resumes (child script) and runs uninterrupted (in-process). */
+export function crashRunOptions(
+  runDir: string,
+  learner: TabularLearner,
+): TrainingOptions<NimState, NimAction> {
+  return nimTrainingOptions(learner, {
+    iterations: 24,
+    groups: 4,
+    groupSize: 4,
+    attempts: 2,
+    miniBatchRows: 16,
+    runDir,
+    resume: true,
+    checkpointEvery: 1,
+    keepCheckpoints: 3,
+    evaluation: { every: 6, episodes: 4, inDomain: { opponents: ['random'] } },
+  });
 }
