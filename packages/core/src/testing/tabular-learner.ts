@@ -291,11 +291,6 @@ export function createTabularLearner(options: TabularLearnerOptions): TabularLea
         let sq = 0;
         for (const g of grads.values()) for (let c = 0; c < n; c++) sq += (g[c] as number) ** 2;
         const norm = Math.sqrt(sq);
-        batches++;
-        tokenCount += nTok;
-        entropySum += entropy;
-        lossSum += out.loss;
-        for (const [key, v] of Object.entries(out.stats)) statSums[key] = (statSums[key] ?? 0) + v;
         if (!Number.isFinite(norm) || !Number.isFinite(out.loss)) {
           skipped++;
           consecutiveSkips++;
@@ -308,6 +303,12 @@ export function createTabularLearner(options: TabularLearnerOptions): TabularLea
           continue;
         }
         consecutiveSkips = 0;
+        // Loss, entropy and stats are averaged over the steps taken (skipped steps would make them NaN).
+        batches++;
+        tokenCount += nTok;
+        entropySum += entropy;
+        lossSum += out.loss;
+        for (const [key, v] of Object.entries(out.stats)) statSums[key] = (statSums[key] ?? 0) + v;
         const clip = norm > maxGradNorm ? maxGradNorm / (norm + 1e-6) : 1;
         step++;
         const bc1 = 1 - BETA1 ** step;

@@ -23,7 +23,8 @@ export interface UpdateStatsV1 {
   readonly steps: number;
   /** Steps skipped because the loss or gradients were NaN/Inf. */
   readonly skippedSteps: number;
-  readonly loss: number;
+  /** Mean loss over the steps taken; null when it was not finite. */
+  readonly loss: number | null;
   /** KL to the reference policy (the loss's `refKl` or `kl` stat), null when the loss does not report it. */
   readonly kl: number | null;
   /** Mean log π_old − log π (the loss's `approxKl` stat), null when not reported. */
@@ -38,7 +39,7 @@ export interface UpdateStatsV1 {
   readonly skippedRows: number;
   readonly advantageMean: number;
   readonly advantageStd: number;
-  /** Every stat the token loss reported, averaged over mini-batches. */
+  /** Every finite stat the token loss reported, averaged over mini-batches by the learner. */
   readonly stats: Readonly<Record<string, number>>;
   readonly timing: { readonly seconds: number; readonly tokensPerSecond: number };
 }

@@ -303,7 +303,7 @@ export async function* iterateTraining<S, A>(
         iteration,
         steps: result.steps,
         skippedSteps: result.skippedSteps,
-        loss: result.loss,
+        loss: finiteOrNull(result.loss),
         kl: finiteOrNull(result.stats.refKl ?? result.stats.kl),
         approxKl: finiteOrNull(result.stats.approxKl),
         entropy: result.entropy,
@@ -314,7 +314,7 @@ export async function* iterateTraining<S, A>(
         skippedRows: rows.length - trainRows.length,
         advantageMean: mean,
         advantageStd: Math.sqrt(variance),
-        stats: result.stats,
+        stats: Object.fromEntries(Object.entries(result.stats).filter(([, v]) => Number.isFinite(v))),
         timing: { seconds, tokensPerSecond: seconds > 0 ? result.tokens / seconds : 0 },
       };
     }

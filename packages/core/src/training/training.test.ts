@@ -241,6 +241,7 @@ describe('iterateTraining', () => {
     const updates = events.filter((e) => e.type === 'update-end');
     expect(updates.map((u) => u.skippedSteps)).toEqual([1, 0]);
     expect(updates[0]?.steps).toBeGreaterThanOrEqual(3);
+    expect(Number.isFinite(updates[0]?.type === 'update-end' ? updates[0].loss : Number.NaN)).toBe(true);
     expect(error).toBeInstanceOf(NumericInstabilityError);
     expect((error as Error).message).toMatch(/iteration 2/);
     expect((error as Error).message).toContain(join(runDir, 'checkpoints', 'iter-000001'));
