@@ -2,5 +2,6 @@ export * from './corpus';
 export * from './evaluation';
 export * from './presets';
 export * from './teachers';
+export * from './training';
 export * from './vocabulary';
 export * from './wiring';

@@ -1,0 +1,6 @@
+export {
+  makeAdvantageColumnFn,
+  type TrainingOptionsOfArgs,
+  trainingEvaluationOf,
+  trainingOptionsOf,
+} from './training-options';
