@@ -170,7 +170,13 @@ const KNOWN_KEYS = [
   'memoryState',
   'onRunnerEvent',
   'signal',
-] as const;
+] as const satisfies readonly (keyof TrainingOptions)[];
+
+/** Compile-time check that KNOWN_KEYS lists every option. */
+const everyOptionKnown: Exclude<keyof TrainingOptions, (typeof KNOWN_KEYS)[number]> extends never
+  ? true
+  : never = true;
+void everyOptionKnown;
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => {
   const allowed = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
