@@ -1,0 +1,31 @@
+import { ConfigError } from '@mage-rl/core';
+import { describe, expect, it } from 'vitest';
+import { createWordLevelTokenizer } from '../tokenizer/word-level';
+import { createMageTinyConfig, MAGE_TINY_CONFIG } from './mage-tiny';
+import { countParams } from './params';
+
+describe('mage-tiny', () => {
+  it('is a ~1 M-parameter tied Llama with grouped-query attention', () => {
+    const tok = createWordLevelTokenizer({ vocab: Array.from({ length: 400 }, (_, i) => `w${i}`) });
+    const c = createMageTinyConfig(tok.vocabSize, { bosTokenId: tok.bosTokenId, eosTokenId: tok.eosTokenId });
+    expect(c).toMatchObject({
+      architecture: 'llama',
+      hiddenSize: 128,
+      numLayers: 4,
+      numHeads: 4,
+      numKvHeads: 2,
+      headDim: 32,
+      intermediateSize: 344,
+      tieWordEmbeddings: true,
+      maxPositions: 1024,
+      vocabSize: tok.vocabSize,
+      eosTokenId: 3,
+    });
+    const perLayer = 2 * 128 + 128 * 128 * 2 + 2 * 64 * 128 + 3 * 128 * 344;
+    expect(countParams(c)).toBe(4 * perLayer + 128 + tok.vocabSize * 128);
+    expect(countParams(c)).toBeGreaterThan(0.75e6);
+    expect(countParams(createMageTinyConfig(600))).toBeLessThan(1.1e6);
+    expect(MAGE_TINY_CONFIG.hiddenSize).toBe(128);
+    expect(() => createMageTinyConfig(0)).toThrow(ConfigError);
+  });
+});
