@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
 import { matchCommand } from './match';
+import { reportCommand } from './report';
 import { sokobanCommand } from './sokoban';
 import { solveCommand } from './solve';
 
@@ -17,4 +18,5 @@ export const COMMANDS: readonly CommandModule[] = [
   solveCommand,
   bestResponseCommand,
   matchCommand,
+  reportCommand,
 ];

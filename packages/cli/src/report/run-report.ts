@@ -1,0 +1,322 @@
+/**
+ * `mage report`: per-attempt success curves (in-domain and out-of-domain, one series per run), per-opponent
+ * curves and training curves as SVG + PNG, and a `report.md` summary, from one or more run directories.
+ */
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { basename, join, relative, resolve } from 'node:path';
+import {
+  type EvalStatsV1,
+  IoError,
+  type MetaEpisodeMetricsV1,
+  type MetricsLineV1,
+  type MetricsSummaryV1,
+  pathExists,
+  type RolloutStatsV1,
+  type UpdateStatsV1,
+} from '@mage-rl/core';
+import { renderPng } from './png';
+import { type Chart, chartGrid, lineChart, type Series } from './svg-chart';
+
+export interface RunData {
+  readonly dir: string;
+  /** Display name: the method and env from config.json, else the directory name. */
+  readonly name: string;
+  readonly method: string | null;
+  readonly env: string | null;
+  readonly rollouts: readonly RolloutStatsV1[];
+  readonly updates: readonly UpdateStatsV1[];
+  readonly evals: readonly EvalStatsV1[];
+}
+
+/** Reads `config.json` and `metrics.jsonl` of a run directory. Torn last lines are ignored. */
+export async function readRun(dir: string): Promise<RunData> {
+  const metricsPath = join(dir, 'metrics.jsonl');
+  if (!(await pathExists(metricsPath))) {
+    throw new IoError(`'${dir}' is not a run directory: it has no metrics.jsonl.`, { context: { dir } });
+  }
+  let method: string | null = null;
+  let env: string | null = null;
+  if (await pathExists(join(dir, 'config.json'))) {
+    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
+      extra?: { method?: unknown; env?: { id?: unknown } } | null;
+    };
+    method = typeof config.extra?.method === 'string' ? config.extra.method : null;
+    env = typeof config.extra?.env?.id === 'string' ? config.extra.env.id : null;
+  }
+  const rollouts: RolloutStatsV1[] = [];
+  const updates: UpdateStatsV1[] = [];
+  const evals: EvalStatsV1[] = [];
+  for (const line of (await readFile(metricsPath, 'utf8')).split('\n')) {
+    if (line.trim() === '') continue;
+    let parsed: MetricsLineV1;
+    try {
+      parsed = JSON.parse(line) as MetricsLineV1;
+    } catch {
+      continue; // a line torn by a crash; the run resumes from its last checkpoint anyway
+    }
+    if (parsed.type === 'rollout') rollouts.push(parsed);
+    else if (parsed.type === 'update') updates.push(parsed);
+    else if (parsed.type === 'eval') evals.push(parsed);
+  }
+  const name = method ? `${method}${env ? ` (${env})` : ''}` : basename(resolve(dir));
+  return { dir, name, method, env, rollouts, updates, evals };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+
+function passSeries(name: string, m: MetaEpisodeMetricsV1 | null | undefined, dashed = false): Series | null {
+  if (!m) return null;
+  return {
+    name,
+    dashed,
+    points: m.overall.perAttempt.map((a) => ({
+      x: a.attempt + 1,
+      y: a.passAtK.rate,
+      lo: a.passAtK.low,
+      hi: a.passAtK.high,
+    })),
+  };
+}
+
+/** Success-per-attempt charts: in-domain and out-of-domain, last evaluation of every run (+ before training). */
+function attemptCharts(runs: readonly RunData[]): Chart[] {
+  const charts: Chart[] = [];
+  for (const domain of ['inDomain', 'outOfDomain'] as const) {
+    const series: Series[] = [];
+    for (const run of runs) {
+      const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+      const before = run.evals.find((e) => e.iteration < 0);
+      const s = passSeries(`${run.name}${last ? ` @${last.completed}` : ''}`, last?.[domain]);
+      if (s) series.push(s);
+      const b = passSeries(`${run.name} before training`, before?.[domain], true);
+      if (b && runs.length === 1) series.push(b);
+    }
+    charts.push(
+      lineChart({
+        title: domain === 'inDomain' ? 'In-domain: success by attempt' : 'Out-of-domain: success by attempt',
+        xLabel: 'attempt k',
+        yLabel: 'cumulative success (pass@k)',
+        percent: true,
+        yMin: 0,
+        yMax: 1,
+        integerX: true,
+        series,
+        emptyText: 'no evaluation in these runs',
+      }),
+    );
+  }
+  return charts;
+}
+
+/** One chart per opponent: pass@k by attempt at the last evaluation, one series per run. */
+function opponentCharts(runs: readonly RunData[]): Chart[] {
+  const byOpponent = new Map<string, Series[]>();
+  for (const run of runs) {
+    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+    for (const [domain, m] of [
+      ['in', last?.inDomain],
+      ['out', last?.outOfDomain],
+    ] as const) {
+      for (const [opponent, summary] of Object.entries(m?.byOpponent ?? {})) {
+        const key = `${opponent}${domain === 'out' ? ' (OOD)' : ''}`;
+        const list = byOpponent.get(key) ?? [];
+        list.push({
+          name: run.name,
+          points: summary.perAttempt.map((a) => ({
+            x: a.attempt + 1,
+            y: a.passAtK.rate,
+            lo: a.passAtK.low,
+            hi: a.passAtK.high,
+          })),
+        });
+        byOpponent.set(key, list);
+      }
+    }
+  }
+  return [...byOpponent.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([opponent, series]) =>
+      lineChart({
+        title: opponent,
+        xLabel: 'attempt k',
+        yLabel: 'pass@k',
+        percent: true,
+        yMin: 0,
+        yMax: 1,
+        integerX: true,
+        series,
+        width: 420,
+        height: 320,
+      }),
+    );
+}
+
+/** Training curves against the iteration: rollout success, loss, KL and entropy, invalid actions. */
+function trainingCharts(runs: readonly RunData[]): Chart[] {
+  const per = <T extends { iteration: number }>(
+    pick: (run: RunData) => readonly T[],
+    y: (x: T) => number | null,
+    suffix = '',
+  ): Series[] =>
+    runs.map((run) => ({
+      name: `${run.name}${suffix}`,
+      points: pick(run)
+        .map((x) => ({ x: x.iteration, y: y(x) }))
+        .filter((p): p is { x: number; y: number } => p.y !== null && Number.isFinite(p.y)),
+    }));
+  const lastAttempt = (m: MetricsSummaryV1) => m.perAttempt.at(-1)?.passAtK.rate ?? 0;
+  return [
+    lineChart({
+      title: 'Rollout success (training tasks)',
+      xLabel: 'iteration',
+      yLabel: 'success',
+      percent: true,
+      yMin: 0,
+      yMax: 1,
+      integerX: true,
+      series: [
+        ...per(
+          (r) => r.rollouts,
+          (x) => x.metrics.overall.perAttempt[0]?.passAtK.rate ?? null,
+          ' pass@1',
+        ),
+        ...per(
+          (r) => r.rollouts,
+          (x) => lastAttempt(x.metrics.overall),
+          ' pass@K',
+        ).map((s) => ({ ...s, dashed: true })),
+      ],
+    }),
+    lineChart({
+      title: 'Policy loss',
+      xLabel: 'iteration',
+      yLabel: 'loss',
+      integerX: true,
+      series: per(
+        (r) => r.updates,
+        (x) => x.loss,
+      ),
+    }),
+    lineChart({
+      title: 'KL to reference and entropy',
+      xLabel: 'iteration',
+      yLabel: 'nats / token',
+      integerX: true,
+      series: [
+        ...per(
+          (r) => r.updates,
+          (x) => x.kl,
+          ' KL',
+        ),
+        ...per(
+          (r) => r.updates,
+          (x) => x.entropy,
+          ' entropy',
+        ).map((s) => ({ ...s, dashed: true })),
+      ],
+    }),
+    lineChart({
+      title: 'Invalid actions (rollouts)',
+      xLabel: 'iteration',
+      yLabel: 'invalid play turns',
+      percent: true,
+      yMin: 0,
+      integerX: true,
+      series: per(
+        (r) => r.rollouts,
+        (x) => x.metrics.overall.invalidActionRate.rate,
+      ),
+    }),
+  ];
+}
+
+function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomain'): string[] {
+  const rows: string[] = [];
+  for (const run of runs) {
+    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+    const m = last?.[domain];
+    if (!m || !last) continue;
+    const per = m.overall.perAttempt;
+    const first = per[0]?.passAtK;
+    const final = per.at(-1)?.passAtK;
+    if (!first || !final) continue;
+    rows.push(
+      `| ${run.name} | ${last.completed} | ${m.overall.metaEpisodes} | ${per.map((a) => `${pct(a.passAtK.rate)} [${pct(a.passAtK.low)}, ${pct(a.passAtK.high)}]`).join(' → ')} | ${(100 * (final.rate - first.rate)).toFixed(1)} pts | ${pct(m.overall.invalidActionRate.rate)} |`,
+    );
+  }
+  if (rows.length === 0) return ['_No evaluation recorded._', ''];
+  return [
+    '| run | updates | meta-episodes | pass@k, k = 1..K (95% Wilson interval) | gain K vs 1 | invalid actions |',
+    '|---|---:|---:|---|---:|---:|',
+    ...rows,
+    '',
+  ];
+}
+
+function opponentTable(runs: readonly RunData[]): string[] {
+  const lines = ['| run | domain | opponent | pass@1 | pass@K | gain |', '|---|---|---|---:|---:|---:|'];
+  for (const run of runs) {
+    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+    for (const [domain, m] of [
+      ['in', last?.inDomain],
+      ['out', last?.outOfDomain],
+    ] as const) {
+      for (const [opponent, s] of Object.entries(m?.byOpponent ?? {})) {
+        const a = s.perAttempt[0]?.passAtK.rate ?? 0;
+        const b = s.perAttempt.at(-1)?.passAtK.rate ?? 0;
+        lines.push(
+          `| ${run.name} | ${domain} | ${opponent} | ${pct(a)} | ${pct(b)} | ${(100 * (b - a)).toFixed(1)} pts |`,
+        );
+      }
+    }
+  }
+  return lines.length > 2 ? [...lines, ''] : [];
+}
+
+export interface ReportFiles {
+  readonly markdown: string;
+  readonly images: readonly string[];
+}
+
+/** Writes the report of `runs` into `outDir` (SVG + PNG charts and report.md). */
+export async function writeReport(runs: readonly RunData[], outDir: string): Promise<ReportFiles> {
+  const figures: { file: string; title: string; chart: Chart }[] = [
+    { file: 'success-by-attempt', title: 'Success by attempt', chart: chartGrid(attemptCharts(runs), 2) },
+    { file: 'training-curves', title: 'Training curves', chart: chartGrid(trainingCharts(runs), 2) },
+  ];
+  const opponents = opponentCharts(runs);
+  if (opponents.length > 0) {
+    figures.push({ file: 'per-opponent', title: 'Per opponent', chart: chartGrid(opponents, 3) });
+  }
+  const images: string[] = [];
+  for (const f of figures) {
+    const svgPath = join(outDir, `${f.file}.svg`);
+    const pngPath = join(outDir, `${f.file}.png`);
+    await writeFile(svgPath, f.chart.svg);
+    await writeFile(pngPath, renderPng(f.chart.svg));
+    images.push(svgPath, pngPath);
+  }
+  const md = [
+    '# mage-rl run report',
+    '',
+    `Runs: ${runs.map((r) => `\`${relative(outDir, r.dir) || '.'}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
+    '',
+    'Success is cumulative over attempts (pass@k: solved in any of the first k attempts), from the last',
+    'evaluation of each run; brackets are 95% Wilson intervals.',
+    '',
+    '## In-domain opponents',
+    '',
+    ...summaryTable(runs, 'inDomain'),
+    '## Out-of-domain opponents',
+    '',
+    ...summaryTable(runs, 'outOfDomain'),
+    '## Per opponent',
+    '',
+    ...opponentTable(runs),
+    ...figures.flatMap((f) => [`## ${f.title}`, '', `![${f.title}](${f.file}.png)`, '']),
+  ].join('\n');
+  const markdown = join(outDir, 'report.md');
+  await writeFile(markdown, md);
+  return { markdown, images };
+}
