@@ -209,11 +209,17 @@ export const VJP_RULES: Readonly<Record<string, VjpRule>> = {
     const axis = attrInt(n, 'axis', -1);
     return [g.sub(gy as Tensor, g.mul(g.exp(y), g.reduceSum(gy as Tensor, [axis], true)))];
   },
+  // ScatterElements, not ScatterND: onnxruntime's CPU ScatterND with reduction=add updates rows in
+  // parallel and loses updates when an index repeats (a token id appearing twice in a batch).
   Gather: (g, n, [gy]) => {
     const data = input(n, 0);
     const idx = input(n, 1);
-    const idx1 = g.reshape(idx, [...idx.shape, 1]);
-    return [g.scatterNDAdd(g.zeros(data.shape, data.dtype), idx1, gy as Tensor), null];
+    const rows = sizeOf(idx.shape);
+    const rest = data.shape.slice(1);
+    const ones = rest.map(() => 1);
+    const idxFull = g.expand(g.reshape(idx, [rows, ...ones]), [rows, ...rest]);
+    const upd = g.reshape(gy as Tensor, [rows, ...rest]);
+    return [g.scatterElementsAdd(g.zeros(data.shape, data.dtype), idxFull, upd, 0), null];
   },
   GatherElements: (g, n, [gy]) => {
     const data = input(n, 0);
