@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
+import { evalCommand, pretrainCommand, trainCommand } from './learning';
 import { matchCommand } from './match';
 import { reportCommand } from './report';
 import { sokobanCommand } from './sokoban';
@@ -19,4 +20,7 @@ export const COMMANDS: readonly CommandModule[] = [
   bestResponseCommand,
   matchCommand,
   reportCommand,
+  pretrainCommand,
+  trainCommand,
+  evalCommand,
 ];

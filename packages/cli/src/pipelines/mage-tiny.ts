@@ -1,0 +1,120 @@
+/**
+ * mage-tiny on disk: a directory with the model checkpoint (`model/`), the word-level tokenizer
+ * (`tokenizer.json`, `tokenizer_config.json`) and `mage-tiny.json` (config, vocabulary provenance, the
+ * warm-start record). `loadMageTiny` turns it back into a trainable `OnnxLearner`.
+ */
+
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CheckpointError, type JsonObject, pathExists, writeJsonAtomic } from '@mage-rl/core';
+import {
+  type AdamWOptions,
+  createMageTinyConfig,
+  createOnnxLearner,
+  createWordLevelTokenizer,
+  loadCheckpoint,
+  type ModelConfig,
+  type OnnxLearner,
+  parseWordLevelTokenizer,
+  type WordLevelTokenizer,
+  wordLevelPieces,
+  wordLevelTokenizerFiles,
+} from '@mage-rl/learner';
+import { compactBaseVocabulary } from '@mage-rl/recipes';
+
+export const MAGE_TINY_FORMAT = 'mage-rl/mage-tiny@1';
+
+export interface MageTinyManifest {
+  readonly format: typeof MAGE_TINY_FORMAT;
+  readonly config: ModelConfig;
+  /** What produced the weights (the warm-start record), free-form JSON. */
+  readonly warmStart: JsonObject;
+}
+
+/** The tokenizer over the compact grammar plus every piece of `texts` (warm-start prompts and responses). */
+export function buildMageTinyTokenizer(texts: Iterable<string>): WordLevelTokenizer {
+  const pieces = new Set<string>();
+  for (const word of compactBaseVocabulary()) for (const p of wordLevelPieces(word)) pieces.add(p);
+  for (const text of texts) for (const p of wordLevelPieces(text)) pieces.add(p);
+  pieces.delete('\n'); // the tokenizer has its own newline token
+  return createWordLevelTokenizer({ vocab: [...pieces].sort() });
+}
+
+export interface CreateMageTinyOptions {
+  readonly seed?: number | string;
+  readonly optimizer?: AdamWOptions;
+  readonly runner?: 'worker' | 'local';
+}
+
+/** A freshly initialised mage-tiny for `tokenizer`. */
+export function createMageTiny(
+  tokenizer: WordLevelTokenizer,
+  options: CreateMageTinyOptions = {},
+): Promise<OnnxLearner> {
+  const config = createMageTinyConfig(tokenizer.vocabSize, {
+    bosTokenId: tokenizer.encode('<bos>')[0] ?? 2,
+    eosTokenId: tokenizer.eosTokenIds[0] ?? 3,
+  });
+  return createOnnxLearner({
+    id: 'mage-tiny',
+    config,
+    tokenizer,
+    seed: options.seed ?? 0,
+    ...(options.optimizer ? { optimizer: options.optimizer } : {}),
+    ...(options.runner ? { runner: options.runner } : {}),
+    defaultMaxTokens: 64,
+  });
+}
+
+/** Writes the learner's checkpoint, the tokenizer files and the manifest into `dir`. */
+export async function saveMageTiny(
+  dir: string,
+  learner: OnnxLearner,
+  tokenizer: WordLevelTokenizer,
+  warmStart: JsonObject,
+): Promise<void> {
+  await learner.save(join(dir, 'model'));
+  for (const [name, text] of Object.entries(wordLevelTokenizerFiles(tokenizer))) {
+    await writeFile(join(dir, name), text);
+  }
+  const manifest: MageTinyManifest = { format: MAGE_TINY_FORMAT, config: learner.config, warmStart };
+  await writeJsonAtomic(join(dir, 'mage-tiny.json'), manifest as unknown as JsonObject);
+}
+
+export async function readMageTinyManifest(dir: string): Promise<MageTinyManifest> {
+  const path = join(dir, 'mage-tiny.json');
+  if (!(await pathExists(path))) {
+    throw new CheckpointError(
+      `'${dir}' holds no mage-tiny model (no mage-tiny.json); run \`mage pretrain\` first.`,
+    );
+  }
+  const manifest = JSON.parse(await readFile(path, 'utf8')) as MageTinyManifest;
+  if (manifest.format !== MAGE_TINY_FORMAT) {
+    throw new CheckpointError(
+      `'${path}' has format ${String(manifest.format)}, expected ${MAGE_TINY_FORMAT}.`,
+    );
+  }
+  return manifest;
+}
+
+/**
+ * A trainable learner from a mage-tiny directory: its weights, a fresh optimizer with `optimizer`
+ * (a warm start is a starting point, not a run to continue).
+ */
+export async function loadMageTiny(dir: string, options: CreateMageTinyOptions = {}): Promise<OnnxLearner> {
+  const manifest = await readMageTinyManifest(dir);
+  const tokenizer = parseWordLevelTokenizer(await readFile(join(dir, 'tokenizer.json'), 'utf8'));
+  const checkpoint = await loadCheckpoint(join(dir, 'model'));
+  const weights = new Map<string, Float32Array>();
+  for (const [name, t] of checkpoint.weights) weights.set(name, t.data);
+  return createOnnxLearner({
+    id: 'mage-tiny',
+    config: manifest.config,
+    tokenizer,
+    weights,
+    seed: options.seed ?? 0,
+    ...(options.optimizer ? { optimizer: options.optimizer } : {}),
+    ...(options.runner ? { runner: options.runner } : {}),
+    defaultMaxTokens: 64,
+  });
+}
