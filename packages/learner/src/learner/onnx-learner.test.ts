@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { LearnerRowV1, TokenLossFn } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineModelConfig } from '../model/config';
+import { createLocalRunner, type GraphRunner } from '../runtime/runner';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { createOnnxLearner } from './onnx-learner';
 
@@ -139,6 +140,57 @@ describe('OnnxLearner', () => {
     expect(r.skippedSteps).toBe(1);
     expect(r.steps).toBe(0);
     expect(Array.from(learner.weights.get('model.norm.weight') as Float32Array)).toEqual(Array.from(before));
+  });
+
+  it('takes current log-probs from its own sampler while the weights are unchanged (no scoring forward)', async () => {
+    const run = async (copy: boolean) => {
+      const local = createLocalRunner();
+      let scoring = 0;
+      const runner: GraphRunner = {
+        ...local,
+        run(key, feeds, options) {
+          if (key.startsWith('score:')) scoring++;
+          return local.run(key, feeds, options);
+        },
+      };
+      const l = await createOnnxLearner({ config, tokenizer, seed: 4, runner, microBatchRows: 2 });
+      const responses = await l.policy.generate(
+        ['ab', 'cde', 'f'].map((content, i) => ({
+          messages: [{ role: 'user' as const, content }],
+          phase: 'play' as const,
+          seed: i,
+          maxTokens: 5,
+        })),
+      );
+      const rows: LearnerRowV1[] = responses.map((r) => ({
+        promptTokens: copy ? [...r.promptTokens] : r.promptTokens,
+        responseTokens: copy ? [...r.tokens] : r.tokens,
+        oldLogprobs: copy ? [...r.logprobs] : r.logprobs,
+        advantage: 1,
+      }));
+      const seen: { logprobs: number[]; old: number[] }[] = [];
+      const ratioLoss: TokenLossFn = (input) => {
+        seen.push({ logprobs: Array.from(input.logprobs), old: Array.from(input.oldLogprobs) });
+        const n = input.logprobs.length;
+        const weights = Float32Array.from(
+          input.logprobs,
+          (lp, i) => Math.exp(lp - (input.oldLogprobs[i] as number)) / n,
+        );
+        return { weights, loss: 0, stats: {} };
+      };
+      await l.update({ rows, loss: ratioLoss, epochs: 2 });
+      await l.dispose();
+      return { scoring, seen };
+    };
+    const fresh = await run(false);
+    // epoch 1 uses the sampler's log-probs exactly; epoch 2 (after a step) scores its 2 micro-batches
+    expect(fresh.scoring).toBe(2);
+    expect(fresh.seen[0]?.logprobs).toEqual(fresh.seen[0]?.old.map(Math.fround));
+    const copied = await run(true);
+    expect(copied.scoring).toBe(4);
+    copied.seen[0]?.logprobs.forEach((lp, i) => {
+      expect(Math.abs(lp - (copied.seen[0]?.old[i] as number))).toBeLessThan(1e-5);
+    });
   });
 
   it('resumes from a checkpoint exactly like an uninterrupted run', async () => {

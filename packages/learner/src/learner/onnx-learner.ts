@@ -133,6 +133,26 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     for (const s of trainSpecs)
       feeds[s.name] = { data: trainStore.get(s.name) as Float32Array, dims: s.shape };
     await runner.setPersistent(feeds);
+    weightsVersion++;
+  };
+  /** Bumped whenever the runner gets new weights. */
+  let weightsVersion = 0;
+  /**
+   * Responses this learner sampled, by their log-prob array: the prompt and response arrays returned
+   * with them and the weights version that produced them. An `update` row that carries these very
+   * arrays while the version is unchanged has current log-probs equal to its old ones (the sampler's
+   * log-probs match the training graph's to 1e-5), so no scoring forward is needed for it.
+   */
+  const sampled = new WeakMap<object, { version: number; prompt: object; tokens: object }>();
+  const scoredBySampler = (r: Row & { readonly oldLogprobs?: readonly number[] }): boolean => {
+    const entry = r.oldLogprobs === undefined ? undefined : sampled.get(r.oldLogprobs);
+    return (
+      entry !== undefined &&
+      entry.version === weightsVersion &&
+      entry.prompt === r.promptTokens &&
+      entry.tokens === r.responseTokens &&
+      r.oldLogprobs?.length === r.responseTokens.length
+    );
   };
   await syncWeights();
   const generator: Generator = createGenerator({
@@ -195,10 +215,9 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     entropy_weights: { data: ew ?? new Float32Array(p.B * p.T), dims: [p.B * p.T] },
   });
 
-  async function score(rows: readonly Row[]): Promise<{ logprobs: Float32Array[]; entropy: Float32Array[] }> {
+  async function score(rows: readonly Row[]): Promise<Float32Array[]> {
     validate(rows);
     const logprobs: Float32Array[] = new Array(rows.length);
-    const entropy: Float32Array[] = new Array(rows.length);
     for (const idx of microBatches(rows)) {
       const p = pack(idx.map((i) => rows[i] as Row));
       const key = `score:${p.B}x${p.T}`;
@@ -211,19 +230,16 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
           ...(lora === undefined ? {} : { lora }),
         });
         g.output('logprobs', m.logprobs);
-        g.output('entropy', m.entropy);
         return serializeGraph(g);
       });
       const out = await runner.run(key, baseFeeds(p));
       const lp = out.logprobs?.data as Float32Array;
-      const ent = out.entropy?.data as Float32Array;
       idx.forEach((rowIndex, b) => {
         const pos = p.positions[b] as Int32Array;
         logprobs[rowIndex] = Float32Array.from(pos, (q) => lp[q] as number);
-        entropy[rowIndex] = Float32Array.from(pos, (q) => ent[q] as number);
       });
     }
-    return { logprobs, entropy };
+    return logprobs;
   }
 
   let generateCounter = 0;
@@ -254,13 +270,17 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         },
         ...(sampling.signal === undefined ? {} : { signal: sampling.signal }),
       });
-      return rows.map((r, i) => ({
-        text: tokenizer.decode(r.tokens),
-        promptTokens: prompts[i] as number[],
-        tokens: r.tokens,
-        logprobs: r.logprobs,
-        finishReason: r.finishReason,
-      }));
+      return rows.map((r, i) => {
+        const promptTokens = prompts[i] as number[];
+        sampled.set(r.logprobs, { version: weightsVersion, prompt: promptTokens, tokens: r.tokens });
+        return {
+          text: tokenizer.decode(r.tokens),
+          promptTokens,
+          tokens: r.tokens,
+          logprobs: r.logprobs,
+          finishReason: r.finishReason,
+        };
+      });
     },
   };
 
@@ -287,7 +307,10 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       for (let s = 0; s < order.length; s += mbRows) {
         throwIfAborted(request.signal);
         const batch = order.slice(s, s + mbRows).map((i) => rows[i] as LearnerRowV1);
-        const current = await score(batch);
+        // Log-probs under the current weights: the sampler's own when the rows are fresh from it.
+        const current = batch.every(scoredBySampler)
+          ? batch.map((r) => Float32Array.from(r.oldLogprobs))
+          : await score(batch);
         const nTok = batch.reduce((n, r) => n + r.responseTokens.length, 0);
         if (nTok === 0) continue;
         const flat = (f: (r: LearnerRowV1, i: number) => ArrayLike<number>) => {
@@ -306,7 +329,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         });
         const hasRef = batch.every((r) => r.refLogprobs !== undefined);
         const lossOut = request.loss({
-          logprobs: flat((_, i) => current.logprobs[i] as Float32Array),
+          logprobs: flat((_, i) => current[i] as Float32Array),
           oldLogprobs: flat((r) => r.oldLogprobs),
           ...(hasRef ? { refLogprobs: flat((r) => r.refLogprobs as readonly number[]) } : {}),
           advantages: flat((r) => new Array<number>(r.responseTokens.length).fill(r.advantage)),
@@ -350,6 +373,8 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
             ),
           );
           const out = await runner.run(key, baseFeeds(p, w, ew));
+          const ent = out.entropy?.data as Float32Array;
+          for (const pos of p.positions) for (const q of pos) entropySum += ent[q] as number;
           for (const name of trainable) {
             const gsrc = out[`grad.${name}`]?.data as Float32Array;
             const acc = grads.get(name) as Float32Array;
@@ -360,7 +385,6 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         batches++;
         lossSum += lossOut.loss;
         for (const [key, v] of Object.entries(lossOut.stats)) statSums[key] = (statSums[key] ?? 0) + v;
-        for (const e of current.entropy) for (const x of e) entropySum += x;
         tokenCount += nTok;
         if (result.skipped) {
           skipped++;
@@ -398,7 +422,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     },
     policy,
     async logprobs(rows) {
-      return (await score(rows)).logprobs;
+      return score(rows);
     },
     update,
     async save(dir) {

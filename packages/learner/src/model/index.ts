@@ -14,6 +14,7 @@ export {
 export {
   addModelLoss,
   buildTrainingGraph,
+  defaultAttentionBlocks,
   type ModelLoss,
   type ModelLossOptions,
   type TrainingGraph,

@@ -1,7 +1,8 @@
 /**
  * The chunked LM head: per-token log-prob of the target and entropy of the predictive distribution,
- * computed chunk by chunk so the graph never holds more than one [chunk × vocab] block per pass. Its
- * backward pass recomputes each chunk's logits instead of keeping them (one extra head GEMM).
+ * computed chunk by chunk so the graph never holds more than one [chunk × vocab] block per pass. With
+ * several chunks the backward pass recomputes each chunk's logits instead of keeping them (one extra
+ * head GEMM); with one chunk (small vocabularies) it reuses the forward's log-probs.
  */
 
 import type { Graph } from '../graph/graph';
@@ -38,6 +39,14 @@ export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
   for (let r = 0; r < N; r += rows) chunks.push([r, Math.min(N, r + rows)]);
   const targets2 = g.reshape(targets, [N, 1]);
   const chunkOf = (t: Tensor, [a, b]: [number, number]) => (chunks.length === 1 ? t : g.slice(t, 0, a, b));
+  // With one chunk the forward's log-probs and probabilities are kept for the backward pass (no
+  // recomputation); with several, each chunk's logits are recomputed so only one block is alive.
+  const reuse = chunks.length === 1;
+  const saved: { logp: Tensor; p: Tensor; ent: Tensor }[] = [];
+  const stats = (gg: Graph, logp: Tensor) => {
+    const p = gg.exp(logp);
+    return { logp, p, ent: gg.neg(gg.reduceSum(gg.mul(p, logp), [-1], true)) };
+  };
 
   const [logprobs, entropy] = g.custom({
     inputs: [hidden, weight],
@@ -48,9 +57,10 @@ export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
       const lps: Tensor[] = [];
       const ents: Tensor[] = [];
       for (const c of chunks) {
-        const logp = g.logSoftmax(g.matmul(chunkOf(hidden, c), wt), -1);
-        lps.push(g.gatherElements(logp, chunkOf(targets2, c), 1));
-        ents.push(g.neg(g.reduceSum(g.mul(g.exp(logp), logp), [-1], true)));
+        const st = stats(g, g.logSoftmax(g.matmul(chunkOf(hidden, c), wt), -1));
+        if (reuse) saved.push(st);
+        lps.push(g.gatherElements(st.logp, chunkOf(targets2, c), 1));
+        ents.push(st.ent);
       }
       return [g.reshape(g.concat(lps, 0), [N]), g.reshape(g.concat(ents, 0), [N])];
     },
@@ -59,22 +69,41 @@ export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
       const dH2 = dH === null || dH === undefined ? null : gg.reshape(dH, [N, 1]);
       const dHidden: Tensor[] = [];
       const dWeight: Tensor[] = [];
-      for (const c of chunks) {
+      chunks.forEach((c, ci) => {
         const h = chunkOf(hidden, c);
-        const logp = gg.logSoftmax(gg.gemm(h, weight, { transB: true }), -1);
-        const p = gg.exp(logp);
-        // d/dz log p_t = onehot − p;  d/dz H = −p (log p + H).
-        let coef: Tensor | null = dLp2 === null ? null : chunkOf(dLp2, c);
-        if (dH2 !== null) {
-          const ent = gg.neg(gg.reduceSum(gg.mul(p, logp), [-1], true));
-          const term = gg.mul(chunkOf(dH2, c), gg.add(logp, ent));
-          coef = coef === null ? term : gg.add(coef, term);
+        const { logp, p, ent } =
+          saved[ci] ?? stats(gg, gg.logSoftmax(gg.gemm(h, weight, { transB: true }), -1));
+        // d/dz log p_t = onehot_t − p;  d/dz H = −p (log p + H). So with per-row a = −(dLp + dH·H) and
+        // b = −dH: dz = p ⊙ (a + b·log p) + onehot_t·dLp (three passes over the block, plus the scatter).
+        const dl = dLp2 === null ? null : chunkOf(dLp2, c);
+        const dh = dH2 === null ? null : chunkOf(dH2, c);
+        let a: Tensor | null = dl;
+        if (dh !== null) a = a === null ? gg.mul(dh, ent) : gg.add(a, gg.mul(dh, ent));
+        let inner = gg.neg(a as Tensor);
+        if (dh !== null) inner = gg.sub(inner, gg.mul(logp, dh));
+        let dz = gg.mul(p, inner);
+        if (dl !== null) {
+          // ScatterND at the distinct (row, target) pairs: parallel and race-free (ScatterElements is a
+          // slow single-threaded kernel in onnxruntime).
+          const n = c[1] - c[0];
+          const rowIds = gg.constant(
+            Array.from({ length: n }, (_, i) => i),
+            [n, 1],
+            'int64',
+          );
+          const at = gg.concat([rowIds, chunkOf(targets2, c)], 1);
+          dz = gg.raw(
+            'ScatterND',
+            [dz, at, gg.reshape(dl, [n])],
+            { dtype: dz.dtype, shape: dz.shape },
+            {
+              reduction: { str: 'add' },
+            },
+          );
         }
-        let dz = gg.neg(gg.mul(p, coef as Tensor));
-        if (dLp2 !== null) dz = gg.scatterElementsAdd(dz, chunkOf(targets2, c), chunkOf(dLp2, c), 1);
         dHidden.push(gg.gemm(dz, weight));
         dWeight.push(gg.gemm(dz, h, { transA: true }));
-      }
+      });
       return [gg.concat(dHidden, 0), gg.sum(dWeight)];
     },
   });

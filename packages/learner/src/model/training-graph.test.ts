@@ -1,10 +1,12 @@
 import { createRng } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { checkGradients, randomFloat64 } from '../graph/gradcheck';
+import { serializeGraph } from '../graph/serialize';
 import type { Tensor } from '../graph/tensor';
+import { createOrtSession, type TensorValue } from '../runtime/session';
 import { type Architecture, defineModelConfig } from './config';
 import { initParams, paramSpecs } from './params';
-import { addModelLoss } from './training-graph';
+import { addModelLoss, buildTrainingGraph } from './training-graph';
 
 const tiny = (architecture: Architecture, tie: boolean) =>
   defineModelConfig({
@@ -20,13 +22,17 @@ const tiny = (architecture: Architecture, tie: boolean) =>
   });
 
 describe('architecture gradients (fp64, central differences)', () => {
-  for (const [arch, tie] of [
-    ['llama', true],
-    ['llama', false],
-    ['qwen2', true],
-    ['qwen3', false],
+  // Chunk rows 4 < B·T exercises the chunked head (logits recomputed per chunk); without chunkRows the
+  // head is one chunk and the backward pass reuses the forward's log-probs.
+  // Attention in 2 or 3 causal query blocks (uneven: 5 positions) or one.
+  for (const [arch, tie, chunkRows, blocks] of [
+    ['llama', true, 4, 1],
+    ['llama', true, undefined, 2],
+    ['llama', false, 4, 3],
+    ['qwen2', true, 4, 2],
+    ['qwen3', false, undefined, 1],
   ] as const) {
-    it(`${arch} ${tie ? 'tied' : 'untied'} head`, async () => {
+    it(`${arch} ${tie ? 'tied' : 'untied'} head, ${chunkRows === undefined ? 'one chunk' : 'chunked'}, ${blocks} attention block(s)`, async () => {
       const config = tiny(arch, tie);
       const B = 2;
       const T = 5;
@@ -34,8 +40,13 @@ describe('architecture gradients (fp64, central differences)', () => {
         seed: 3,
         samples: 6,
         build: (g, rng) => {
-          // Chunk rows 4 < B·T exercises the chunked head.
-          const m = addModelLoss(g, { config, batch: B, seqLen: T, chunkRows: 4 });
+          const m = addModelLoss(g, {
+            config,
+            batch: B,
+            seqLen: T,
+            attentionBlocks: blocks,
+            ...(chunkRows === undefined ? {} : { chunkRows }),
+          });
           const init = initParams(config, createRng(5), { std: 0.5 });
           const feeds: { tensor: Tensor; data: Float64Array | BigInt64Array }[] = paramSpecs(config).map(
             (s) => {
@@ -65,4 +76,47 @@ describe('architecture gradients (fp64, central differences)', () => {
       expect(Object.keys(result.errors).length).toBe(paramSpecs(config).length + 2);
     });
   }
+});
+
+describe('training graph variants', () => {
+  it('gives the same log-probs and gradients with causal attention blocks as without', async () => {
+    const config = tiny('llama', true);
+    const B = 2;
+    const T = 7;
+    const run = async (blocks: number) => {
+      const built = buildTrainingGraph({
+        config,
+        batch: B,
+        seqLen: T,
+        attentionBlocks: blocks,
+        float: 'float64',
+      });
+      const session = await createOrtSession(serializeGraph(built.graph), { optimization: 'basic' });
+      const init = initParams(config, createRng(9), { std: 0.5 });
+      const rng = createRng(4);
+      const feeds: Record<string, TensorValue> = {};
+      for (const s of paramSpecs(config))
+        feeds[s.name] = { data: Float64Array.from(init.get(s.name) as Float32Array), dims: s.shape };
+      const ids = () => BigInt64Array.from({ length: B * T }, () => BigInt(rng.int(config.vocabSize)));
+      feeds.input_ids = { data: ids(), dims: [B, T] };
+      feeds.targets = { data: ids(), dims: [B * T] };
+      feeds.weights = { data: new Float64Array(B * T).fill(0.1), dims: [B * T] };
+      feeds.entropy_weights = { data: new Float64Array(B * T).fill(0.01), dims: [B * T] };
+      const out = await session.run(feeds);
+      await session.dispose();
+      return out;
+    };
+    const one = await run(1);
+    for (const blocks of [2, 3, 7]) {
+      const many = await run(blocks);
+      for (const [name, value] of Object.entries(one)) {
+        const a = value.data as Float64Array;
+        const b = many[name]?.data as Float64Array;
+        expect(b.length).toBe(a.length);
+        a.forEach((x, i) => {
+          expect(Math.abs(x - (b[i] as number))).toBeLessThan(1e-9 * (1 + Math.abs(x)));
+        });
+      }
+    }
+  });
 });

@@ -23,6 +23,16 @@ export interface ModelLossOptions {
   readonly chunkRows?: number;
   /** LoRA adapters: extra inputs `<linear>.lora_A/B.weight` applied to the targeted projections. */
   readonly lora?: LoraOptions;
+  /**
+   * Causal attention in this many query blocks, skipping the key blocks above the diagonal (default
+   * `defaultAttentionBlocks(seqLen)`).
+   */
+  readonly attentionBlocks?: number;
+}
+
+/** Query blocks of at least 64 positions, at most 8 (1 below 128 positions). */
+export function defaultAttentionBlocks(seqLen: number): number {
+  return Math.max(1, Math.min(8, Math.floor(seqLen / 64)));
 }
 
 export interface ModelLoss {
@@ -55,6 +65,7 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
     tokens,
     attention: {
       mask: g.constant(causalMask(T, g.float), [T, T]),
+      causalBlocks: options.attentionBlocks ?? defaultAttentionBlocks(T),
       cos: g.constant(rope.cos, [T, 1, hd]),
       sin: g.constant(rope.sin, [T, 1, hd]),
     },

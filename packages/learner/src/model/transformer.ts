@@ -24,6 +24,12 @@ export interface AttentionContext {
   readonly sin: Tensor;
   /** Per layer: cached keys and values [batch, kvHeads, past, headDim]. */
   readonly past?: readonly { readonly key: Tensor; readonly value: Tensor }[];
+  /**
+   * `mask` is the plain causal [time, time] mask (no past, no padding): attention may then run in this
+   * many query blocks, each over the keys up to its last query, skipping the blocks above the diagonal
+   * (default 1 = one block).
+   */
+  readonly causalBlocks?: number;
 }
 
 export interface ForwardOptions {
@@ -107,8 +113,40 @@ function rotateHalf(g: Graph, x: Tensor): Tensor {
   return g.concat([g.neg(x2), x1], -1);
 }
 
+/** HF's `x·cos + rotate_half(x)·sin` (kept for reference and tests; the model uses `ropeSwapped`). */
 export function applyRope(g: Graph, x: Tensor, cos: Tensor, sin: Tensor): Tensor {
   return g.add(g.mul(x, cos), g.mul(rotateHalf(g, x), sin));
+}
+
+/** The two halves of the last axis exchanged (its own inverse and transpose). */
+function swapHalves(g: Graph, x: Tensor): Tensor {
+  const hd = x.shape[x.shape.length - 1] as number;
+  return g.concat([g.slice(x, -1, hd / 2, hd), g.slice(x, -1, 0, hd / 2)], -1);
+}
+
+/**
+ * RoPE as `x·cos + swap(x)·sinSigned` where `sinSigned` is sin with its first half negated
+ * (rotate_half(x) = swap(x)·[−1…, +1…]), with a hand-written VJP: dx = dy·cos + swap(dy·sinSigned).
+ * The backward pass needs neither Pad nor a three-way Sum, and no negation of full tensors.
+ */
+export function ropeSwapped(g: Graph, x: Tensor, cos: Tensor, sinSigned: Tensor): Tensor {
+  const [y] = g.custom({
+    inputs: [x],
+    forward: () => [g.add(g.mul(x, cos), g.mul(swapHalves(g, x), sinSigned))],
+    vjp: (gg, [dy]) => {
+      const d = dy as Tensor;
+      return [gg.add(gg.mul(d, cos), swapHalves(gg, gg.mul(d, sinSigned)))];
+    },
+  });
+  return y as Tensor;
+}
+
+/** [−1 × headDim/2, +1 × headDim/2]: turns a sin table into the `sinSigned` of `ropeSwapped`. */
+function ropeSigns(g: Graph, hd: number): Tensor {
+  return g.constant(
+    Array.from({ length: hd }, (_, i) => (i < hd / 2 ? -1 : 1)),
+    [hd],
+  );
 }
 
 /** cos/sin tables [positions, headDim] in HF's layout (frequencies repeated over both halves). */
@@ -149,18 +187,37 @@ function param(params: Readonly<Record<string, Tensor>>, name: string): Tensor {
   return t;
 }
 
+const isStatic = (t: Tensor) => t.shape.every((d) => d > 0);
+
+/**
+ * `x·Wᵀ (+ bias) (+ residual)`. With static shapes and no hook this is one 2-D Gemm whose C input is the
+ * residual (or the bias), so the residual sum costs no extra pass, forward or backward.
+ */
 export function linear(
   g: Graph,
   params: Readonly<Record<string, Tensor>>,
   name: string,
   x: Tensor,
   hook?: LinearHook,
+  residual?: Tensor,
 ): Tensor {
   const w = param(params, `${name}.weight`);
-  let y = g.matmul(x, g.transpose(w, [1, 0]));
   const bias = params[`${name}.bias`];
+  if (hook === undefined && isStatic(x) && (bias === undefined || residual === undefined)) {
+    const [out, inner] = w.shape as [number, number];
+    const lead = x.shape.slice(0, -1);
+    const rows = lead.reduce((p, d) => p * d, 1);
+    const c = residual === undefined ? bias : g.reshape(residual, [rows, out]);
+    const y = g.gemm(g.reshape(x, [rows, inner]), w, {
+      transB: true,
+      ...(c === undefined ? {} : { bias: c }),
+    });
+    return g.reshape(y, [...lead, out]);
+  }
+  let y = g.matmul(x, g.transpose(w, [1, 0]));
   if (bias !== undefined) y = g.add(y, bias);
-  return hook === undefined ? y : hook(name, x, y);
+  if (hook !== undefined) y = hook(name, x, y);
+  return residual === undefined ? y : g.add(residual, y);
 }
 
 export function transformerForward(g: Graph, options: ForwardOptions): ForwardResult {
@@ -170,7 +227,11 @@ export function transformerForward(g: Graph, options: ForwardOptions): ForwardRe
   const KV = c.numKvHeads;
   const G = H / KV;
   const hd = c.headDim;
+  // The attention scale 1/√hd is folded into the query's RoPE tables (no pass over q).
   const scale = g.scalar(1 / Math.sqrt(hd), g.float);
+  const sinSigned = g.mul(attention.sin, ropeSigns(g, hd));
+  const cosQ = g.mul(attention.cos, scale);
+  const sinQ = g.mul(sinSigned, scale);
   let x = g.gather(param(params, 'model.embed_tokens.weight'), tokens);
   const kv: ForwardResult['kv'] = [];
   const present: ForwardResult['present'] = [];
@@ -184,8 +245,8 @@ export function transformerForward(g: Graph, options: ForwardOptions): ForwardRe
       q = rmsNorm(g, q, param(params, `${p}.self_attn.q_norm.weight`), c.rmsNormEps);
       k = rmsNorm(g, k, param(params, `${p}.self_attn.k_norm.weight`), c.rmsNormEps);
     }
-    q = applyRope(g, q, attention.cos, attention.sin);
-    k = applyRope(g, k, attention.cos, attention.sin);
+    q = ropeSwapped(g, q, cosQ, sinQ);
+    k = ropeSwapped(g, k, attention.cos, sinSigned);
     const kNew = g.transpose(k, [0, 2, 1, 3]);
     const vNew = g.transpose(v, [0, 2, 1, 3]);
     kv.push({ key: kNew, value: vNew });
@@ -194,17 +255,70 @@ export function transformerForward(g: Graph, options: ForwardOptions): ForwardRe
     const values = past === undefined ? vNew : g.concat([past.value, vNew], 2);
     present.push({ key: keys, value: values });
     // Query heads of one kv head share its keys: [B, T, KV·G, hd] → [B, KV, G, T, hd] (GQA without copies).
-    const q5 = g.transpose(g.reshape(g.mul(q, scale), [0, 0, KV, G, hd]), [0, 2, 3, 1, 4]);
-    const merged = attend(g, q5, keys, values, attention.mask);
-    x = g.add(x, linear(g, params, `${p}.self_attn.o_proj`, merged, hook));
+    const q5 = g.transpose(g.reshape(q, [0, 0, KV, G, hd]), [0, 2, 3, 1, 4]);
+    const merged =
+      past === undefined && (attention.causalBlocks ?? 1) > 1 && isStatic(q5)
+        ? attendCausalBlocks(g, q5, keys, values, attention.mask, attention.causalBlocks ?? 1)
+        : attend(g, q5, keys, values, attention.mask);
+    x = linear(g, params, `${p}.self_attn.o_proj`, merged, hook, x);
     const h2 = rmsNorm(g, x, param(params, `${p}.post_attention_layernorm.weight`), c.rmsNormEps);
     const gate = linear(g, params, `${p}.mlp.gate_proj`, h2, hook);
     const up = linear(g, params, `${p}.mlp.up_proj`, h2, hook);
     const act = swiglu(g, gate, up);
-    x = g.add(x, linear(g, params, `${p}.mlp.down_proj`, act, hook));
+    x = linear(g, params, `${p}.mlp.down_proj`, act, hook, x);
   }
   const hidden = rmsNorm(g, x, param(params, 'model.norm.weight'), c.rmsNormEps);
   return { hidden, kv, present };
+}
+
+/**
+ * softmax(scores + mask)·V for scores [B, KV, G, T, S] and values [B, KV, S, hd]; returns
+ * [B, KV, G·T, hd]. Hand-written VJP: rowsum(dP ⊙ P) = rowsum(dCtx ⊙ ctx) (as in FlashAttention), so
+ * the backward pass makes two passes over the [T × S] probabilities instead of four.
+ */
+function softmaxValues(g: Graph, scores: Tensor, values: Tensor, mask: Tensor): Tensor {
+  const [B, KV, G, T, S] = scores.shape as [number, number, number, number, number];
+  let probs: Tensor | undefined;
+  let ctxFlat: Tensor | undefined;
+  const [ctxOut] = g.custom({
+    inputs: [scores, values],
+    forward: () => {
+      probs = g.reshape(g.softmax(g.add(scores, mask), -1), [B, KV, G * T, S]);
+      ctxFlat = g.matmul(probs, values);
+      return [ctxFlat];
+    },
+    vjp: (gg, [dCtx]) => {
+      const p = probs as Tensor;
+      const dc = dCtx as Tensor;
+      const dValues = gg.matmul(gg.transpose(p, [0, 1, 3, 2]), dc);
+      const dProbs = gg.matmul(dc, gg.transpose(values, [0, 1, 3, 2]));
+      const rowDot = gg.reduceSum(gg.mul(dc, ctxFlat as Tensor), [-1], true);
+      const dScores = gg.reshape(gg.mul(p, gg.sub(dProbs, rowDot)), [B, KV, G, T, S]);
+      return [dScores, dValues];
+    },
+  });
+  return ctxOut as Tensor;
+}
+
+/** Consecutive slices of `x` along `axis` with a VJP that concatenates (no Pad + Sum). */
+function splitAxis(g: Graph, x: Tensor, axis: number, bounds: readonly number[]): Tensor[] {
+  const parts = bounds.slice(1).map((end, i) => [bounds[i] as number, end] as const);
+  return g.custom({
+    inputs: [x],
+    forward: () => parts.map(([a, b]) => g.slice(x, axis, a, b)),
+    vjp: (gg, grads) => [
+      gg.concat(
+        grads.map((d, i) => {
+          if (d !== null) return d;
+          const shape = [...x.shape];
+          const [a, b] = parts[i] as readonly [number, number];
+          shape[axis] = b - a;
+          return gg.zeros(shape, x.dtype);
+        }),
+        axis,
+      ),
+    ],
+  });
 }
 
 /**
@@ -218,28 +332,7 @@ function attend(g: Graph, q5: Tensor, keys: Tensor, values: Tensor, mask: Tensor
   if ([B, T, S].every((d) => d > 0)) {
     const qf = g.reshape(q5, [B, KV, G * T, hd]);
     const scores = g.reshape(g.matmul(qf, g.transpose(keys, [0, 1, 3, 2])), [B, KV, G, T, S]);
-    // Softmax + PV with a hand-written VJP: rowsum(dP ⊙ P) = rowsum(dCtx ⊙ ctx) (as in FlashAttention),
-    // so the backward pass makes two passes over the [T × S] probabilities instead of four.
-    let probs: Tensor | undefined;
-    let ctxFlat: Tensor | undefined;
-    const [ctxOut] = g.custom({
-      inputs: [scores, values],
-      forward: () => {
-        probs = g.reshape(g.softmax(g.add(scores, mask), -1), [B, KV, G * T, S]);
-        ctxFlat = g.matmul(probs, values);
-        return [ctxFlat];
-      },
-      vjp: (gg, [dCtx]) => {
-        const p = probs as Tensor;
-        const dc = dCtx as Tensor;
-        const dValues = gg.matmul(gg.transpose(p, [0, 1, 3, 2]), dc);
-        const dProbs = gg.matmul(dc, gg.transpose(values, [0, 1, 3, 2]));
-        const rowDot = gg.reduceSum(gg.mul(dc, ctxFlat as Tensor), [-1], true);
-        const dScores = gg.reshape(gg.mul(p, gg.sub(dProbs, rowDot)), [B, KV, G, T, S]);
-        return [dScores, dValues];
-      },
-    });
-    const ctx = g.reshape(ctxOut as Tensor, [B, KV, G, T, hd]);
+    const ctx = g.reshape(softmaxValues(g, scores, values, mask), [B, KV, G, T, hd]);
     return g.reshape(g.transpose(ctx, [0, 3, 1, 2, 4]), [B, T, KV * G * hd]);
   }
   const k5 = g.reshape(keys, [0, 0, 1, -1, hd]);
@@ -247,6 +340,38 @@ function attend(g: Graph, q5: Tensor, keys: Tensor, values: Tensor, mask: Tensor
   const scores = g.matmul(q5, g.transpose(k5, [0, 1, 2, 4, 3]));
   const ctx = g.matmul(g.softmax(g.add(scores, mask), -1), v5);
   return g.reshape(g.transpose(ctx, [0, 3, 1, 2, 4]), [0, 0, -1]);
+}
+
+/**
+ * Causal attention (no past) in `blocks` query blocks: block i attends to the keys up to its last query
+ * only, so the [T × T] work (scores, softmax, the products with V and their gradients) shrinks to about
+ * (blocks + 1) / (2·blocks) of the full square. `mask` is the causal [T, T] mask.
+ */
+function attendCausalBlocks(
+  g: Graph,
+  q5: Tensor,
+  keys: Tensor,
+  values: Tensor,
+  mask: Tensor,
+  blocks: number,
+): Tensor {
+  const [B, KV, G, T, hd] = q5.shape as [number, number, number, number, number];
+  const n = Math.max(1, Math.min(blocks, T));
+  const bounds = Array.from({ length: n + 1 }, (_, i) => Math.round((i * T) / n));
+  const qBlocks = splitAxis(g, q5, 3, bounds);
+  const keysT = g.transpose(keys, [0, 1, 3, 2]);
+  const ctxs = qBlocks.map((qi, i) => {
+    const start = bounds[i] as number;
+    const end = bounds[i + 1] as number;
+    const rows = end - start;
+    const ki = end === T ? keysT : g.slice(keysT, 3, 0, end);
+    const vi = end === T ? values : g.slice(values, 2, 0, end);
+    const mi = g.slice(g.slice(mask, -2, start, end), -1, 0, end);
+    const scores = g.reshape(g.matmul(g.reshape(qi, [B, KV, G * rows, hd]), ki), [B, KV, G, rows, end]);
+    const ctx = g.reshape(softmaxValues(g, scores, vi, mi), [B, KV, G, rows, hd]);
+    return g.transpose(ctx, [0, 3, 1, 2, 4]);
+  });
+  return g.reshape(g.concat(ctxs, 1), [B, T, KV * G * hd]);
 }
 
 /** The output embedding [vocab, hidden] (the input embedding when tied). */

@@ -80,15 +80,53 @@ export interface AdamW {
 
 const defaultNoDecay = (name: string): boolean => name.includes('norm') || name.endsWith('.bias');
 
+/** Σ x² of one array (a small monomorphic kernel: V8 keeps it fast). */
+function sumSquares(g: Float32Array): number {
+  let s0 = 0;
+  let s1 = 0;
+  const n = g.length;
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const a = g[i] as number;
+    const b = g[i + 1] as number;
+    s0 += a * a;
+    s1 += b * b;
+  }
+  if (i < n) s0 += (g[i] as number) ** 2;
+  return s0 + s1;
+}
+
 export function globalNorm(grads: Iterable<Float32Array>, scale = 1): number {
   let sum = 0;
-  for (const g of grads) {
-    for (let i = 0; i < g.length; i++) {
-      const x = (g[i] as number) * scale;
-      sum += x * x;
-    }
+  for (const g of grads) sum += sumSquares(g);
+  return Math.sqrt(sum) * Math.abs(scale);
+}
+
+/** One AdamW update of `w` in place (bias corrections folded into `stepSize` and `invBc2`). */
+function adamwKernel(
+  w: Float32Array,
+  g: Float32Array,
+  m: Float32Array,
+  v: Float32Array,
+  scale: number,
+  b1: number,
+  b2: number,
+  decay: number,
+  stepSize: number,
+  invBc2: number,
+  eps: number,
+): void {
+  const c1 = 1 - b1;
+  const c2 = 1 - b2;
+  const n = w.length;
+  for (let i = 0; i < n; i++) {
+    const gi = (g[i] as number) * scale;
+    const mi = b1 * (m[i] as number) + c1 * gi;
+    const vi = b2 * (v[i] as number) + c2 * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    w[i] = (w[i] as number) * decay - (stepSize * mi) / (Math.sqrt(vi * invBc2) + eps);
   }
-  return Math.sqrt(sum);
 }
 
 export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
@@ -138,14 +176,7 @@ export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
           s.v.set(name, v);
         }
         const decay = noDecay(name) ? 1 : 1 - lr * wd;
-        for (let i = 0; i < w.length; i++) {
-          const gi = (g[i] as number) * scale;
-          const mi = b1 * (m[i] as number) + (1 - b1) * gi;
-          const vi = b2 * (v[i] as number) + (1 - b2) * gi * gi;
-          m[i] = mi;
-          v[i] = vi;
-          w[i] = (w[i] as number) * decay - (stepSize * mi) / (Math.sqrt(vi / bc2) + eps);
-        }
+        adamwKernel(w, g, m, v, scale, b1, b2, decay, stepSize, 1 / bc2, eps);
       }
       return { skipped: false, gradNorm: norm, lr };
     },
