@@ -189,10 +189,7 @@ function param(params: Readonly<Record<string, Tensor>>, name: string): Tensor {
 
 const isStatic = (t: Tensor) => t.shape.every((d) => d > 0);
 
-/**
- * `x·Wᵀ (+ bias) (+ residual)`. With static shapes and no hook this is one 2-D Gemm whose C input is the
- * residual (or the bias), so the residual sum costs no extra pass, forward or backward.
- */
+/** `x·Wᵀ (+ bias)`, then the hook (LoRA), then `+ residual`. */
 export function linear(
   g: Graph,
   params: Readonly<Record<string, Tensor>>,
@@ -202,19 +199,8 @@ export function linear(
   residual?: Tensor,
 ): Tensor {
   const w = param(params, `${name}.weight`);
-  const bias = params[`${name}.bias`];
-  if (hook === undefined && isStatic(x) && (bias === undefined || residual === undefined)) {
-    const [out, inner] = w.shape as [number, number];
-    const lead = x.shape.slice(0, -1);
-    const rows = lead.reduce((p, d) => p * d, 1);
-    const c = residual === undefined ? bias : g.reshape(residual, [rows, out]);
-    const y = g.gemm(g.reshape(x, [rows, inner]), w, {
-      transB: true,
-      ...(c === undefined ? {} : { bias: c }),
-    });
-    return g.reshape(y, [...lead, out]);
-  }
   let y = g.matmul(x, g.transpose(w, [1, 0]));
+  const bias = params[`${name}.bias`];
   if (bias !== undefined) y = g.add(y, bias);
   if (hook !== undefined) y = hook(name, x, y);
   return residual === undefined ? y : g.add(residual, y);
