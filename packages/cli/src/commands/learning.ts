@@ -41,8 +41,12 @@ function seedOf(value: string): number {
   return n;
 }
 
+/** Bars on a terminal, plain lines on stderr otherwise, nothing at all with --json. */
 function progressFor(io: Io, json: boolean | undefined): Progress {
-  return createProgress({ interactive: !json && process.stderr.isTTY === true, write: io.stderr });
+  return createProgress({
+    interactive: !json && process.stderr.isTTY === true,
+    write: json ? () => {} : io.stderr,
+  });
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;

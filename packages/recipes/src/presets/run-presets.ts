@@ -97,7 +97,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       temperature: 1,
       topP: 1,
       topK: 0,
-      maxTokens: { play: 12, reflect: 48 },
+      maxTokens: { play: 8, reflect: 16 },
     },
     ppo: {
       lr: 1e-4,
@@ -111,8 +111,8 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       weightDecay: 0.01,
       aggregation: 'token-mean',
     },
-    train: { iterations: 2, evalEvery: 1, checkpointEvery: 1 },
-    eval: { episodes: 2, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    train: { iterations: 2, evalEvery: 2, checkpointEvery: 1 },
+    eval: { episodes: 1, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
     warmStart: { groups: 4, groupSize: 1, iterations: 1, epochs: 1, lr: 1e-3, batchRows: 8, noise: 0.1 },
   },
 };

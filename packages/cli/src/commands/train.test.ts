@@ -1,0 +1,82 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCaptured, runJson } from '../testing/cli.test-helper';
+
+interface TrainJson {
+  readonly runDir: string;
+  readonly warmStart: string;
+  readonly iterations: number;
+  readonly lastCheckpoint: string | null;
+  readonly report: string;
+}
+
+const lines = async (dir: string) =>
+  (await readFile(join(dir, 'metrics.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; iteration: number });
+
+describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mage-train-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('warm-starts, trains, evaluates, checkpoints, reports, and resumes where it stopped', async () => {
+    const runDir = join(dir, 'run');
+    const common = [
+      '--env',
+      'tictactoe',
+      '--method',
+      'mage',
+      '--preset',
+      'smoke',
+      '--cache-dir',
+      join(dir, 'cache'),
+    ];
+    const first = await runJson<TrainJson>(['train', ...common, '--run-dir', runDir]);
+    expect(first.iterations).toBe(2);
+    expect(first.warmStart).toContain(join(dir, 'cache', 'mage-tiny'));
+    const before = await lines(runDir);
+    expect(before.filter((l) => l.type === 'update').map((l) => l.iteration)).toEqual([0, 1]);
+    expect(before.filter((l) => l.type === 'rollout')).toHaveLength(2);
+    expect(before.some((l) => l.type === 'eval')).toBe(true);
+    const update = before.find((l) => l.type === 'update') as unknown as {
+      loss: number | null;
+      tokens: number;
+    };
+    expect(update.tokens).toBeGreaterThan(0);
+    expect(update.loss === null || Number.isFinite(update.loss)).toBe(true);
+    expect(await readdir(join(runDir, 'checkpoints'))).toContain('latest.json');
+    expect(await readFile(first.report, 'utf8')).toContain('# mage-rl run report');
+
+    // Resume with one more iteration: the two done are kept, exactly one new one runs.
+    const second = await runJson<TrainJson>([
+      'train',
+      ...common,
+      '--run-dir',
+      runDir,
+      '--resume',
+      '--iterations',
+      '3',
+    ]);
+    expect(second.iterations).toBe(3);
+    const after = await lines(runDir);
+    expect(after.filter((l) => l.type === 'update').map((l) => l.iteration)).toEqual([0, 1, 2]);
+    expect(after.slice(0, before.length)).toEqual(before);
+  }, 600_000);
+
+  it('rejects methods that do not train, and bad flags, with one paragraph', async () => {
+    const r = await runCaptured(['train', '--method', 'reflexion', '--run-dir', join(dir, 'x')]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/does not train.*mage eval --method reflexion/);
+    const bad = await runCaptured(['train', '--preset', 'huge']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/--preset must be one of paper, laptop, smoke/);
+  });
+});
