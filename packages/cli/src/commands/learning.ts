@@ -13,6 +13,7 @@ import {
   pathExists,
   type TrainingEvent,
 } from '@mage-rl/core';
+import type { OnnxLearner } from '@mage-rl/learner';
 import {
   createEnvById,
   createTeacher,
@@ -26,7 +27,7 @@ import {
 import type { Command } from 'commander';
 import { formatTable, printJson } from '../output/format';
 import { createProgress, type Progress } from '../output/progress';
-import { loadMageTiny } from '../pipelines/mage-tiny';
+import { loadModel } from '../pipelines/policy-model';
 import { DEFAULT_CACHE_DIR, pretrainMageTiny, warmStartDir } from '../pipelines/pretrain';
 import { trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
@@ -178,7 +179,10 @@ export function trainCommand(program: Command, io: Io): void {
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
     .option('--run-dir <dir>', 'run directory (default runs/<env>-<method>-<preset>-s<seed>)')
     .option('--resume', 'continue a killed run from its last complete checkpoint')
-    .option('--model <dir>', 'start from this mage-tiny directory instead of the cached warm start')
+    .option(
+      '--model <dir>',
+      'start from this mage-tiny or Hugging Face checkpoint directory (LoRA above 20 M parameters) instead of the cached warm start',
+    )
     .option('--iterations <n>', 'override the preset’s iteration count')
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--json', 'print the final result as JSON (no progress output)')
@@ -287,7 +291,10 @@ export function trainCommand(program: Command, io: Io): void {
     );
 }
 
-/** A policy by name: `teacher`, a mage-tiny directory, or a run directory (its latest checkpoint). */
+/**
+ * A policy by name: `teacher`, a run directory (its latest checkpoint), or a model directory (mage-tiny or
+ * a Hugging Face checkpoint).
+ */
 async function policyOf(
   spec: string,
   envId: string,
@@ -296,28 +303,24 @@ async function policyOf(
   if (spec === 'teacher')
     return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
   const dir = resolve(spec);
-  if (await pathExists(join(dir, 'mage-tiny.json'))) {
-    const learner = await loadMageTiny(dir);
-    return { policy: learner.policy, dispose: () => learner.dispose() };
-  }
   const checkpoint = await latestCheckpoint(dir);
-  if (checkpoint && (await pathExists(join(dir, 'config.json')))) {
+  let learner: OnnxLearner;
+  if (checkpoint) {
     const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
       extra?: { warmStart?: unknown };
     };
     const warm = config.extra?.warmStart;
-    if (typeof warm !== 'string')
+    if (typeof warm !== 'string') {
       throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
         path: '--policy',
       });
-    const learner = await loadMageTiny(warm);
+    }
+    learner = await loadModel(warm);
     await learner.load(checkpoint.dir);
-    return { policy: learner.policy, dispose: () => learner.dispose() };
+  } else {
+    learner = await loadModel(dir);
   }
-  throw new ConfigError(
-    `--policy must be 'teacher', a mage-tiny directory or a run directory with checkpoints; got '${spec}'.`,
-    { path: '--policy' },
-  );
+  return { policy: learner.policy, dispose: () => learner.dispose() };
 }
 
 export function evalCommand(program: Command, io: Io): void {

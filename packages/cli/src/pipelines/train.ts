@@ -23,7 +23,7 @@ import {
   trainingOptionsOf,
 } from '@mage-rl/recipes';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { loadMageTiny } from './mage-tiny';
+import { loadModel } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
 
 export interface TrainPipelineOptions {
@@ -33,7 +33,10 @@ export interface TrainPipelineOptions {
   readonly seed: number;
   readonly runDir: string;
   readonly resume?: boolean;
-  /** A mage-tiny directory to start from; default: the cached warm start (created when missing). */
+  /**
+   * A mage-tiny directory or a Hugging Face checkpoint directory to start from; default: the cached
+   * mage-tiny warm start (created when missing).
+   */
   readonly model?: string;
   readonly cacheDir?: string;
   /** User values over the preset (same shape as the config). */
@@ -110,8 +113,9 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     weightDecay: config.ppo.weightDecay,
     maxGradNorm: config.ppo.gradClip,
   };
-  const learner = await loadMageTiny(warmStart, { seed: `${options.seed}/learner`, optimizer });
-  const reference = config.ppo.klCoef > 0 ? await loadMageTiny(warmStart, { runner: 'local' }) : undefined;
+  const learner = await loadModel(warmStart, { seed: `${options.seed}/learner`, optimizer });
+  const reference =
+    config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false }) : undefined;
   try {
     const training = trainingOptionsOf(config, {
       learner,
