@@ -10,7 +10,6 @@ import {
   latestCheckpoint,
   type MetaEpisodeMetricsV1,
   type PolicyV1,
-  pathExists,
   type TrainingEvent,
 } from '@mage-rl/core';
 import type { OnnxLearner } from '@mage-rl/learner';
