@@ -65,6 +65,24 @@ export async function readRun(dir: string): Promise<RunData> {
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 
+/** The last evaluation after training started (the one before training has iteration −1). */
+const lastEval = (run: RunData): EvalStatsV1 | undefined => run.evals.filter((e) => e.iteration >= 0).at(-1);
+
+/** Per-opponent summaries of a run's last evaluation, in-domain first. */
+function lastEvalByOpponent(
+  run: RunData,
+): { domain: 'in' | 'out'; opponent: string; summary: MetricsSummaryV1 }[] {
+  const last = lastEval(run);
+  return (
+    [
+      ['in', last?.inDomain],
+      ['out', last?.outOfDomain],
+    ] as const
+  ).flatMap(([domain, m]) =>
+    Object.entries(m?.byOpponent ?? {}).map(([opponent, summary]) => ({ domain, opponent, summary })),
+  );
+}
+
 function passSeries(name: string, m: MetaEpisodeMetricsV1 | null | undefined, dashed = false): Series | null {
   if (!m) return null;
   return {
@@ -85,7 +103,7 @@ function attemptCharts(runs: readonly RunData[]): Chart[] {
   for (const domain of ['inDomain', 'outOfDomain'] as const) {
     const series: Series[] = [];
     for (const run of runs) {
-      const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+      const last = lastEval(run);
       const before = run.evals.find((e) => e.iteration < 0);
       const s = passSeries(`${run.name}${last ? ` @${last.completed}` : ''}`, last?.[domain]);
       if (s) series.push(s);
@@ -113,25 +131,19 @@ function attemptCharts(runs: readonly RunData[]): Chart[] {
 function opponentCharts(runs: readonly RunData[]): Chart[] {
   const byOpponent = new Map<string, Series[]>();
   for (const run of runs) {
-    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
-    for (const [domain, m] of [
-      ['in', last?.inDomain],
-      ['out', last?.outOfDomain],
-    ] as const) {
-      for (const [opponent, summary] of Object.entries(m?.byOpponent ?? {})) {
-        const key = `${opponent}${domain === 'out' ? ' (OOD)' : ''}`;
-        const list = byOpponent.get(key) ?? [];
-        list.push({
-          name: run.name,
-          points: summary.perAttempt.map((a) => ({
-            x: a.attempt + 1,
-            y: a.passAtK.rate,
-            lo: a.passAtK.low,
-            hi: a.passAtK.high,
-          })),
-        });
-        byOpponent.set(key, list);
-      }
+    for (const { domain, opponent, summary } of lastEvalByOpponent(run)) {
+      const key = `${opponent}${domain === 'out' ? ' (OOD)' : ''}`;
+      const list = byOpponent.get(key) ?? [];
+      list.push({
+        name: run.name,
+        points: summary.perAttempt.map((a) => ({
+          x: a.attempt + 1,
+          y: a.passAtK.rate,
+          lo: a.passAtK.low,
+          hi: a.passAtK.high,
+        })),
+      });
+      byOpponent.set(key, list);
     }
   }
   return [...byOpponent.entries()]
@@ -234,7 +246,7 @@ function trainingCharts(runs: readonly RunData[]): Chart[] {
 function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomain'): string[] {
   const rows: string[] = [];
   for (const run of runs) {
-    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
+    const last = lastEval(run);
     const m = last?.[domain];
     if (!m || !last) continue;
     const per = m.overall.perAttempt;
@@ -255,23 +267,16 @@ function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomai
 }
 
 function opponentTable(runs: readonly RunData[]): string[] {
-  const lines = ['| run | domain | opponent | pass@1 | pass@K | gain |', '|---|---|---|---:|---:|---:|'];
-  for (const run of runs) {
-    const last = run.evals.filter((e) => e.iteration >= 0).at(-1);
-    for (const [domain, m] of [
-      ['in', last?.inDomain],
-      ['out', last?.outOfDomain],
-    ] as const) {
-      for (const [opponent, s] of Object.entries(m?.byOpponent ?? {})) {
-        const a = s.perAttempt[0]?.passAtK.rate ?? 0;
-        const b = s.perAttempt.at(-1)?.passAtK.rate ?? 0;
-        lines.push(
-          `| ${run.name} | ${domain} | ${opponent} | ${pct(a)} | ${pct(b)} | ${(100 * (b - a)).toFixed(1)} pts |`,
-        );
-      }
-    }
-  }
-  return lines.length > 2 ? [...lines, ''] : [];
+  const lines = runs.flatMap((run) =>
+    lastEvalByOpponent(run).map(({ domain, opponent, summary }) => {
+      const a = summary.perAttempt[0]?.passAtK.rate ?? 0;
+      const b = summary.perAttempt.at(-1)?.passAtK.rate ?? 0;
+      return `| ${run.name} | ${domain} | ${opponent} | ${pct(a)} | ${pct(b)} | ${(100 * (b - a)).toFixed(1)} pts |`;
+    }),
+  );
+  return lines.length > 0
+    ? ['| run | domain | opponent | pass@1 | pass@K | gain |', '|---|---|---|---:|---:|---:|', ...lines, '']
+    : [];
 }
 
 export interface ReportFiles {
