@@ -10,6 +10,8 @@ export interface KvScatter {
 export interface HostSessionOptions {
   readonly threads?: number;
   readonly optimization?: 'disabled' | 'basic' | 'extended' | 'all';
+  /** onnxruntime's `session.set_denormal_as_zero` (also sets the creating thread's FTZ/DAZ mode). */
+  readonly flushDenormals?: boolean;
 }
 
 export interface OrtHost {

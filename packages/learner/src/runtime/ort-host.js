@@ -34,6 +34,7 @@ export function createOrtHost(ort) {
           intraOpNumThreads: options.threads ?? 0,
           interOpNumThreads: 1,
           executionMode: 'sequential',
+          ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
         });
       } catch (cause) {
         throw fail('MODEL_FORMAT', `onnxruntime rejected the model '${key}': ${String(cause)}`);

@@ -71,10 +71,11 @@ function lruRunner(backend: Backend, maxSessions: number): GraphRunner {
   };
 }
 
-function hostOptions(options: RunnerOptions): HostSessionOptions {
+function hostOptions(options: RunnerOptions, flushDenormals: boolean): HostSessionOptions {
   return {
     ...(options.threads === undefined ? {} : { threads: options.threads }),
     ...(options.optimization === undefined ? {} : { optimization: options.optimization }),
+    flushDenormals: options.flushDenormals ?? flushDenormals,
   };
 }
 
@@ -84,10 +85,13 @@ function toMageError(e: unknown): MageError {
   return new MageError(code ?? 'RUNNER_FAILURE', message ?? String(e), { cause: e });
 }
 
-/** Sessions on the calling thread (`session.run` blocks the event loop while it computes). */
+/**
+ * Sessions on the calling thread (`session.run` blocks the event loop while it computes). Denormals are
+ * not flushed unless `flushDenormals` is set (it would change the calling thread's arithmetic).
+ */
 export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
   const host: OrtHost = createOrtHost(ort);
-  const so = hostOptions(options);
+  const so = hostOptions(options, false);
   const wrap = async <T>(f: () => Promise<T> | T): Promise<T> => {
     try {
       return await f();
@@ -110,11 +114,12 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
 
 /**
  * Sessions in a worker thread. The worker entry is a plain JavaScript file next to this module (in
- * `src/runtime/` and in `dist/`), so it loads the same way from sources and from the build.
+ * `src/runtime/` and in `dist/`), so it loads the same way from sources and from the build. Denormals
+ * are flushed to zero by default (the worker thread runs nothing but onnxruntime).
  */
 export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
   const worker = new Worker(new URL('./ort-worker.js', import.meta.url), {
-    workerData: { options: hostOptions(options) },
+    workerData: { options: hostOptions(options, true) },
   });
   worker.unref();
   let nextId = 0;
