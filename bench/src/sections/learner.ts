@@ -46,6 +46,23 @@ async function timeRounds(
   return { best: rates[rates.length - 1] as number, median: rates[Math.floor(rates.length / 2)] as number };
 }
 
+/**
+ * Median CPU time (ms) of `fn` over `rounds` calls after `warmup`: with one onnxruntime thread this is
+ * the work itself, nearly independent of other processes sharing the cores.
+ */
+async function cpuMedianMs(fn: () => Promise<void>, rounds: number, warmup = 2): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const ms: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const start = process.cpuUsage();
+    await fn();
+    const used = process.cpuUsage(start);
+    ms.push((used.user + used.system) / 1000);
+  }
+  ms.sort((a, b) => a - b);
+  return ms[Math.floor(ms.length / 2)] as number;
+}
+
 const VOCAB = 1024;
 const BATCH = 8;
 const SEQ = 256;
@@ -93,13 +110,29 @@ async function gemmRate(): Promise<number> {
   return rate.best;
 }
 
+/** The same GEMM on one thread: FLOP per CPU second (median). */
+async function gemmCpuRate(): Promise<number> {
+  const n = 1024;
+  const g = createGraph();
+  g.output('c', g.matmul(g.input('a', [n, n]), g.input('b', [n, n])));
+  const runner = createLocalRunner({ threads: 1 });
+  await runner.load('gemm', () => serializeGraph(g));
+  const a = Float32Array.from({ length: n * n }, (_, i) => ((i % 7) - 3) / 7);
+  const feeds = { a: { data: a, dims: [n, n] }, b: { data: a, dims: [n, n] } };
+  const ms = await cpuMedianMs(async () => {
+    await runner.run('gemm', feeds);
+  }, 9);
+  await runner.dispose();
+  return (2 * n ** 3) / (ms / 1000);
+}
+
 /** mage-tiny with a compact-grammar-sized vocabulary (the warm-start corpora give about 220–330 ids). */
 const MAGE_TINY_VOCAB = 256;
 
 async function trainingRate(
   c: ModelConfig,
   seq: number,
-): Promise<{ tokensPerSecond: number; median: number; flops: number; peakRssMb: number }> {
+): Promise<{ tokensPerSecond: number; median: number; flops: number; peakRssMb: number; cpuMs: number }> {
   // As in the learner: sessions in a worker thread, denormals flushed to zero (see RunnerOptions).
   const runner = createWorkerRunner();
   const weights = initParams(c, createRng(1));
@@ -129,11 +162,26 @@ async function trainingRate(
   };
   const rate = await timeRounds(step, 8);
   await runner.dispose();
+  // The same step on one thread in this thread, timed in CPU time.
+  const single = createLocalRunner({ threads: 1 });
+  await single.setPersistent(weightFeeds(c, weights));
+  await single.load('train', () =>
+    serializeGraph(buildTrainingGraph({ config: c, batch: BATCH, seqLen: seq }).graph),
+  );
+  const cpuMs = await cpuMedianMs(async () => {
+    const out = await single.run('train', feeds);
+    optimizer.step(
+      weights,
+      new Map(trainable.map((name) => [name, out[`grad.${name}`]?.data as Float32Array])),
+    );
+  }, 5);
+  await single.dispose();
   return {
     tokensPerSecond: rate.best,
     median: rate.median,
     flops: trainingFlops(c, BATCH, seq),
     peakRssMb: peak / 2 ** 20,
+    cpuMs,
   };
 }
 
@@ -241,6 +289,7 @@ const section: BenchSection = {
     const runs = [];
     for (const k of cases) runs.push({ ...k, t: await trainingRate(k.config, k.seq) });
     const afterTraining = await gemmRate();
+    const gemmCpu = await gemmCpuRate();
     const decode = await decodeRates();
     const gemm = Math.max(afterTraining, await gemmRate());
     results.push({
@@ -248,6 +297,12 @@ const section: BenchSection = {
       value: gemm / 1e9,
       unit: 'GFLOP/s',
       note: 'best of 30 runs',
+    });
+    results.push({
+      name: 'single GEMM 1024³, 1 thread, per CPU second',
+      value: gemmCpu / 1e9,
+      unit: 'GFLOP/s',
+      note: 'median of 9; CPU time hardly depends on other processes',
     });
     for (const { label, config, seq, rss, t } of runs) {
       const gflops = (t.tokensPerSecond / (BATCH * seq)) * (t.flops / 1e9);
@@ -267,6 +322,13 @@ const section: BenchSection = {
           ...(rss ? { target: { value: 0.75, comparison: '>=' as const } } : {}),
         },
       );
+      const cpuRate = t.flops / (t.cpuMs / 1000);
+      results.push({
+        name: `${what} 1 thread / GEMM 1 thread (CPU time)`,
+        value: cpuRate / gemmCpu,
+        unit: 'ratio',
+        note: `${t.cpuMs.toFixed(0)} CPU ms per step (median of 5), ${(cpuRate / 1e9).toFixed(0)} GFLOP/s`,
+      });
       if (rss)
         results.push({
           name: `${what} peak RSS`,
