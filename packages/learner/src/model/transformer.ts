@@ -189,21 +189,18 @@ function param(params: Readonly<Record<string, Tensor>>, name: string): Tensor {
 
 const isStatic = (t: Tensor) => t.shape.every((d) => d > 0);
 
-/** `x·Wᵀ (+ bias)`, then the hook (LoRA), then `+ residual`. */
 export function linear(
   g: Graph,
   params: Readonly<Record<string, Tensor>>,
   name: string,
   x: Tensor,
   hook?: LinearHook,
-  residual?: Tensor,
 ): Tensor {
   const w = param(params, `${name}.weight`);
   let y = g.matmul(x, g.transpose(w, [1, 0]));
   const bias = params[`${name}.bias`];
   if (bias !== undefined) y = g.add(y, bias);
-  if (hook !== undefined) y = hook(name, x, y);
-  return residual === undefined ? y : g.add(residual, y);
+  return hook === undefined ? y : hook(name, x, y);
 }
 
 export function transformerForward(g: Graph, options: ForwardOptions): ForwardResult {
@@ -246,12 +243,12 @@ export function transformerForward(g: Graph, options: ForwardOptions): ForwardRe
       past === undefined && (attention.causalBlocks ?? 1) > 1 && isStatic(q5)
         ? attendCausalBlocks(g, q5, keys, values, attention.mask, attention.causalBlocks ?? 1)
         : attend(g, q5, keys, values, attention.mask);
-    x = linear(g, params, `${p}.self_attn.o_proj`, merged, hook, x);
+    x = g.add(x, linear(g, params, `${p}.self_attn.o_proj`, merged, hook));
     const h2 = rmsNorm(g, x, param(params, `${p}.post_attention_layernorm.weight`), c.rmsNormEps);
     const gate = linear(g, params, `${p}.mlp.gate_proj`, h2, hook);
     const up = linear(g, params, `${p}.mlp.up_proj`, h2, hook);
     const act = swiglu(g, gate, up);
-    x = linear(g, params, `${p}.mlp.down_proj`, act, hook, x);
+    x = g.add(x, linear(g, params, `${p}.mlp.down_proj`, act, hook));
   }
   const hidden = rmsNorm(g, x, param(params, 'model.norm.weight'), c.rmsNormEps);
   return { hidden, kv, present };
