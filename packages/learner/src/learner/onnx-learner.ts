@@ -59,7 +59,10 @@ export interface OnnxLearnerOptions {
 export interface OnnxLearner extends LearnerV1 {
   readonly config: ModelConfig;
   readonly tokenizer: TokenizerV1;
-  /** Live weights (updated in place by `update`). */
+  /**
+   * Live weights (updated in place by `update`). Read them; change them only through `update` and
+   * `load` (the learner tracks a weights version to know when sampled log-probs are still current).
+   */
   readonly weights: ParamStore;
   /** LoRA adapters (empty without LoRA). */
   readonly adapters: ParamStore;
