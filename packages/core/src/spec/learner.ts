@@ -17,13 +17,43 @@ export interface LearnerRowV1 {
   readonly advantage: number;
 }
 
+/**
+ * One response of a packed sequence: `tokens[start .. start + length)` of the `PackedRowV1`, scored in
+ * the context of every token before it. `length` equals `oldLogprobs.length`.
+ */
+export interface PackedSpanV1 {
+  /** Index in `tokens` of the span's first response token (≥ 1: a span needs a token before it). */
+  readonly start: number;
+  readonly length: number;
+  readonly oldLogprobs: readonly number[];
+  readonly refLogprobs?: readonly number[];
+  readonly advantage: number;
+}
+
+/**
+ * Several learner rows in one token sequence (transcript layout: every turn of a slot extends the
+ * previous one): one forward/backward scores every span. Equivalent to the plain rows
+ * `{ promptTokens: tokens[0..start), responseTokens: tokens[start..start+length), … }` of its spans.
+ */
+export interface PackedRowV1 {
+  readonly tokens: readonly number[];
+  /** In increasing, non-overlapping `start` order. */
+  readonly spans: readonly PackedSpanV1[];
+}
+
+/** A row of an update or log-prob request: plain, or packed (only for learners with `packedRows`). */
+export type LearnerInputRowV1 = LearnerRowV1 | PackedRowV1;
+
 /** Inputs of a token loss, flattened over the response tokens of a mini-batch. */
 export interface TokenLossInput {
   readonly logprobs: Float32Array;
   readonly oldLogprobs: Float32Array;
   readonly refLogprobs?: Float32Array;
   readonly advantages: Float32Array;
-  /** Row index of every token (for per-row aggregation). */
+  /**
+   * Row index of every token (for per-row aggregation). With packed rows every span counts as a row:
+   * tokens come span by span, in the same order as the equivalent plain rows.
+   */
   readonly rowOfToken: Int32Array;
 }
 
@@ -41,14 +71,24 @@ export interface TokenLossOutput {
 export type TokenLossFn = (input: TokenLossInput) => TokenLossOutput;
 
 export interface LearnerUpdateRequest {
-  readonly rows: readonly LearnerRowV1[];
+  /** Packed rows only when the learner declares `packedRows`. */
+  readonly rows: readonly LearnerInputRowV1[];
   readonly loss: TokenLossFn;
   /** Entropy bonus coefficient (computed inside the learner, which sees the full distribution). */
   readonly entropyCoef?: number;
   readonly epochs?: number;
+  /**
+   * Rows per optimizer step. A packed row counts as its spans: a mini-batch takes whole packed rows
+   * until it holds at least this many spans.
+   */
   readonly miniBatchRows?: number;
   readonly signal?: AbortSignal;
 }
+
+/** A row to score: plain (prompt + response) or packed (its spans' tokens are scored). */
+export type LogprobRowV1 =
+  | Pick<LearnerRowV1, 'promptTokens' | 'responseTokens'>
+  | { readonly tokens: readonly number[]; readonly spans: readonly Pick<PackedSpanV1, 'start' | 'length'>[] };
 
 export interface LearnerUpdateResult {
   /** Optimizer steps taken. */
@@ -68,8 +108,16 @@ export interface LearnerV1 {
   readonly id: string;
   /** Samples from the current weights. */
   readonly policy: PolicyV1;
-  /** Per-token log-probs of each row's response tokens under the current weights (for π_ref, π_old). */
-  logprobs(rows: readonly Pick<LearnerRowV1, 'promptTokens' | 'responseTokens'>[]): Promise<Float32Array[]>;
+  /**
+   * Set when `update` and `logprobs` accept `PackedRowV1` rows; `maxTokens` is the longest sequence
+   * the learner takes (its model's positions). Learners without it get plain rows only.
+   */
+  readonly packedRows?: { readonly maxTokens: number };
+  /**
+   * Per-token log-probs of each row's response tokens under the current weights (for π_ref, π_old);
+   * for a packed row, the log-probs of all its spans concatenated in span order.
+   */
+  logprobs(rows: readonly LogprobRowV1[]): Promise<Float32Array[]>;
   update(request: LearnerUpdateRequest): Promise<LearnerUpdateResult>;
   /** Writes weights, optimizer state and metadata atomically into `dir`. */
   save(dir: string): Promise<void>;

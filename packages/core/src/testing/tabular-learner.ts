@@ -29,6 +29,7 @@ import type {
   PolicyV1,
   SamplingOptions,
 } from '../spec';
+import { unpackLogprobRows, unpackRows } from '../training/packing';
 
 export interface TabularLearnerOptions {
   /** The responses the policy chooses between (at least 2); token id = index. */
@@ -209,7 +210,8 @@ export function createTabularLearner(options: TabularLearnerOptions): TabularLea
 
   async function update(request: LearnerUpdateRequest): Promise<LearnerUpdateResult> {
     const start = performance.now();
-    const rows = request.rows;
+    // Packed rows train as their spans' plain rows (one table lookup per span either way).
+    const rows = unpackRows(request.rows);
     rows.forEach(checkRow);
     const epochs = request.epochs ?? 1;
     const mbRows = Math.max(1, request.miniBatchRows ?? rows.length);
@@ -357,12 +359,19 @@ export function createTabularLearner(options: TabularLearnerOptions): TabularLea
       return logprobsOf(key).map(Math.exp);
     },
     keys: () => [...table.keys()],
-    async logprobs(rows) {
-      rows.forEach(checkRow);
+    packedRows: { maxTokens: Number.MAX_SAFE_INTEGER },
+    async logprobs(input) {
       const lp = new Float64Array(n);
-      return rows.map((r) => {
-        logprobsOf(decodePromptKey(r.promptTokens), lp);
-        return Float32Array.from(r.responseTokens, (t) => lp[t] as number);
+      return input.map((one) => {
+        const rows = unpackLogprobRows([one]);
+        rows.forEach(checkRow);
+        const out = new Float32Array(rows.reduce((k, r) => k + r.responseTokens.length, 0));
+        let k = 0;
+        for (const r of rows) {
+          logprobsOf(decodePromptKey(r.promptTokens), lp);
+          for (const t of r.responseTokens) out[k++] = lp[t] as number;
+        }
+        return out;
       });
     },
     update,

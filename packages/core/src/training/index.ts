@@ -17,6 +17,20 @@ export {
   type TrainingOptions,
 } from './options';
 export {
+  isPackedRow,
+  type LearnerInputRowV1,
+  type LogprobRowV1,
+  type PackedRows,
+  type PackedRowV1,
+  type PackedSpanV1,
+  type PackRowsOptions,
+  packRows,
+  unpackLogprobRows,
+  unpackRow,
+  unpackRows,
+  validatePackedRow,
+} from './packing';
+export {
   CHECKPOINT_STATE_FORMAT,
   type CheckpointRef,
   type CheckpointStateV1,

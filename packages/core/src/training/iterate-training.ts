@@ -20,8 +20,10 @@ import { computeMetrics, type MetaEpisodeMetricsV1 } from '../metrics';
 import type { MetaEpisodeBatchRecord, RowRecord } from '../records';
 import { iterateMetaEpisodes } from '../runner';
 import type { EnvV1, LearnerRowV1 } from '../spec';
+import type { LearnerInputRowV1, PackedRowV1 } from '../spec/learner';
 import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1, UpdateStatsV1 } from './events';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
+import { packRows } from './packing';
 import {
   assertFreshRunDir,
   CHECKPOINT_STATE_FORMAT,
@@ -249,11 +251,11 @@ export async function* iterateTraining<S, A>(
         advantage: advantages[i] as number,
       };
     });
-    let trainRows = learnerRows;
-    if (options.reference && learnerRows.length > 0) {
-      const ref = await options.reference.logprobs(learnerRows);
-      trainRows = learnerRows.map((r, i) => ({ ...r, refLogprobs: Array.from(ref[i] ?? []) }));
-    }
+    const trainRows = await learnerInput(
+      options,
+      learnerRows,
+      (i) => (rows[trainable[i] as number] as RowRecord).slot,
+    );
     let update: UpdateStatsV1;
     if (trainRows.length === 0) {
       update = {
@@ -310,8 +312,8 @@ export async function* iterateTraining<S, A>(
         clipFraction: finiteOrNull(result.stats.clipFraction),
         gradNorm: result.gradNorm,
         tokens: result.tokens,
-        trainedRows: trainRows.length,
-        skippedRows: rows.length - trainRows.length,
+        trainedRows: learnerRows.length,
+        skippedRows: rows.length - learnerRows.length,
         advantageMean: mean,
         advantageStd: Math.sqrt(variance),
         stats: Object.fromEntries(Object.entries(result.stats).filter(([, v]) => Number.isFinite(v))),
@@ -354,6 +356,64 @@ export async function* iterateTraining<S, A>(
   const completed = Math.max(startIteration, config.iterations);
   yield { type: 'run-end', iterations: completed, lastCheckpoint, seconds: (now() - started) / 1000 };
   return { iterations: completed, lastCheckpoint, lastEval };
+}
+
+/**
+ * The rows `learner.update` gets: packed per slot (`packRows`) when the learner takes packed rows and
+ * `options.packRows` is not false, plain otherwise; with reference log-probs when a reference is set
+ * (scored packed when the reference takes packed rows too).
+ */
+async function learnerInput<S, A>(
+  options: TrainingOptions<S, A>,
+  rows: readonly LearnerRowV1[],
+  slotOf: (index: number) => string,
+): Promise<LearnerInputRowV1[]> {
+  const packing = options.packRows === false ? undefined : options.learner.packedRows;
+  const reference = options.reference;
+  if (packing === undefined) {
+    if (!reference || rows.length === 0) return [...rows];
+    const ref = await reference.logprobs(rows);
+    return rows.map((r, i) => ({ ...r, refLogprobs: Array.from(ref[i] ?? []) }));
+  }
+  const maxTokens = Math.min(packing.maxTokens, reference?.packedRows?.maxTokens ?? packing.maxTokens);
+  const packed = packRows(rows, { maxTokens, groupOf: (_, i) => slotOf(i) }).rows;
+  if (!reference || packed.length === 0) return packed;
+  if (reference.packedRows !== undefined) {
+    const ref = await reference.logprobs(packed);
+    return packed.map((p, i) => withRef(p, ref[i] ?? new Float32Array(0)));
+  }
+  // A reference without packed rows scores the spans as plain rows.
+  const plain = packed.flatMap((p) =>
+    p.spans.map((s) => ({
+      promptTokens: p.tokens.slice(0, s.start),
+      responseTokens: p.tokens.slice(s.start, s.start + s.length),
+    })),
+  );
+  const ref = await reference.logprobs(plain);
+  let k = 0;
+  return packed.map((p) => {
+    const parts = p.spans.map(() => ref[k++] ?? new Float32Array(0));
+    const flat = new Float32Array(parts.reduce((n, a) => n + a.length, 0));
+    let o = 0;
+    for (const a of parts) {
+      flat.set(a, o);
+      o += a.length;
+    }
+    return withRef(p, flat);
+  });
+}
+
+/** A packed row with its spans' reference log-probs from one concatenated array. */
+function withRef(row: PackedRowV1, ref: Float32Array): PackedRowV1 {
+  let o = 0;
+  return {
+    tokens: row.tokens,
+    spans: row.spans.map((s) => {
+      const refLogprobs = Array.from(ref.subarray(o, o + s.length));
+      o += s.length;
+      return { ...s, refLogprobs };
+    }),
+  };
 }
 
 function computeAdvantagesChecked(

@@ -63,7 +63,12 @@ export interface TrainingOptions<S = unknown, A = unknown> {
   /** Per-token objective (e.g. `@mage-rl/gigpo` ppoTokenLoss). */
   readonly loss: TokenLossFn;
   /** Frozen reference policy for the KL term: its log-probs go into `refLogprobs`. */
-  readonly reference?: Pick<LearnerV1, 'logprobs'>;
+  readonly reference?: Pick<LearnerV1, 'logprobs' | 'packedRows'>;
+  /**
+   * Pack the rows of a slot whose token sequences extend each other into one sequence (`packRows`)
+   * when the learner (and the reference) accept packed rows. Default true; the numbers are the same.
+   */
+  readonly packRows?: boolean;
   /** Run seed: every iteration's randomness derives from (seed, iteration). */
   readonly seed: number | string;
   readonly iterations: number;
@@ -168,6 +173,7 @@ const KNOWN_KEYS = [
   'resume',
   'config',
   'memoryState',
+  'packRows',
   'onRunnerEvent',
   'signal',
 ] as const satisfies readonly (keyof TrainingOptions)[];

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LearnerRowV1, TokenLossFn } from '@mage-rl/core';
+import { type LearnerRowV1, packRows, type TokenLossFn } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defineModelConfig } from '../model/config';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
@@ -191,6 +191,111 @@ describe('OnnxLearner', () => {
     copied.seen[0]?.logprobs.forEach((lp, i) => {
       expect(Math.abs(lp - (copied.seen[0]?.old[i] as number))).toBeLessThan(1e-5);
     });
+  });
+
+  it('packed rows: same log-probs, same loss inputs and the same weights after an update as the plain rows', async () => {
+    // Two slots' transcripts: each turn's prompt extends the previous prompt + response.
+    const turns = (seed: number): LearnerRowV1[] => {
+      const rows: LearnerRowV1[] = [];
+      let prefix = tokenizer.encode(`task ${seed}:`);
+      for (let t = 0; t < 3; t++) {
+        prefix = [...prefix, ...tokenizer.encode(` obs${t + seed}`)];
+        const response = tokenizer.encode(` move ${t * seed}`);
+        rows.push({
+          promptTokens: prefix,
+          responseTokens: response,
+          oldLogprobs: response.map((_, j) => -2 - 0.1 * j),
+          refLogprobs: response.map((_, j) => -2.5 + 0.05 * j),
+          advantage: t - seed / 3,
+        });
+        prefix = [...prefix, ...response];
+      }
+      return rows;
+    };
+    const rows = [...turns(1), ...turns(2)];
+    const packed = packRows(rows, { groupOf: (_, i) => String(Math.floor(i / 3)) }).rows;
+    expect(packed.map((p) => p.spans.length)).toEqual([3, 3]);
+    const seen: { plain: number[][]; packed: number[][] } = { plain: [], packed: [] };
+    const ppo =
+      (into: number[][]): TokenLossFn =>
+      (input) => {
+        const n = input.logprobs.length;
+        const ratio = Float32Array.from(input.logprobs, (lp, i) =>
+          Math.exp(lp - (input.oldLogprobs[i] as number)),
+        );
+        const weights = Float32Array.from(ratio, (r, i) => (r * (input.advantages[i] as number)) / n);
+        into.push([
+          ...[...input.logprobs].map((x) => Math.round(x * 1e4) / 1e4),
+          ...input.advantages,
+          ...(input.refLogprobs ?? []),
+          ...input.rowOfToken,
+        ]);
+        return { weights, loss: 0, stats: {} };
+      };
+    const a = await make();
+    const b = await make();
+    const plainLp = (await a.logprobs(rows)).flatMap((x) => Array.from(x));
+    const packedLp = (await b.logprobs(packed)).flatMap((x) => Array.from(x));
+    expect(packedLp.length).toBe(plainLp.length);
+    packedLp.forEach((lp, i) => {
+      expect(Math.abs(lp - (plainLp[i] as number))).toBeLessThan(1e-5);
+    });
+    // One mini-batch: token order inside it does not change the step; sort both by content to compare.
+    await a.update({ rows, loss: ppo(seen.plain), entropyCoef: 0.01 });
+    await b.update({ rows: packed, loss: ppo(seen.packed), entropyCoef: 0.01 });
+    expect(seen.packed[0]?.length).toBe(seen.plain[0]?.length);
+    const sorted = (x: number[] | undefined) => [...(x ?? [])].sort((p, q) => p - q);
+    expect(sorted(seen.packed[0])).toEqual(sorted(seen.plain[0]));
+    for (const [name, w] of a.weights) {
+      const v = b.weights.get(name) as Float32Array;
+      let diff = 0;
+      let norm = 0;
+      w.forEach((x, i) => {
+        diff = Math.max(diff, Math.abs(x - (v[i] as number)));
+        norm = Math.max(norm, Math.abs(x));
+      });
+      expect(diff).toBeLessThan(1e-5 * Math.max(1, norm));
+    }
+    // Packed rows count as their spans for mini-batches: 6 spans, 3 per step → 2 steps.
+    const r = await b.update({ rows: packed, loss: ppo([]), miniBatchRows: 3 });
+    expect(r.steps).toBe(2);
+    expect(r.tokens).toBe(rows.reduce((n, x) => n + x.responseTokens.length, 0));
+    await a.dispose();
+    await b.dispose();
+  });
+
+  it('packed rows of sampled turns use the sampler log-probs (no scoring forward)', async () => {
+    const local = createLocalRunner();
+    let scoring = 0;
+    const runner: GraphRunner = {
+      ...local,
+      run(key, feeds, options) {
+        if (key.startsWith('score:')) scoring++;
+        return local.run(key, feeds, options);
+      },
+    };
+    const l = await createOnnxLearner({ config, tokenizer, seed: 4, runner, microBatchRows: 2 });
+    const messages: { role: 'user' | 'assistant'; content: string; tokens?: number[] }[] = [];
+    const rows: LearnerRowV1[] = [];
+    for (let t = 0; t < 2; t++) {
+      messages.push({ role: 'user', content: `${t}` });
+      const [r] = await l.policy.generate([
+        { messages: [...messages], phase: 'play', seed: t, maxTokens: 3 },
+      ]);
+      if (r === undefined) throw new Error('no response');
+      rows.push({
+        promptTokens: r.promptTokens,
+        responseTokens: r.tokens,
+        oldLogprobs: r.logprobs,
+        advantage: 1,
+      });
+      messages.push({ role: 'assistant', content: r.text, tokens: [...r.tokens] });
+    }
+    const packed = packRows(rows).rows;
+    expect(packed.length).toBe(1);
+    await l.update({ rows: packed, loss: crossEntropy });
+    expect(scoring).toBe(0);
+    await l.dispose();
   });
 
   it('resumes from a checkpoint exactly like an uninterrupted run', async () => {

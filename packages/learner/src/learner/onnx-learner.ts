@@ -8,10 +8,13 @@ import {
   CheckpointError,
   createRng,
   InvalidArgumentError,
+  isPackedRow,
+  type LearnerInputRowV1,
   type LearnerRowV1,
   type LearnerUpdateRequest,
   type LearnerUpdateResult,
   type LearnerV1,
+  type LogprobRowV1,
   type PolicyRequestV1,
   type PolicyResponseV1,
   type PolicyV1,
@@ -19,6 +22,7 @@ import {
   restoreRng,
   type SamplingOptions,
   throwIfAborted,
+  validatePackedRow,
 } from '@mage-rl/core';
 import { loadCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint';
 import type { TensorToWrite } from '../checkpoint/safetensors';
@@ -72,14 +76,58 @@ export interface OnnxLearner extends LearnerV1 {
   mergedWeights(): ParamStore;
 }
 
-type Row = Pick<LearnerRowV1, 'promptTokens' | 'responseTokens'>;
+/** A token sequence with the spans whose tokens are scored (a plain row is one span after its prompt). */
+interface Seq {
+  readonly tokens: readonly number[];
+  readonly spans: readonly { readonly start: number; readonly length: number }[];
+}
+
+/** A training unit: one sequence with the old/ref log-probs and advantage of each span. */
+interface Unit extends Seq {
+  readonly spans: readonly {
+    readonly start: number;
+    readonly length: number;
+    readonly oldLogprobs: readonly number[];
+    readonly refLogprobs?: readonly number[];
+    readonly advantage: number;
+  }[];
+  /** The plain row it came from (for the sampler's identity check). */
+  readonly plain?: LearnerRowV1;
+}
+
+const seqOf = (r: LogprobRowV1): Seq =>
+  isPackedRow(r)
+    ? r
+    : {
+        tokens: [...r.promptTokens, ...r.responseTokens],
+        spans: [{ start: r.promptTokens.length, length: r.responseTokens.length }],
+      };
+
+const unitOf = (r: LearnerInputRowV1): Unit =>
+  isPackedRow(r)
+    ? r
+    : {
+        tokens: [...r.promptTokens, ...r.responseTokens],
+        spans: [
+          {
+            start: r.promptTokens.length,
+            length: r.responseTokens.length,
+            oldLogprobs: r.oldLogprobs,
+            ...(r.refLogprobs === undefined ? {} : { refLogprobs: r.refLogprobs }),
+            advantage: r.advantage,
+          },
+        ],
+        plain: r,
+      };
+
+const spanTokens = (s: Seq): number => s.spans.reduce((n, x) => n + x.length, 0);
 
 interface Packed {
   readonly B: number;
   readonly T: number;
   readonly ids: BigInt64Array;
   readonly targets: BigInt64Array;
-  /** Flat position (b·T + t) of every response token, row by row. */
+  /** Flat position (b·T + t) of every span token, sequence by sequence, span by span. */
   readonly positions: Int32Array[];
 }
 
@@ -146,17 +194,28 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
    * arrays while the version is unchanged has current log-probs equal to its old ones (the sampler's
    * log-probs match the training graph's to 1e-5), so no scoring forward is needed for it.
    */
-  const sampled = new WeakMap<object, { version: number; prompt: object; tokens: object }>();
-  const scoredBySampler = (r: Row & { readonly oldLogprobs?: readonly number[] }): boolean => {
-    const entry = r.oldLogprobs === undefined ? undefined : sampled.get(r.oldLogprobs);
-    return (
-      entry !== undefined &&
-      entry.version === weightsVersion &&
-      entry.prompt === r.promptTokens &&
-      entry.tokens === r.responseTokens &&
-      r.oldLogprobs?.length === r.responseTokens.length
-    );
+  const sampled = new WeakMap<
+    object,
+    { version: number; prompt: readonly number[]; tokens: readonly number[] }
+  >();
+  const sameTokens = (a: readonly number[], b: readonly number[], from: number, to: number): boolean => {
+    if (a.length !== to - from) return false;
+    for (let i = from; i < to; i++) if (a[i - from] !== b[i]) return false;
+    return true;
   };
+  /** Whether every span of `u` is a response the sampler produced under the current weights. */
+  const scoredBySampler = (u: Unit): boolean =>
+    u.spans.every((s) => {
+      const entry = sampled.get(s.oldLogprobs);
+      if (entry === undefined || entry.version !== weightsVersion || s.oldLogprobs.length !== s.length)
+        return false;
+      if (u.plain !== undefined)
+        return entry.prompt === u.plain.promptTokens && entry.tokens === u.plain.responseTokens;
+      return (
+        sameTokens(entry.prompt, u.tokens, 0, s.start) &&
+        sameTokens(entry.tokens, u.tokens, s.start, s.start + s.length)
+      );
+    });
   await syncWeights();
   const generator: Generator = createGenerator({
     config: c,
@@ -166,15 +225,19 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
 
   const bucketLen = (n: number) => Math.min(nextPow2(n, 16), c.maxPositions);
 
-  function validate(rows: readonly Row[]): void {
+  function validate(rows: readonly LogprobRowV1[]): void {
     for (const r of rows) {
-      if (r.promptTokens.length === 0)
+      if (isPackedRow(r)) {
+        validatePackedRow(r);
+      } else if (r.promptTokens.length === 0) {
         throw new InvalidArgumentError('A row needs at least one prompt token.');
-      const n = r.promptTokens.length + r.responseTokens.length - 1;
+      }
+      const tokens = isPackedRow(r) ? r.tokens : [...r.promptTokens, ...r.responseTokens];
+      const n = tokens.length - 1;
       if (n > c.maxPositions) {
         throw new InvalidArgumentError(`A row of ${n + 1} tokens exceeds maxPositions ${c.maxPositions}.`);
       }
-      for (const t of [...r.promptTokens, ...r.responseTokens]) {
+      for (const t of tokens) {
         if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
           throw new InvalidArgumentError(`Token id ${t} is outside the vocabulary of ${c.vocabSize}.`);
         }
@@ -182,28 +245,36 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     }
   }
 
-  function pack(rows: readonly Row[]): Packed {
+  /** The input length a sequence needs: up to its last scored token. */
+  const inputLen = (s: Seq): number => {
+    const last = s.spans.at(-1);
+    return Math.max(1, last === undefined ? 1 : last.start + last.length - 1);
+  };
+
+  function pack(seqs: readonly Seq[]): Packed {
     const B = micro;
-    const T = bucketLen(Math.max(1, ...rows.map((r) => r.promptTokens.length + r.responseTokens.length - 1)));
+    const T = bucketLen(Math.max(1, ...seqs.map(inputLen)));
     const ids = new BigInt64Array(B * T);
     const targets = new BigInt64Array(B * T);
     const positions: Int32Array[] = [];
-    rows.forEach((r, b) => {
-      const seq = [...r.promptTokens, ...r.responseTokens];
-      for (let t = 0; t + 1 < seq.length; t++) {
-        ids[b * T + t] = BigInt(seq[t] as number);
-        targets[b * T + t] = BigInt(seq[t + 1] as number);
+    seqs.forEach((s, b) => {
+      const n = inputLen(s);
+      for (let t = 0; t < n && t + 1 < s.tokens.length; t++) {
+        ids[b * T + t] = BigInt(s.tokens[t] as number);
+        targets[b * T + t] = BigInt(s.tokens[t + 1] as number);
       }
-      const P = r.promptTokens.length;
-      positions.push(Int32Array.from(r.responseTokens, (_, j) => b * T + P - 1 + j));
+      const pos = new Int32Array(spanTokens(s));
+      let k = 0;
+      for (const span of s.spans) for (let j = 0; j < span.length; j++) pos[k++] = b * T + span.start - 1 + j;
+      positions.push(pos);
     });
     return { B, T, ids, targets, positions };
   }
 
-  /** Micro-batches of similar lengths (row indices). */
-  function microBatches(rows: readonly Row[]): number[][] {
-    const order = rows
-      .map((r, i) => [r.promptTokens.length + r.responseTokens.length, i] as const)
+  /** Micro-batches of similar lengths (sequence indices). */
+  function microBatches(seqs: readonly Seq[]): number[][] {
+    const order = seqs
+      .map((s, i) => [inputLen(s), i] as const)
       .sort((a, b) => a[0] - b[0] || a[1] - b[1])
       .map(([, i]) => i);
     const out: number[][] = [];
@@ -218,11 +289,11 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     entropy_weights: { data: ew ?? new Float32Array(p.B * p.T), dims: [p.B * p.T] },
   });
 
-  async function score(rows: readonly Row[]): Promise<Float32Array[]> {
-    validate(rows);
+  /** Log-probs of every span token of each sequence (spans concatenated). */
+  async function score(rows: readonly Seq[]): Promise<Float32Array[]> {
     const logprobs: Float32Array[] = new Array(rows.length);
     for (const idx of microBatches(rows)) {
-      const p = pack(idx.map((i) => rows[i] as Row));
+      const p = pack(idx.map((i) => rows[i] as Seq));
       const key = `score:${p.B}x${p.T}`;
       await runner.load(key, () => {
         const g = createGraph();
@@ -289,10 +360,10 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
 
   async function update(request: LearnerUpdateRequest): Promise<LearnerUpdateResult> {
     const start = performance.now();
-    const rows = request.rows;
-    validate(rows);
+    validate(request.rows);
+    const units = request.rows.map(unitOf);
     const epochs = request.epochs ?? 1;
-    const mbRows = Math.max(1, request.miniBatchRows ?? rows.length);
+    const mbRows = Math.max(1, request.miniBatchRows ?? Number.POSITIVE_INFINITY);
     const entropyCoef = request.entropyCoef ?? 0;
     const grads = new Map<string, Float32Array>(
       trainSpecs.map((s) => [s.name, new Float32Array(trainStore.get(s.name)?.length ?? 0)]),
@@ -306,36 +377,60 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     const statSums: Record<string, number> = {};
     let batches = 0;
     for (let epoch = 0; epoch < epochs; epoch++) {
-      const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...rows.keys()]);
-      for (let s = 0; s < order.length; s += mbRows) {
+      const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units.keys()]);
+      // Mini-batches of whole units holding at least `mbRows` spans (a plain row is one span).
+      const miniBatches: Unit[][] = [];
+      let open: Unit[] = [];
+      let openSpans = 0;
+      for (const i of order) {
+        const u = units[i] as Unit;
+        open.push(u);
+        openSpans += Math.max(1, u.spans.length);
+        if (openSpans >= mbRows) {
+          miniBatches.push(open);
+          open = [];
+          openSpans = 0;
+        }
+      }
+      if (open.length > 0) miniBatches.push(open);
+      for (const batch of miniBatches) {
         throwIfAborted(request.signal);
-        const batch = order.slice(s, s + mbRows).map((i) => rows[i] as LearnerRowV1);
         // Log-probs under the current weights: the sampler's own when the rows are fresh from it.
         const current = batch.every(scoredBySampler)
-          ? batch.map((r) => Float32Array.from(r.oldLogprobs))
+          ? batch.map((u) => Float32Array.from(u.spans.flatMap((sp) => sp.oldLogprobs)))
           : await score(batch);
-        const nTok = batch.reduce((n, r) => n + r.responseTokens.length, 0);
+        const nTok = batch.reduce((n, u) => n + spanTokens(u), 0);
         if (nTok === 0) continue;
-        const flat = (f: (r: LearnerRowV1, i: number) => ArrayLike<number>) => {
-          const out = new Float32Array(nTok);
-          let k = 0;
-          batch.forEach((r, i) => {
-            const src = f(r, i);
-            for (let j = 0; j < r.responseTokens.length; j++) out[k++] = (src[j] as number) ?? Number.NaN;
-          });
-          return out;
-        };
+        // Loss inputs span by span (every span is a row of `rowOfToken`), as for the plain rows.
+        const logprobs = new Float32Array(nTok);
+        const oldLogprobs = new Float32Array(nTok);
+        const hasRef = batch.every((u) => u.spans.every((sp) => sp.refLogprobs !== undefined));
+        const refLogprobs = hasRef ? new Float32Array(nTok) : undefined;
+        const advantages = new Float32Array(nTok);
         const rowOfToken = new Int32Array(nTok);
         let k = 0;
-        batch.forEach((r, i) => {
-          for (let j = 0; j < r.responseTokens.length; j++) rowOfToken[k++] = i;
+        let row = 0;
+        batch.forEach((u, b) => {
+          const cur = current[b] as Float32Array;
+          let c0 = 0;
+          for (const sp of u.spans) {
+            for (let j = 0; j < sp.length; j++) {
+              logprobs[k] = cur[c0 + j] as number;
+              oldLogprobs[k] = sp.oldLogprobs[j] ?? Number.NaN;
+              if (refLogprobs) refLogprobs[k] = sp.refLogprobs?.[j] ?? Number.NaN;
+              advantages[k] = sp.advantage;
+              rowOfToken[k] = row;
+              k++;
+            }
+            c0 += sp.length;
+            row++;
+          }
         });
-        const hasRef = batch.every((r) => r.refLogprobs !== undefined);
         const lossOut = request.loss({
-          logprobs: flat((_, i) => current[i] as Float32Array),
-          oldLogprobs: flat((r) => r.oldLogprobs),
-          ...(hasRef ? { refLogprobs: flat((r) => r.refLogprobs as readonly number[]) } : {}),
-          advantages: flat((r) => new Array<number>(r.responseTokens.length).fill(r.advantage)),
+          logprobs,
+          oldLogprobs,
+          ...(refLogprobs ? { refLogprobs } : {}),
+          advantages,
           rowOfToken,
         });
         if (lossOut.weights.length !== nTok) {
@@ -347,12 +442,12 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         for (const g of grads.values()) g.fill(0);
         const offsets: number[] = [];
         let off = 0;
-        for (const r of batch) {
+        for (const u of batch) {
           offsets.push(off);
-          off += r.responseTokens.length;
+          off += spanTokens(u);
         }
         for (const idx of microBatches(batch)) {
-          const p = pack(idx.map((i) => batch[i] as LearnerRowV1));
+          const p = pack(idx.map((i) => batch[i] as Unit));
           const w = new Float32Array(p.B * p.T);
           const ew = new Float32Array(p.B * p.T);
           idx.forEach((rowIndex, b) => {
@@ -424,8 +519,10 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       return optimizer.state.step;
     },
     policy,
+    packedRows: { maxTokens: c.maxPositions + 1 },
     async logprobs(rows) {
-      return score(rows);
+      validate(rows);
+      return score(rows.map(seqOf));
     },
     update,
     async save(dir) {
