@@ -1,13 +1,19 @@
 /**
  * Checkpoints: a directory with `model.safetensors` (weights), `optimizer.safetensors` (AdamW moments
  * `m.<name>` / `v.<name>`) and `checkpoint.json` (format, step, optimizer counters, RNG state, user
- * metadata). Written atomically: everything goes to a temporary sibling directory, each file and the
- * directory are fsynced, then the directory is renamed into place.
+ * metadata). Written atomically with core's `writeDirAtomic`: everything goes to a temporary sibling
+ * directory, each file and the directory are fsynced, then the directory is renamed into place.
  */
 
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { CheckpointError, IoError, type JsonValue, type RngState } from '@mage-rl/core';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  CheckpointError,
+  type JsonValue,
+  type RngState,
+  writeDirAtomic,
+  writeFileAtomic,
+} from '@mage-rl/core';
 import type { AdamWState } from '../optim/adamw';
 import { parseSafetensors, serializeSafetensors, type TensorToWrite, toFloat32 } from './safetensors';
 
@@ -29,68 +35,17 @@ export interface LoadedCheckpoint {
   readonly metadata: JsonValue;
 }
 
-let tmpCounter = 0;
-
-/** Writes `bytes` to `path` and fsyncs it. */
-async function writeSynced(path: string, bytes: Uint8Array | string): Promise<void> {
-  const fh = await open(path, 'w');
-  try {
-    await fh.writeFile(bytes);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-async function syncDir(path: string): Promise<void> {
-  const fh = await open(path, 'r');
-  try {
-    await fh.sync();
-  } catch {
-    // Some file systems cannot fsync directories; the rename is still atomic.
-  } finally {
-    await fh.close();
-  }
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Writes files into `dir` atomically: readers see the old directory or the complete new one. */
-export async function writeDirAtomic(
+/**
+ * Writes `files` (relative name → content) into `dir` atomically with core's `writeDirAtomic`: readers
+ * see the old directory or the complete new one.
+ */
+export async function writeFilesAtomic(
   dir: string,
   files: ReadonlyMap<string, Uint8Array | string>,
 ): Promise<void> {
-  const parent = dirname(dir);
-  const tag = `${process.pid}-${Date.now()}-${tmpCounter++}`;
-  const tmp = join(parent, `.${basename(dir)}.tmp-${tag}`);
-  const old = join(parent, `.${basename(dir)}.old-${tag}`);
-  try {
-    await mkdir(parent, { recursive: true });
-    await mkdir(tmp);
-    for (const [name, bytes] of files) {
-      await mkdir(dirname(join(tmp, name)), { recursive: true });
-      await writeSynced(join(tmp, name), bytes);
-    }
-    await syncDir(tmp);
-    const had = await exists(dir);
-    if (had) await rename(dir, old);
-    await rename(tmp, dir);
-    await syncDir(parent);
-    if (had) await rm(old, { recursive: true, force: true });
-  } catch (cause) {
-    await rm(tmp, { recursive: true, force: true }).catch(() => undefined);
-    throw new IoError(`Could not write checkpoint directory ${dir}: ${String(cause)}`, {
-      cause,
-      context: { dir },
-    });
-  }
+  await writeDirAtomic(dir, async (temp) => {
+    for (const [name, bytes] of files) await writeFileAtomic(join(temp, name), bytes);
+  });
 }
 
 export async function saveCheckpoint(dir: string, data: CheckpointData): Promise<void> {
@@ -116,7 +71,7 @@ export async function saveCheckpoint(dir: string, data: CheckpointData): Promise
     metadata: data.metadata ?? null,
   };
   files.set('checkpoint.json', `${JSON.stringify(meta, null, 2)}\n`);
-  await writeDirAtomic(dir, files);
+  await writeFilesAtomic(dir, files);
 }
 
 async function readBytes(path: string): Promise<Uint8Array> {

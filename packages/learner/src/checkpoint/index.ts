@@ -4,7 +4,7 @@ export {
   type LoadedCheckpoint,
   loadCheckpoint,
   saveCheckpoint,
-  writeDirAtomic,
+  writeFilesAtomic,
 } from './checkpoint';
 export {
   MAX_HEADER_BYTES,

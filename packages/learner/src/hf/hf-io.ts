@@ -8,7 +8,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointError } from '@mage-rl/core';
-import { writeDirAtomic } from '../checkpoint/checkpoint';
+import { writeFilesAtomic } from '../checkpoint/checkpoint';
 import {
   parseSafetensors,
   serializeSafetensors,
@@ -111,5 +111,5 @@ export async function exportHfModel(options: ExportHfOptions): Promise<void> {
   files.set('model.safetensors', serializeSafetensors(tensors, { format: 'pt' }));
   files.set('onnx/model.onnx', serializeExportModel(c, weights));
   for (const [name, content] of Object.entries(options.tokenizerFiles ?? {})) files.set(name, content);
-  await writeDirAtomic(options.dir, files);
+  await writeFilesAtomic(options.dir, files);
 }
