@@ -7,8 +7,8 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import type { LearnerRowV1 } from '@mage-rl/core';
-import { createRng, InvalidArgumentError, type JsonObject, throwIfAborted } from '@mage-rl/core';
+import type { LearnerRowV1, PackedRowV1 } from '@mage-rl/core';
+import { createRng, InvalidArgumentError, type JsonObject, packRows, throwIfAborted } from '@mage-rl/core';
 import { weightedNllLoss } from '@mage-rl/gigpo';
 import { countParams } from '@mage-rl/learner';
 import {
@@ -159,6 +159,7 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const eos = tokenizer.eosTokenIds[0] as number;
     const maxPositions = learner.config.maxPositions;
     const rows: LearnerRowV1[] = [];
+    const slots: string[] = [];
     let tokens = 0;
     for (const e of examples) {
       const promptTokens = tokenizer.encodeChat(e.messages);
@@ -170,13 +171,21 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
         oldLogprobs: new Array(responseTokens.length).fill(0),
         advantage: 1,
       });
+      slots.push(`${e.envId}/${e.iteration}/${e.slot}`);
       tokens += promptTokens.length + responseTokens.length;
     }
+    // One sequence per slot where the turns extend each other (transcript layout): each example of a
+    // slot comes after the previous one in the corpus, so `packRows` merges them into spans.
+    const packed = packRows(rows, {
+      maxTokens: learner.packedRows?.maxTokens ?? maxPositions,
+      groupOf: (_, i) => slots[i] as string,
+    }).rows.filter((p) => p.spans.length > 0);
+    const packedTokens = packed.reduce((n, p) => n + p.tokens.length, 0);
     log(
-      `tokenizer: ${tokenizer.vocabSize} ids; model: ${countParams(learner.config)} parameters; ${rows.length} rows, ${tokens} tokens per epoch`,
+      `tokenizer: ${tokenizer.vocabSize} ids; model: ${countParams(learner.config)} parameters; ${rows.length} rows, ${tokens} tokens per epoch (packed: ${packed.length} sequences, ${packedTokens} tokens)`,
     );
 
-    // 3. Supervised training: shuffled mini-batches, a loss point every few steps.
+    // 3. Supervised training: shuffled mini-batches of `batchRows` turns (spans), a loss point per chunk.
     const loss = weightedNllLoss();
     const batch = Math.max(1, ws.batchRows);
     const chunk = batch * 4;
@@ -186,10 +195,15 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const lossCurve: { step: number; loss: number }[] = [];
     let step = 0;
     for (let epoch = 0; epoch < ws.epochs; epoch++) {
-      const order = rng.split(`epoch-${epoch}`).shuffle(rows.slice());
-      for (let i = 0; i < order.length; i += chunk) {
+      const order = rng.split(`epoch-${epoch}`).shuffle(packed.slice());
+      for (let i = 0; i < order.length; ) {
         throwIfAborted(options.signal);
-        const part = order.slice(i, i + chunk);
+        const part: PackedRowV1[] = [];
+        for (let spans = 0; i < order.length && spans < chunk; i++) {
+          const p = order[i] as PackedRowV1;
+          part.push(p);
+          spans += p.spans.length;
+        }
         const r = await learner.update({
           rows: part,
           loss,
@@ -199,7 +213,12 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
         });
         step += r.steps + r.skippedSteps;
         if (Number.isFinite(r.loss)) lossCurve.push({ step, loss: r.loss });
-        options.onProgress?.({ phase: 'train', done: step, total: totalSteps, loss: r.loss });
+        options.onProgress?.({
+          phase: 'train',
+          done: Math.min(step, totalSteps),
+          total: totalSteps,
+          loss: r.loss,
+        });
       }
       log(`epoch ${epoch + 1}/${ws.epochs}: loss ${lossCurve.at(-1)?.loss.toFixed(4) ?? 'n/a'}`);
     }
