@@ -78,8 +78,8 @@ export interface LearnerUpdateRequest {
   readonly entropyCoef?: number;
   readonly epochs?: number;
   /**
-   * Rows per optimizer step. A packed row counts as its spans: a mini-batch takes whole packed rows
-   * until it holds at least this many spans.
+   * Rows per optimizer step. A packed row counts as its spans and is never split: a mini-batch takes
+   * whole packed rows and closes when the spans so far reach the next multiple of this number.
    */
   readonly miniBatchRows?: number;
   readonly signal?: AbortSignal;

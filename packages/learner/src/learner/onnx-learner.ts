@@ -378,18 +378,19 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     let batches = 0;
     for (let epoch = 0; epoch < epochs; epoch++) {
       const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units.keys()]);
-      // Mini-batches of whole units holding at least `mbRows` spans (a plain row is one span).
+      // Mini-batches of whole units (a plain row is one span): a batch closes when the spans so far
+      // reach the next multiple of `mbRows`, so there are as many steps as for the plain rows (or one
+      // fewer) and batch sizes average `mbRows` spans.
       const miniBatches: Unit[][] = [];
       let open: Unit[] = [];
-      let openSpans = 0;
+      let spansSoFar = 0;
       for (const i of order) {
         const u = units[i] as Unit;
         open.push(u);
-        openSpans += Math.max(1, u.spans.length);
-        if (openSpans >= mbRows) {
+        spansSoFar += Math.max(1, u.spans.length);
+        if (spansSoFar >= (miniBatches.length + 1) * mbRows) {
           miniBatches.push(open);
           open = [];
-          openSpans = 0;
         }
       }
       if (open.length > 0) miniBatches.push(open);
