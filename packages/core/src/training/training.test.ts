@@ -324,6 +324,46 @@ describe('iterateTraining', () => {
     expect(update?.type === 'update-end' && update.kl).toBeCloseTo(Math.exp(d) - d - 1, 5);
   });
 
+  it('gives packed-capable learners packed rows; the run equals the one with packing off', async () => {
+    const run = async (packRows: boolean) => {
+      const runDir = await tempDir();
+      const learner = nimLearner();
+      const requests: unknown[][] = [];
+      const spy: LearnerV1 = {
+        ...learner,
+        policy: learner.policy,
+        update: (request) => {
+          requests.push([...request.rows]);
+          return learner.update(request);
+        },
+      };
+      const reference = nimLearner('ref');
+      await runTraining(
+        nimTrainingOptions(learner, {
+          learner: spy,
+          iterations: 2,
+          runDir,
+          reference,
+          packRows,
+          loss: clippedPgLoss({ klCoef: 0.1 }),
+        }),
+      );
+      const probs = learner.keys().flatMap((k) => Array.from(learner.probabilities(k)));
+      return { requests, metrics: await deterministicMetrics(runDir), probs };
+    };
+    const packed = await run(true);
+    const plain = await run(false);
+    expect(packed.requests.flat().every((r) => typeof r === 'object' && r !== null && 'spans' in r)).toBe(
+      true,
+    );
+    expect(plain.requests.flat().some((r) => typeof r === 'object' && r !== null && 'spans' in r)).toBe(
+      false,
+    );
+    expect(packed.metrics).toEqual(plain.metrics);
+    expect(packed.probs.length).toBeGreaterThan(0);
+    expect(packed.probs).toEqual(plain.probs);
+  });
+
   it('saves memory state into checkpoints and restores it on resume', async () => {
     const runDir = await tempDir();
     let restored: JsonValue | undefined;
