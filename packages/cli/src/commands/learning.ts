@@ -28,9 +28,10 @@ import { formatTable, printJson } from '../output/format';
 import { createProgress, type Progress } from '../output/progress';
 import { loadModel } from '../pipelines/policy-model';
 import { DEFAULT_CACHE_DIR, pretrainMageTiny, warmStartDir } from '../pipelines/pretrain';
-import { trainPipeline } from '../pipelines/train';
+import { trainConfigOf, trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
+import { OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
 const ENV_CHOICES = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
 
@@ -166,8 +167,26 @@ export function pretrainCommand(program: Command, io: Io): void {
     );
 }
 
+/** The ablation switches, `--config` and `--set` (see `train-overrides.ts`). */
+function addOverrideFlags(command: Command): Command {
+  const h = OVERRIDE_FLAG_HELP;
+  return command
+    .option('--iterations <n>', h.iterations)
+    .option('--attempts <k>', h.attempts)
+    .option('--memory <kind>', h.memory)
+    .option('--meta-reward <mode>', h.metaReward)
+    .option('--estimator <id>', h.estimator)
+    .option('--grouping <mode>', h.grouping)
+    .option('--anchor-scope <scope>', h.anchorScope)
+    .option('--population <spec>', h.population)
+    .option('--population-mode <mode>', h.populationMode)
+    .option('--no-early-stop', h.earlyStop)
+    .option('--config <file>', h.config)
+    .option('--set <path=value...>', h.set);
+}
+
 export function trainCommand(program: Command, io: Io): void {
-  program
+  const command = program
     .command('train')
     .description(
       'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
@@ -182,26 +201,35 @@ export function trainCommand(program: Command, io: Io): void {
       '--model <dir>',
       'start from this mage-tiny or Hugging Face checkpoint directory (LoRA above 20 M parameters) instead of the cached warm start',
     )
-    .option('--iterations <n>', 'override the preset’s iteration count')
-    .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
+    .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR);
+  addOverrideFlags(command)
+    .option('--show-config', 'print the resolved config as JSON and exit (nothing runs)')
     .option('--json', 'print the final result as JSON (no progress output)')
     .action(
-      async (opts: {
-        env: string;
-        method: string;
-        preset: string;
-        seed: string;
-        runDir?: string;
-        resume?: boolean;
-        model?: string;
-        iterations?: string;
-        cacheDir: string;
-        json?: boolean;
-      }) => {
+      async (
+        opts: OverrideFlags & {
+          env: string;
+          method: string;
+          preset: string;
+          seed: string;
+          runDir?: string;
+          resume?: boolean;
+          model?: string;
+          cacheDir: string;
+          showConfig?: boolean;
+          json?: boolean;
+        },
+      ) => {
         const env = oneOf(opts.env, '--env', ENV_CHOICES);
         const method = oneOf(opts.method, '--method', METHOD_IDS) as MethodId;
         const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
         const seed = seedOf(opts.seed);
+        const overrides = overridesFromFlags(opts);
+        const config = trainConfigOf({ env, method, preset, seed, overrides });
+        if (opts.showConfig) {
+          printJson(io, config);
+          return;
+        }
         const runDir = resolve(opts.runDir ?? join('runs', `${env}-${method}-${preset}-s${seed}`));
         const progress = progressFor(io, opts.json);
         const iterBar = progress.bar('iteration', 1);
@@ -221,11 +249,7 @@ export function trainCommand(program: Command, io: Io): void {
             ...(opts.resume ? { resume: true } : {}),
             ...(opts.model ? { model: resolve(opts.model) } : {}),
             cacheDir: opts.cacheDir,
-            ...(opts.iterations
-              ? {
-                  overrides: { train: { iterations: positiveInt(opts.iterations, '--iterations', 100_000) } },
-                }
-              : {}),
+            overrides,
             signal: controller.signal,
             log: (line) => progress.log(line),
             onPretrainProgress: (p) => {

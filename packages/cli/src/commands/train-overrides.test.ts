@@ -1,0 +1,86 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.test-helper';
+import { overridesFromFlags, setOverride } from './train-overrides';
+
+interface ShownConfig {
+  readonly method: string;
+  readonly rollout: { attempts: number; memory: string; earlyStop: boolean; groups: number };
+  readonly advantage: { metaReward: string; grouping: string; anchorScope: string; estimator: string };
+  readonly population: { preset: string; fixedOpponent: string | null; mode: string };
+  readonly ppo: { lr: number };
+  readonly train: { iterations: number };
+}
+
+const show = async (...flags: string[]) => {
+  const r = await runCaptured(['train', '--preset', 'smoke', '--show-config', ...flags]);
+  return { ...r, config: r.code === 0 ? (JSON.parse(r.out) as ShownConfig) : null };
+};
+
+describe('mage train ablation switches', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mage-overrides-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('leave the method preset alone without flags', async () => {
+    const { config } = await show('--method', 'mage');
+    expect(config?.advantage).toMatchObject({ metaReward: 'differential', grouping: 'per-opponent' });
+    expect(config?.rollout).toMatchObject({ attempts: 3, memory: 'reflection', earlyStop: true });
+    expect(config?.population).toMatchObject({ preset: 'balanced', mode: 'sampled' });
+  });
+
+  it('turn every switch of SPEC §6 into the resolved config', async () => {
+    const { config } = await show(
+      ...['--method', 'mage', '--meta-reward', 'cumulative', '--grouping', 'mixed'],
+      ...['--anchor-scope', 'local', '--memory', 'reflection+history', '--attempts', '4'],
+      ...['--population', 'fixed:mcts-100', '--population-mode', 'partition', '--no-early-stop'],
+      ...['--estimator', 'grpo', '--iterations', '7'],
+    );
+    expect(config?.advantage).toMatchObject({
+      metaReward: 'cumulative',
+      grouping: 'mixed',
+      anchorScope: 'local',
+      estimator: 'grpo',
+    });
+    expect(config?.rollout).toMatchObject({ attempts: 4, memory: 'reflection+history', earlyStop: false });
+    expect(config?.population).toEqual({ preset: 'fixed', fixedOpponent: 'mcts-100', mode: 'partition' });
+    expect(config?.train.iterations).toBe(7);
+  });
+
+  it('layer --config under the named flags and --set over both', async () => {
+    const file = join(dir, 'partial.json');
+    await writeFile(file, JSON.stringify({ ppo: { lr: 0.002 }, rollout: { groups: 5, attempts: 2 } }));
+    const { config } = await show('--config', file, '--attempts', '6', '--set', 'rollout.groups=3');
+    expect(config?.ppo.lr).toBe(0.002);
+    expect(config?.rollout.attempts).toBe(6);
+    expect(config?.rollout.groups).toBe(3);
+  });
+
+  it('name the flag or the config path and the allowed values on bad input', async () => {
+    const bad = await show('--meta-reward', 'sideways');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('--meta-reward must be one of differential, cumulative, single');
+    const badSet = await show('--set', 'ppo.clip=7');
+    expect(badSet.code).toBe(1);
+    expect(badSet.err).toContain('ppo.clip');
+    const unknownOpponent = await show('--population', 'fixed:nobody');
+    expect(unknownOpponent.code).toBe(1);
+    expect(unknownOpponent.err).toContain('mcts-100');
+    const noFile = await show('--config', join(dir, 'missing.json'));
+    expect(noFile.err).toContain('--config: cannot read');
+  });
+
+  it('parse --set values as JSON where they are JSON, as strings otherwise', () => {
+    expect(setOverride('a.b=3')).toEqual({ a: { b: 3 } });
+    expect(setOverride('a=true')).toEqual({ a: true });
+    expect(setOverride('population.preset=patterns')).toEqual({ population: { preset: 'patterns' } });
+    expect(() => setOverride('=3')).toThrow(/--set expects/);
+    expect(overridesFromFlags({})).toEqual({});
+  });
+});
