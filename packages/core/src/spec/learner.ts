@@ -68,7 +68,14 @@ export interface TokenLossOutput {
   readonly stats: Readonly<Record<string, number>>;
 }
 
-export type TokenLossFn = (input: TokenLossInput) => TokenLossOutput;
+export type TokenLossFn = ((input: TokenLossInput) => TokenLossOutput) & {
+  /**
+   * `false` when the weights do not depend on the current log-probs (weighted cross-entropy). A learner
+   * may then skip its scoring pass: it calls the function with `logprobs` all NaN for the weights, and
+   * again with the log-probs of its training pass for the loss and stats it reports. Default `true`.
+   */
+  readonly usesCurrentLogprobs?: boolean;
+};
 
 export interface LearnerUpdateRequest {
   /** Packed rows only when the learner declares `packedRows`. */

@@ -16,7 +16,7 @@ export interface WeightedNllLossOptions {
 /** Stats: `nll` (token-mean negative log-likelihood), `perplexity` (exp of it), `tokens`. */
 export function weightedNllLoss(options: WeightedNllLossOptions = {}): TokenLossFn {
   const aggregation = options.aggregation ?? 'token-mean';
-  return (input: TokenLossInput): TokenLossOutput => {
+  const fn = (input: TokenLossInput): TokenLossOutput => {
     const n = input.logprobs.length;
     if (input.rowOfToken.length !== n) {
       throw new InvalidArgumentError(
@@ -37,4 +37,6 @@ export function weightedNllLoss(options: WeightedNllLossOptions = {}): TokenLoss
     const mean = n > 0 ? nll / n : 0;
     return { weights, loss, stats: { nll: mean, perplexity: Math.exp(mean), tokens: n } };
   };
+  // The weights are the aggregation scales alone: learners may skip scoring before the backward pass.
+  return Object.assign(fn, { usesCurrentLogprobs: false });
 }

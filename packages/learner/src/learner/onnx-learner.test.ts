@@ -193,6 +193,41 @@ describe('OnnxLearner', () => {
     });
   });
 
+  it('skips the scoring pass for a loss whose weights ignore the current log-probs, with the same result', async () => {
+    const rows = rowsOf([
+      ['Q: 1+1?', ' A: 2'],
+      ['Q: a much longer question than the others?', ' A: no'],
+      ['Q: x', ' A: y'],
+    ]);
+    const run = async (loss: TokenLossFn) => {
+      const local = createLocalRunner();
+      let scoring = 0;
+      const runner: GraphRunner = {
+        ...local,
+        run(key, feeds, options) {
+          if (key.startsWith('score:')) scoring++;
+          return local.run(key, feeds, options);
+        },
+      };
+      const l = await createOnnxLearner({ config, tokenizer, seed: 5, runner, microBatchRows: 2 });
+      const r = await l.update({ rows, loss, epochs: 2, miniBatchRows: 3 });
+      const norm = Array.from(l.weights.get('model.layers.0.mlp.up_proj.weight') as Float32Array);
+      await l.dispose();
+      return { r, scoring, norm };
+    };
+    const eager = await run(crossEntropy);
+    const deferred = await run(
+      Object.assign((i: Parameters<TokenLossFn>[0]) => crossEntropy(i), {
+        usesCurrentLogprobs: false,
+      }),
+    );
+    expect(eager.scoring).toBeGreaterThan(0);
+    expect(deferred.scoring).toBe(0);
+    expect(deferred.norm).toEqual(eager.norm);
+    expect(deferred.r.loss).toBeCloseTo(eager.r.loss, 5);
+    expect(Number.isFinite(deferred.r.loss)).toBe(true);
+  });
+
   it('packed rows: same log-probs, same loss inputs and the same weights after an update as the plain rows', async () => {
     // Two slots' transcripts: each turn's prompt extends the previous prompt + response.
     const turns = (seed: number): LearnerRowV1[] => {

@@ -48,8 +48,16 @@ export interface OnnxLearnerOptions {
   readonly optimizer?: AdamWOptions;
   /** Where sessions run (default a worker thread). */
   readonly runner?: GraphRunner | 'worker' | 'local';
-  /** Rows per graph run (default 8); mini-batches are split into micro-batches of this size. */
+  /**
+   * At most this many rows per graph run (default 8). Mini-batches are split into micro-batches of
+   * similar lengths; a micro-batch has a power-of-two row count and stays within `microBatchTokens`.
+   */
   readonly microBatchRows?: number;
+  /**
+   * Token budget of one graph run: rows × bucket length (default `microBatchRows` × 256). A sequence
+   * longer than the budget runs alone.
+   */
+  readonly microBatchTokens?: number;
   /** Response length limit when neither the request nor the call sets one (default 64). */
   readonly defaultMaxTokens?: number;
   /** Default sampling (temperature 1, no top-k/top-p). */
@@ -175,6 +183,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         ? createWorkerRunner()
         : options.runner;
   const micro = options.microBatchRows ?? 8;
+  const microTokens = options.microBatchTokens ?? micro * 256;
   const trainable = trainSpecs.map((s) => s.name);
 
   const syncWeights = async (trainableOnly = false) => {
@@ -223,7 +232,12 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     ...(lora === undefined ? {} : { graphOptions: { lora } }),
   });
 
-  const bucketLen = (n: number) => Math.min(nextPow2(n, 16), c.maxPositions);
+  /** Bucket lengths 16, 32, 48, 64, 96, 128, 192, 256, 384 … (a power of two or ¾ of one). */
+  const bucketLen = (n: number) => {
+    const p = nextPow2(n, 16);
+    const q = (3 * p) / 4;
+    return Math.min(n <= q && q % 16 === 0 ? q : p, c.maxPositions);
+  };
 
   function validate(rows: readonly LogprobRowV1[]): void {
     for (const r of rows) {
@@ -252,7 +266,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   };
 
   function pack(seqs: readonly Seq[]): Packed {
-    const B = micro;
+    const B = nextPow2(seqs.length);
     const T = bucketLen(Math.max(1, ...seqs.map(inputLen)));
     const ids = new BigInt64Array(B * T);
     const targets = new BigInt64Array(B * T);
@@ -271,14 +285,25 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     return { B, T, ids, targets, positions };
   }
 
-  /** Micro-batches of similar lengths (sequence indices). */
+  /**
+   * Micro-batches of similar lengths (sequence indices): shortest first, a batch grows while its padded
+   * size (power-of-two rows × bucket length of its longest sequence) stays within the token budget and
+   * `micro` rows — so short sequences run many to a graph and long ones few, with little padding.
+   */
   function microBatches(seqs: readonly Seq[]): number[][] {
-    const order = seqs
-      .map((s, i) => [inputLen(s), i] as const)
-      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
-      .map(([, i]) => i);
+    const order = seqs.map((s, i) => [inputLen(s), i] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const out: number[][] = [];
-    for (let i = 0; i < order.length; i += micro) out.push(order.slice(i, i + micro));
+    let open: number[] = [];
+    for (const [len, i] of order) {
+      const T = bucketLen(len);
+      const rows = open.length + 1;
+      if (open.length > 0 && (rows > micro || nextPow2(rows) * T > Math.max(microTokens, T))) {
+        out.push(open);
+        open = [];
+      }
+      open.push(i);
+    }
+    if (open.length > 0) out.push(open);
     return out;
   }
 
@@ -396,10 +421,14 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       if (open.length > 0) miniBatches.push(open);
       for (const batch of miniBatches) {
         throwIfAborted(request.signal);
-        // Log-probs under the current weights: the sampler's own when the rows are fresh from it.
+        // Log-probs under the current weights: the sampler's own when the rows are fresh from it; none
+        // before the backward pass when the loss's weights ignore them (then the training pass's are used).
+        const deferred = request.loss.usesCurrentLogprobs === false;
         const current = batch.every(scoredBySampler)
           ? batch.map((u) => Float32Array.from(u.spans.flatMap((sp) => sp.oldLogprobs)))
-          : await score(batch);
+          : deferred
+            ? batch.map((u) => new Float32Array(spanTokens(u)).fill(Number.NaN))
+            : await score(batch);
         const nTok = batch.reduce((n, u) => n + spanTokens(u), 0);
         if (nTok === 0) continue;
         // Loss inputs span by span (every span is a row of `rowOfToken`), as for the plain rows.
@@ -427,13 +456,14 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
             row++;
           }
         });
-        const lossOut = request.loss({
+        const lossInput = {
           logprobs,
           oldLogprobs,
           ...(refLogprobs ? { refLogprobs } : {}),
           advantages,
           rowOfToken,
-        });
+        };
+        let lossOut = request.loss(lossInput);
         if (lossOut.weights.length !== nTok) {
           throw new InvalidArgumentError(
             `The token loss returned ${lossOut.weights.length} weights for ${nTok} tokens.`,
@@ -472,6 +502,15 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
             ),
           );
           const out = await runner.run(key, baseFeeds(p, w, ew));
+          if (deferred) {
+            const lp = out.logprobs?.data as Float32Array;
+            idx.forEach((rowIndex, b) => {
+              const o = offsets[rowIndex] as number;
+              (p.positions[b] as Int32Array).forEach((q, j) => {
+                logprobs[o + j] = lp[q] as number;
+              });
+            });
+          }
           const ent = out.entropy?.data as Float32Array;
           for (const pos of p.positions) for (const q of pos) entropySum += ent[q] as number;
           for (const name of trainable) {
@@ -480,6 +519,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
             for (let i = 0; i < acc.length; i++) acc[i] = (acc[i] as number) + (gsrc[i] as number);
           }
         }
+        if (deferred) lossOut = request.loss(lossInput);
         const result = optimizer.step(trainStore, grads);
         batches++;
         lossSum += lossOut.loss;
