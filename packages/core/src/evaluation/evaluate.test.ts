@@ -38,12 +38,17 @@ describe('evaluate', () => {
       opponents: ['random'],
       makeOpponent,
       episodes: 5,
-      seed: 9,
+      // Mixed seats: every wave must give each global group the seat it has in the unwaved run (with
+      // seats drawn per wave from the wave's own group count, seed 1 gets different seats in waves).
+      seed: 1,
+      seats: { mixed: 0.5 },
     } as const;
     const once = await evaluate({ ...opts, memory: simpleMemory() });
     const memory = simpleMemory();
     const waves = await evaluate({ ...opts, memory, waveSize: 2 });
     expect(waves.batch.slots).toEqual(once.batch.slots);
+    expect(waves.batch.groups).toEqual(once.batch.groups);
+    expect(new Set(once.batch.groups.map((g) => g.task.seat))).toEqual(new Set(['first', 'second']));
     expect(waves.metrics).toEqual(once.metrics);
     expect(memory.commits).toBe(3);
   });

@@ -57,13 +57,26 @@ interface SlotState<S, A> {
   invalidTurns: number;
 }
 
-/** Seat of every group: `round(fraction × groups)` seeded-chosen groups play second under `mixed`. */
-function seatsForGroups(seats: SeatOption, groups: number, rng: Rng): Seat[] {
+/**
+ * Seats of the groups with global indices `offset … offset + groups − 1`. Under `{ mixed: f }` the
+ * groups are visited from global index 0 on, one uniform draw `u_i` of `rng` per group: group i plays
+ * second iff `f × (i + 1) − (groups before i that play second) > u_i` (error diffusion with a random
+ * threshold). The surplus `f × N − seconds among the first N` stays in (−1, 1), so every prefix — one
+ * run, or all the waves of an evaluation — has within one group of `f × N` second seats (exactly
+ * `f × N` when that is an integer), and a group's seat depends on its global index only, never on how
+ * many groups run together. The random threshold keeps the pattern from locking onto the opponent cycle
+ * (a fixed threshold would give `f = 0.5` the seats first, second, first, … in step with 2 opponents).
+ * Cost O(offset + groups).
+ */
+function seatsForGroups(seats: SeatOption, offset: number, groups: number, rng: Rng): Seat[] {
   if (typeof seats === 'string') return Array.from({ length: groups }, () => seats);
-  const second = Math.round(seats.mixed * groups);
-  const order = rng.shuffle(Array.from({ length: groups }, (_, g) => g));
-  const out: Seat[] = Array.from({ length: groups }, () => 'first');
-  for (let i = 0; i < second; i++) out[order[i] as number] = 'second';
+  const out: Seat[] = [];
+  let seconds = 0;
+  for (let i = 0; i < offset + groups; i++) {
+    const second = seats.mixed * (i + 1) - seconds > rng.next();
+    if (second) seconds++;
+    if (i >= offset) out.push(second ? 'second' : 'first');
+  }
   return out;
 }
 
@@ -125,7 +138,12 @@ export async function* iterateMetaEpisodes<S, A>(
           const id = list[groupIndex(g) % list.length] as string;
           return Array.from({ length: options.groupSize }, () => id);
         });
-  const seats = seatsForGroups(options.seats ?? 'first', options.groups, iterRng.split('seats'));
+  const seats = seatsForGroups(
+    options.seats ?? 'first',
+    resolved.groupOffset,
+    options.groups,
+    iterRng.split('seats'),
+  );
   const groups: GroupRecord[] = [];
   const slots: SlotState<S, A>[] = [];
 

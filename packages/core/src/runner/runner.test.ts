@@ -286,17 +286,48 @@ describe('runMetaEpisodes', () => {
     expect(large.rows.slice(0, small.rows.length)).toEqual(small.rows);
   });
 
-  it('assigns exactly round(fraction x groups) groups to the second seat', async () => {
-    const batch = await runMetaEpisodes({
-      ...base,
-      groups: 10,
-      groupSize: 1,
-      seats: { mixed: 0.3 },
-      policy: takeOne(),
-      memory: simpleMemory(),
-      attempts: 1,
-    });
-    expect(batch.groups.filter((g) => g.task.seat === 'second')).toHaveLength(3);
+  it('mixed seats: within one group of fraction x N for every first N groups, keyed by global index', async () => {
+    const seatsOf = async (mixed: number, groups: number, groupOffset = 0, seed = 7) =>
+      (
+        await runMetaEpisodes({
+          ...base,
+          groups,
+          groupOffset,
+          groupSize: 1,
+          seed,
+          seats: { mixed },
+          policy: takeOne(),
+          memory: simpleMemory(),
+          attempts: 1,
+        })
+      ).groups.map((g) => g.task.seat);
+    const batch = await seatsOf(0.3, 10);
+    expect(batch.filter((s) => s === 'second')).toHaveLength(3);
+    for (const [mixed, seed] of [
+      [0.3, 7],
+      [0.5, 1],
+      [0.71, 2],
+      [0, 3],
+      [1, 4],
+    ] as const) {
+      const all = await seatsOf(mixed, 40, 0, seed);
+      let seconds = 0;
+      all.forEach((s, i) => {
+        if (s === 'second') seconds++;
+        expect(Math.abs(seconds - mixed * (i + 1))).toBeLessThan(1);
+      });
+      // Waves (groupOffset) get the seats of their global indices, whatever the wave sizes.
+      const waves = [
+        ...(await seatsOf(mixed, 7, 0, seed)),
+        ...(await seatsOf(mixed, 1, 7, seed)),
+        ...(await seatsOf(mixed, 32, 8, seed)),
+      ];
+      expect(waves).toEqual(all);
+    }
+    // A random threshold, not a fixed pattern: with f = 0.5 each pair holds one second seat, in either order.
+    const half = await seatsOf(0.5, 40, 0, 1);
+    const pairs = Array.from({ length: 20 }, (_, k) => `${half[2 * k]}/${half[2 * k + 1]}`);
+    expect(new Set(pairs)).toEqual(new Set(['first/second', 'second/first']));
     const second = await runMetaEpisodes({
       ...base,
       groups: 2,

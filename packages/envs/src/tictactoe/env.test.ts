@@ -138,6 +138,27 @@ describe('tictactoe parser', () => {
     for (const g of GARBAGE_RESPONSES) expect(parseTicTacToeAction(g, empty).valid).toBe(false);
   });
 
+  it('an over-long first pair is off the board, not skipped, and huge numbers never wrap to a cell', () => {
+    expect(parseTicTacToeAction('<action>(1234567, 1) (2, 2)</action>', empty)).toEqual({
+      valid: false,
+      reason: '(1234567, 1) is off the 3×3 board',
+    });
+    expect(parseTicTacToeAction('<action>(2, 1234567) (2, 2)</action>', empty).valid).toBe(false);
+    // 2^32 + 1 and 2^53 + 1 would wrap or round to small values under 32-bit or float arithmetic.
+    expect(parseTicTacToeAction('<action>(4294967297, 1)</action>', empty).valid).toBe(false);
+    expect(parseTicTacToeAction('<action>(1, 9007199254740993)</action>', empty).valid).toBe(false);
+    const huge = '9'.repeat(380);
+    const r = parseTicTacToeAction(`<action>(${huge}, 1) (1, 1)</action>`, empty);
+    expect(r.valid).toBe(false);
+    if (!r.valid) expect(r.reason.length).toBeLessThan(80);
+    // Leading zeros are still digits: the value is what counts.
+    expect(parseTicTacToeAction('<action>(0000002, 03)</action>', empty)).toMatchObject({
+      valid: true,
+      action: 5,
+    });
+    expect(parseTicTacToeAction('<action>(000, 1)</action>', empty).valid).toBe(false);
+  });
+
   it('never throws and only accepts empty cells on the board (property)', () => {
     const board = fc.array(fc.constantFrom('X', 'O', '.'), { minLength: 9, maxLength: 9 }).map((cells) => {
       const x = cells.reduce((m, c, i) => (c === 'X' ? m | (1 << i) : m), 0);

@@ -70,7 +70,12 @@ export function ticTacToeRules(size: number, style: PromptStyle, maxTurns: numbe
   ].join('\n');
 }
 
-const CELL_RE = /\(\s*(\d{1,6})\s*,\s*(\d{1,6})\s*\)/;
+/**
+ * The first `(digits, digits)`; digits unbounded (the body is already capped at `MAX_ACTION_BODY`
+ * characters, and the pattern is unambiguous, so matching stays cheap). A bounded count would skip an
+ * over-long first pair and read a later one.
+ */
+const CELL_RE = /\(\s*(\d+)\s*,\s*(\d+)\s*\)/;
 
 /** Parse the first `(row, col)` of the first `<action>` block against `state`. Never throws. */
 export function parseTicTacToeAction(text: string, state: TicTacToeState): ParsedAction<TicTacToeAction> {
@@ -78,11 +83,12 @@ export function parseTicTacToeAction(text: string, state: TicTacToeState): Parse
   if (!block.ok) return { valid: false, reason: block.reason };
   const m = CELL_RE.exec(block.body);
   if (!m) return { valid: false, reason: `no (row, col) in <action>${excerpt(block.body)}</action>` };
+  // Any digit string is a finite number or Infinity; a huge one is never read as a small coordinate.
   const row = Number(m[1]);
   const col = Number(m[2]);
   const n = state.size;
   if (row < 1 || row > n || col < 1 || col > n) {
-    return { valid: false, reason: `(${row}, ${col}) is off the ${n}×${n} board` };
+    return { valid: false, reason: `${excerpt(`(${m[1]}, ${m[2]})`)} is off the ${n}×${n} board` };
   }
   const cell = (row - 1) * n + (col - 1);
   if (((state.x | state.o) & (1 << cell)) !== 0) return { valid: false, reason: `(${row}, ${col}) is taken` };

@@ -10,6 +10,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bestResponse, expectedReturns } from '../best-response/best-response';
 import { playMatch } from '../match/match';
+import { policyOpponent } from '../strategy/policy-opponent';
+import { argmaxIndex } from '../strategy/strategy';
 import { KUHN_ARCHETYPES, kuhnArchetypeOpponent, kuhnArchetypePolicy } from './archetypes';
 import { kuhnCfrOpponent, kuhnCfrStrategy } from './cfr-opponents';
 
@@ -105,6 +107,33 @@ describe('Kuhn CFR opponents', () => {
     const sampled = kuhnCfrOpponent({ play: 'sample' });
     const br0 = bestResponse({ game, root: KUHN_INITIAL_STATE, strategy: sampled.policy, player: 0 });
     expect(br0.value).toBeLessThan(-1 / 18 + 0.02);
+  });
+
+  it('cfr plays PASS on an exact tie of the average strategy', () => {
+    // After one vanilla CFR iteration (and after none) the average strategy is exactly [0.5, 0.5] at
+    // every information set: the first iteration's current strategy is uniform in every one of them.
+    for (const iterations of [0, 1]) {
+      const cfr = kuhnCfrOpponent({ iterations });
+      const table = kuhnCfrStrategy(iterations);
+      expect(Object.keys(table)).toHaveLength(12);
+      for (const [key, row] of Object.entries(table)) {
+        expect(row).toEqual({ PASS: 0.5, BET: 0.5 });
+        const card = key[0] as 'J' | 'Q' | 'K';
+        const h = key.slice(2);
+        const player = (h.length % 2) as 0 | 1;
+        const other = card === 'J' ? 'Q' : 'J';
+        const state = observed(h, player, player === 0 ? `deal:${card}${other}` : `deal:${other}${card}`);
+        for (const seed of [1, 2, 3]) expect(cfr.act(state, { rng: createRng(seed), player })).toBe('PASS');
+        // The policy that best response reads is the same one-hot PASS.
+        expect(cfr.policy(state, player)).toEqual([1, 0]);
+      }
+    }
+    // The generic argmax path: ties (and differences within float noise) go to the first action, PASS.
+    const tied = policyOpponent({ id: 'tied', game, policy: () => [0.5, 0.5], play: 'argmax' });
+    expect(tied.act(observed('', 0), { rng: createRng(7), player: 0 })).toBe('PASS');
+    expect(argmaxIndex([0.5, 0.5])).toBe(0);
+    expect(argmaxIndex([0.5 - 1e-13, 0.5 + 1e-13])).toBe(0);
+    expect(argmaxIndex([0.4, 0.6])).toBe(1);
   });
 
   it('the sampled opponent mixes with the injected rng', () => {

@@ -41,7 +41,7 @@ describe('Tic-Tac-Toe MCTS', () => {
 
   it('blocks a threat and proves a lost position', () => {
     const mcts = createTicTacToeMcts({ simulations: 2000 });
-    // O to move must block at (1,3) = cell 2.
+    // O to move must block at (1,2) = cell 1 (row 1, column 2, 1-based; cells are row-major from 0).
     expect(mcts.search(ticTacToeFromRows(['X.X', '.O.', '...']), createRng(2)).action).toBe(1);
     // X threatens a double attack after any reply: O is lost (proven −1).
     const lost = mcts.search(ticTacToeFromRows(['XX.', 'O..', '...']), createRng(3));
