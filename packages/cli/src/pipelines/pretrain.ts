@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { LearnerRowV1, PackedRowV1 } from '@mage-rl/core';
 import { createRng, InvalidArgumentError, type JsonObject, packRows, throwIfAborted } from '@mage-rl/core';
 import { weightedNllLoss } from '@mage-rl/gigpo';
-import { countParams } from '@mage-rl/learner';
+import { countParams, createLrSchedule, type LrSchedule } from '@mage-rl/learner';
 import {
   buildWarmStartCorpus,
   createEnvById,
@@ -81,7 +81,7 @@ export function warmStartKey(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>,
 ): string {
   const text = JSON.stringify({
-    v: 1,
+    v: 2,
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,
@@ -151,9 +151,11 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
   );
   const first = configs[0]?.formats[0]?.config as TrainConfig;
   const ws = first.warmStart;
+  // Warm-up then cosine decay to a tenth of `lr` over the whole run (set once the step count is known).
+  let schedule: LrSchedule = () => ws.lr;
   const learner = await createMageTiny(tokenizer, {
     seed: `${options.seed}/mage-tiny`,
-    optimizer: { lr: ws.lr, weightDecay: 0.01 },
+    optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
   });
   try {
     const eos = tokenizer.eosTokenIds[0] as number;
@@ -191,6 +193,13 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const chunk = batch * 4;
     const stepsPerEpoch = Math.ceil(rows.length / batch);
     const totalSteps = stepsPerEpoch * ws.epochs;
+    const warmupSteps = Math.min(20, Math.floor(totalSteps / 10));
+    schedule = createLrSchedule({
+      lr: ws.lr,
+      warmupSteps,
+      totalSteps: Math.max(totalSteps, warmupSteps + 1),
+      decay: 'cosine',
+    });
     const rng = createRng(`${options.seed}/warm-start/shuffle`);
     const lossCurve: { step: number; loss: number }[] = [];
     let step = 0;
