@@ -35,7 +35,7 @@ import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
 import { type AdamW, type AdamWOptions, createAdamW } from '../optim/adamw';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
-import { createGenerator, type Generator, nextPow2 } from '../sampling/generator';
+import { bucketLength, createGenerator, type Generator, nextPow2 } from '../sampling/generator';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 
 export interface OnnxLearnerOptions {
@@ -232,12 +232,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     ...(lora === undefined ? {} : { graphOptions: { lora } }),
   });
 
-  /** Bucket lengths 16, 32, 48, 64, 96, 128, 192, 256, 384 … (a power of two or ¾ of one). */
-  const bucketLen = (n: number) => {
-    const p = nextPow2(n, 16);
-    const q = (3 * p) / 4;
-    return Math.min(n <= q && q % 16 === 0 ? q : p, c.maxPositions);
-  };
+  const bucketLen = (n: number) => bucketLength(n, 16, c.maxPositions);
 
   function validate(rows: readonly LogprobRowV1[]): void {
     for (const r of rows) {

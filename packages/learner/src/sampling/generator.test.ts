@@ -30,10 +30,13 @@ const generator = createGenerator({ config, runner });
 afterAll(() => runner.dispose());
 
 /** Log-probs of `tokens[1..]` from the training graph (batch 1). */
-async function trainingLogprobs(tokens: readonly number[]): Promise<Float32Array> {
-  const T = 32;
+async function trainingLogprobs(
+  tokens: readonly number[],
+  model: { config: typeof config; weightFeeds: Record<string, TensorValue> } = { config, weightFeeds },
+  T = 32,
+): Promise<Float32Array> {
   const g = createGraph();
-  const m = addModelLoss(g, { config, batch: 1, seqLen: T });
+  const m = addModelLoss(g, { config: model.config, batch: 1, seqLen: T });
   g.output('logprobs', m.logprobs);
   const session = await createOrtSession(serializeGraph(g));
   const ids = new BigInt64Array(T);
@@ -43,7 +46,7 @@ async function trainingLogprobs(tokens: readonly number[]): Promise<Float32Array
     if (i > 0) targets[i - 1] = BigInt(t);
   });
   const out = await session.run({
-    ...weightFeeds,
+    ...model.weightFeeds,
     input_ids: { data: ids, dims: [1, T] },
     targets: { data: targets, dims: [T] },
     weights: { data: new Float32Array(T), dims: [T] },
@@ -74,6 +77,36 @@ describe('generator (prefill + static KV buffer decode)', () => {
         );
       });
     }
+  });
+
+  it('matches the training graph after a long prompt (prefill in causal query blocks, ¾ buckets)', async () => {
+    const long = defineModelConfig({ ...config, maxPositions: 320 });
+    const feeds: Record<string, TensorValue> = {};
+    const w = initParams(long, createRng(12), { std: 0.4 });
+    for (const s of paramSpecs(long)) feeds[s.name] = { data: w.get(s.name) as Float32Array, dims: s.shape };
+    const r = createLocalRunner();
+    await r.setPersistent(feeds);
+    const rng = createRng(13);
+    // 270 prompt tokens: prefill bucket 288 (¾ of 384), two query blocks; 6 decoded tokens.
+    const prompt = Array.from({ length: 270 }, () => rng.int(37));
+    const [row] = await createGenerator({ config: long, runner: r }).generate({
+      prompts: [prompt],
+      seeds: [4],
+      maxTokens: 6,
+      sampling: { temperature: 1, topK: 0, topP: 1 },
+    });
+    await r.dispose();
+    const lp = await trainingLogprobs(
+      [...prompt, ...(row?.tokens ?? [])],
+      { config: long, weightFeeds: feeds },
+      288,
+    );
+    expect(row?.tokens).toHaveLength(6);
+    row?.tokens.forEach((_, j) => {
+      expect(Math.abs((row.logprobs[j] as number) - (lp[prompt.length - 1 + j] as number))).toBeLessThan(
+        1e-5,
+      );
+    });
   });
 
   it('gives a row the same tokens alone or in a batch (per-request seeds)', async () => {

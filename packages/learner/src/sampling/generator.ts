@@ -54,6 +54,17 @@ export const nextPow2 = (n: number, min = 1): number => {
   return p;
 };
 
+/**
+ * A static-shape bucket for `n` positions: the next power of two from `min`, or ¾ of it when that still
+ * holds `n` and stays a multiple of `min` (16 → 16, 32, 48, 64, 96, 128, 192 …), at most `max`. Halves
+ * the worst-case padding of plain powers of two for one more graph per octave.
+ */
+export const bucketLength = (n: number, min: number, max: number): number => {
+  const p = nextPow2(n, min);
+  const q = (3 * p) / 4;
+  return Math.min(n <= q && q % min === 0 ? q : p, max);
+};
+
 export function createGenerator(options: GeneratorOptions): Generator {
   const { config: c, runner } = options;
   const prefix = options.keyPrefix ?? 'model';
@@ -85,8 +96,8 @@ export function createGenerator(options: GeneratorOptions): Generator {
       );
     }
     const B = nextPow2(n);
-    const T = Math.min(nextPow2(maxPrompt, 16), c.maxPositions);
-    const S = Math.min(nextPow2(need, 32), c.maxPositions);
+    const T = bucketLength(maxPrompt, 16, c.maxPositions);
+    const S = bucketLength(need, 32, c.maxPositions);
     const KV = c.numKvHeads;
     const hd = c.headDim;
     const V = c.vocabSize;

@@ -10,6 +10,7 @@ import type { Tensor } from '../graph/tensor';
 import { addLoraInputs, type LoraOptions } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
 import { paramSpecs } from '../model/params';
+import { defaultAttentionBlocks } from '../model/training-graph';
 import {
   causalMask,
   headWeight,
@@ -60,6 +61,7 @@ export function buildPrefillGraph(options: InferenceGraphOptions & { readonly se
       mask: g.constant(causalMask(T), [T, T]),
       cos: g.constant(rope.cos, [T, 1, c.headDim]),
       sin: g.constant(rope.sin, [T, 1, c.headDim]),
+      causalBlocks: defaultAttentionBlocks(T),
     },
     ...(hook === undefined ? {} : { linearHook: hook }),
   });

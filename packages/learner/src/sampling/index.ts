@@ -1,4 +1,5 @@
 export {
+  bucketLength,
   createGenerator,
   type GeneratedRow,
   type GenerateTokensOptions,
