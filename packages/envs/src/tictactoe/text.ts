@@ -47,13 +47,8 @@ export function moveText(cell: TicTacToeAction, size: number, style: PromptStyle
 /** The board for the prompt. */
 export function renderBoard(state: TicTacToeState, agent: number, style: PromptStyle): string {
   const rows = agentRows(state, agent);
+  if (style === 'compact') return `board\n${rows.map((r) => [...r].join(' ')).join('\n')}`;
   const n = state.size;
-  if (style === 'compact') {
-    // The empty cells in action notation, as the verbose style lists them: a tiny model can copy a
-    // legal move instead of having to locate cells on the drawn board.
-    const free = emptyCells(state).map((c) => compactCell(c, n));
-    return `board\n${rows.map((r) => [...r].join(' ')).join('\n')}\nfree ${free.join(' ') || 'none'}`;
-  }
   const header = `    ${Array.from({ length: n }, (_, c) => String(c + 1)).join('   ')}`;
   const lines = rows.map((r, i) => `${i + 1}   ${[...r].join(' | ')}`);
   const legal = emptyCells(state)

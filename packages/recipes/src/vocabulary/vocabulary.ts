@@ -36,7 +36,6 @@ export const OUTCOME_LABELS: readonly string[] = ['win', 'loss', 'draw', 'trunca
  */
 export const ENV_COMPACT_WORDS: readonly string[] = [
   'board',
-  'free',
   'room',
   'card',
   'history',
