@@ -80,9 +80,9 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       weightDecay: 0.01,
       aggregation: 'token-mean',
     },
-    train: { iterations: 40, evalEvery: 10, checkpointEvery: 5 },
-    eval: { episodes: 32, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
-    warmStart: { groups: 32, groupSize: 2, iterations: 8, epochs: 2, lr: 1e-3, batchRows: 32, noise: 0.1 },
+    train: { iterations: 16, evalEvery: 0, checkpointEvery: 4 },
+    eval: { episodes: 16, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    warmStart: { groups: 32, groupSize: 2, iterations: 8, epochs: 4, lr: 2e-3, batchRows: 32, noise: 0.1 },
   },
   /** Tiny: seconds per run. */
   smoke: {
