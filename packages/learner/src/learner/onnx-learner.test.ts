@@ -50,6 +50,20 @@ const rowsOf = (texts: [string, string][]): LearnerRowV1[] =>
     advantage: 1,
   }));
 
+/** A local runner that counts the scoring passes (`score:` graphs) it runs. */
+function countingRunner(): { runner: GraphRunner; scoring: () => number } {
+  const local = createLocalRunner();
+  let scoring = 0;
+  const runner: GraphRunner = {
+    ...local,
+    run(key, feeds, options) {
+      if (key.startsWith('score:')) scoring++;
+      return local.run(key, feeds, options);
+    },
+  };
+  return { runner, scoring: () => scoring };
+}
+
 describe('OnnxLearner', () => {
   it('generates through PolicyV1 with log-probs equal to logprobs() (1e-5) and honours stop strings', async () => {
     const responses = await learner.policy.generate(
@@ -144,15 +158,7 @@ describe('OnnxLearner', () => {
 
   it('takes current log-probs from its own sampler while the weights are unchanged (no scoring forward)', async () => {
     const run = async (copy: boolean) => {
-      const local = createLocalRunner();
-      let scoring = 0;
-      const runner: GraphRunner = {
-        ...local,
-        run(key, feeds, options) {
-          if (key.startsWith('score:')) scoring++;
-          return local.run(key, feeds, options);
-        },
-      };
+      const { runner, scoring } = countingRunner();
       const l = await createOnnxLearner({ config, tokenizer, seed: 4, runner, microBatchRows: 2 });
       const responses = await l.policy.generate(
         ['ab', 'cde', 'f'].map((content, i) => ({
@@ -180,7 +186,7 @@ describe('OnnxLearner', () => {
       };
       await l.update({ rows, loss: ratioLoss, epochs: 2 });
       await l.dispose();
-      return { scoring, seen };
+      return { scoring: scoring(), seen };
     };
     const fresh = await run(false);
     // epoch 1 uses the sampler's log-probs exactly; epoch 2 (after a step) scores its 2 micro-batches
@@ -200,20 +206,12 @@ describe('OnnxLearner', () => {
       ['Q: x', ' A: y'],
     ]);
     const run = async (loss: TokenLossFn) => {
-      const local = createLocalRunner();
-      let scoring = 0;
-      const runner: GraphRunner = {
-        ...local,
-        run(key, feeds, options) {
-          if (key.startsWith('score:')) scoring++;
-          return local.run(key, feeds, options);
-        },
-      };
+      const { runner, scoring } = countingRunner();
       const l = await createOnnxLearner({ config, tokenizer, seed: 5, runner, microBatchRows: 2 });
       const r = await l.update({ rows, loss, epochs: 2, miniBatchRows: 3 });
       const norm = Array.from(l.weights.get('model.layers.0.mlp.up_proj.weight') as Float32Array);
       await l.dispose();
-      return { r, scoring, norm };
+      return { r, scoring: scoring(), norm };
     };
     const eager = await run(crossEntropy);
     const deferred = await run(
@@ -300,15 +298,7 @@ describe('OnnxLearner', () => {
   });
 
   it('packed rows of sampled turns use the sampler log-probs (no scoring forward)', async () => {
-    const local = createLocalRunner();
-    let scoring = 0;
-    const runner: GraphRunner = {
-      ...local,
-      run(key, feeds, options) {
-        if (key.startsWith('score:')) scoring++;
-        return local.run(key, feeds, options);
-      },
-    };
+    const { runner, scoring } = countingRunner();
     const l = await createOnnxLearner({ config, tokenizer, seed: 4, runner, microBatchRows: 2 });
     const messages: { role: 'user' | 'assistant'; content: string; tokens?: number[] }[] = [];
     const rows: LearnerRowV1[] = [];
@@ -329,7 +319,7 @@ describe('OnnxLearner', () => {
     const packed = packRows(rows).rows;
     expect(packed.length).toBe(1);
     await l.update({ rows: packed, loss: crossEntropy });
-    expect(scoring).toBe(0);
+    expect(scoring()).toBe(0);
     await l.dispose();
   });
 
