@@ -54,6 +54,10 @@ describe('mage report', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     const svg = await readFile(join(out, 'success-by-attempt.svg'), 'utf8');
     expect(svg).toContain('mage (kuhn-poker) @2');
+    expect(md).toContain('Runs: `../mage` (mage (kuhn-poker), 2 updates), `../grpo`');
+    // A report inside its own run directory names the run, not `.`.
+    const own = await runJson<ReportJson>(['report', mage]);
+    expect(await readFile(own.markdown, 'utf8')).toContain('Runs: `mage` (mage (kuhn-poker), 2 updates).');
   });
 
   it('fails clearly on a directory that is not a run', async () => {

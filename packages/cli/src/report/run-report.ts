@@ -305,7 +305,7 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
   const md = [
     '# mage-rl run report',
     '',
-    `Runs: ${runs.map((r) => `\`${relative(outDir, r.dir) || '.'}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
+    `Runs: ${runs.map((r) => `\`${relative(outDir, r.dir) || basename(r.dir)}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
     '',
     'Success is cumulative over attempts (pass@k: solved in any of the first k attempts), from the last',
     'evaluation of each run; brackets are 95% Wilson intervals.',
