@@ -18,6 +18,7 @@ import {
   memoryOf,
   opponentFactory,
   populationOf,
+  RUN_PRESETS,
   type RunPresetId,
   resolveTrainConfig,
   type TrainConfig,
@@ -80,12 +81,13 @@ const FORMATS = [
 export function warmStartKey(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>,
 ): string {
+  // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
   const text = JSON.stringify({
-    v: 2,
+    v: 3,
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,
-    ws: options.warmStart ?? {},
+    ws: { ...RUN_PRESETS[options.preset].warmStart, ...options.warmStart },
   });
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
@@ -130,7 +132,7 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
         style: c.rollout.style,
         seats: c.rollout.seats,
         seed: `${options.seed}/warm-start/${env}/${f.tag}`,
-        teacherOptions: { noise: ws.noise },
+        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       examples.push(...corpus.examples.filter((e) => e.valid));

@@ -51,7 +51,16 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     },
     train: { iterations: 150, evalEvery: 10, checkpointEvery: 10 },
     eval: { episodes: 128, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
-    warmStart: { groups: 0, groupSize: 0, iterations: 0, epochs: 0, lr: 0, batchRows: 0, noise: 0.1 },
+    warmStart: {
+      groups: 0,
+      groupSize: 0,
+      iterations: 0,
+      epochs: 0,
+      lr: 0,
+      batchRows: 0,
+      noise: 0.1,
+      mistakes: 0,
+    },
   },
   /** mage-tiny (~0.75 M parameters, compact transcripts) on 2 CPU cores: the README main job in ~14 min. */
   laptop: {
@@ -82,7 +91,16 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     },
     train: { iterations: 16, evalEvery: 0, checkpointEvery: 4 },
     eval: { episodes: 16, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
-    warmStart: { groups: 32, groupSize: 2, iterations: 8, epochs: 4, lr: 2e-3, batchRows: 32, noise: 0.1 },
+    warmStart: {
+      groups: 32,
+      groupSize: 2,
+      iterations: 8,
+      epochs: 4,
+      lr: 2e-3,
+      batchRows: 32,
+      noise: 0.1,
+      mistakes: 0.1,
+    },
   },
   /** Tiny: seconds per run. */
   smoke: {
@@ -113,6 +131,15 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     },
     train: { iterations: 2, evalEvery: 2, checkpointEvery: 1 },
     eval: { episodes: 1, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
-    warmStart: { groups: 4, groupSize: 1, iterations: 1, epochs: 1, lr: 1e-3, batchRows: 8, noise: 0.1 },
+    warmStart: {
+      groups: 4,
+      groupSize: 1,
+      iterations: 1,
+      epochs: 1,
+      lr: 1e-3,
+      batchRows: 8,
+      noise: 0.1,
+      mistakes: 0.1,
+    },
   },
 };

@@ -105,6 +105,11 @@ export const trainConfigSchema = z.strictObject({
     batchRows: nonNegInt,
     /** Sokoban teacher's fraction of random moves. */
     noise: fraction,
+    /**
+     * Tic-Tac-Toe teacher's fraction of deliberate invalid moves (never trained on; the corpus then
+     * shows how play goes on after one).
+     */
+    mistakes: fraction,
   }),
 });
 

@@ -6,11 +6,11 @@ import type { SokobanEnv } from '@mage-rl/envs/sokoban';
 import type { TicTacToeEnv } from '@mage-rl/envs/tictactoe';
 import { type KuhnTeacherOptions, kuhnTeacher } from './kuhn-teacher';
 import { type SokobanTeacherOptions, sokobanTeacher } from './sokoban-teacher';
-import { ticTacToeTeacher } from './tictactoe-teacher';
+import { type TicTacToeTeacherOptions, ticTacToeTeacher } from './tictactoe-teacher';
 
 export const TEACHER_ENV_IDS = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
 
-export type AnyTeacherOptions = KuhnTeacherOptions & SokobanTeacherOptions;
+export type AnyTeacherOptions = KuhnTeacherOptions & SokobanTeacherOptions & TicTacToeTeacherOptions;
 
 /**
  * The warm-start teacher of `env` (`tictactoe`, `kuhn-poker` or `sokoban`, built by `@mage-rl/envs`).

@@ -157,6 +157,39 @@ describe('tictactoe teacher rules', () => {
   });
 });
 
+describe('tictactoe teacher mistakes', () => {
+  it('plays taken cells on about the asked fraction of turns, never on an empty board, and then goes on', async () => {
+    const env = createTicTacToe();
+    const batch = await runMetaEpisodes({
+      env,
+      policy: createTeacher(env, { style: 'compact', mistakes: 0.3 }),
+      memory: createMemory({ mode: 'reflection' }),
+      opponents: ['random'],
+      makeOpponent: (id: string) => createOpponent(env.id, id) as never,
+      groups: 8,
+      groupSize: 4,
+      attempts: 2,
+      earlyStop: false,
+      seats: 'first',
+      style: 'compact',
+      seed: 3,
+    });
+    const turns = batch.rows.filter((r) => r.phase === 'play');
+    const invalid = turns.filter((r) => !r.valid);
+    // Seat first: the opening turn sees an empty board and is never a mistake.
+    expect(turns.filter((r) => r.turn === 0).every((r) => r.valid)).toBe(true);
+    expect(invalid.length / turns.length).toBeGreaterThan(0.15);
+    expect(invalid.length / turns.length).toBeLessThan(0.4);
+    // A valid turn follows a mistake in the same attempt (the recovery the corpus teaches).
+    const after = invalid.filter((r) =>
+      turns.some((q) => q.slot === r.slot && q.attempt === r.attempt && q.turn === r.turn + 1 && q.valid),
+    );
+    expect(after.length).toBeGreaterThan(invalid.length / 2);
+    // Without mistakes (the default) every turn is valid.
+    expect((await play(env, 'compact', 3, ['random'])).rows.every((r) => r.valid)).toBe(true);
+  });
+});
+
 describe('kuhn teacher', () => {
   it('samples from a near-equilibrium strategy', () => {
     const strategy = kuhnEquilibriumStrategy();

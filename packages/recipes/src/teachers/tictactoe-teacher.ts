@@ -62,14 +62,27 @@ export function ticTacToeTeacherMove(
   return { cell: rng.pick(empty), reason: 'random' };
 }
 
-export function ticTacToeTeacher(env: TicTacToeEnv, options: TeacherOptions = {}): PolicyV1 {
+export interface TicTacToeTeacherOptions extends TeacherOptions {
+  /**
+   * Fraction of play turns (once a cell is taken) on which the teacher plays a taken cell — an invalid
+   * move. Warm-start corpora train only on valid turns, so the mistake is never learned, but the turns
+   * after it are: the model sees how to go on after an invalid move (without them it tends to repeat
+   * the rejected move). Default 0.
+   */
+  readonly mistakes?: number;
+}
+
+export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOptions = {}): PolicyV1 {
   const style = options.style ?? 'compact';
+  const mistakes = options.mistakes ?? 0;
   const id = 'teacher-tictactoe';
   return teacherPolicy({
     id,
     style,
     play(observation, rng) {
       const board = infoStrings(observation, 'board', id);
+      const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
+      if (taken.length > 0 && rng.next() < mistakes) return env.formatAction(rng.pick(taken), style);
       const move = ticTacToeTeacherMove(board, rng);
       // A full board never reaches a play turn; answer something parseable anyway.
       return env.formatAction(move?.cell ?? 0, style);

@@ -1,0 +1,29 @@
+import { RUN_PRESETS } from '@mage-rl/recipes';
+import { describe, expect, it } from 'vitest';
+import { warmStartKey } from './pretrain';
+
+describe('warmStartKey', () => {
+  const base = { envs: ['tictactoe'], preset: 'laptop', seed: 1 } as const;
+
+  it('is stable and ignores env order and overrides equal to the preset', () => {
+    expect(warmStartKey(base)).toBe(warmStartKey({ ...base }));
+    expect(warmStartKey({ ...base, envs: ['kuhn-poker', 'tictactoe'] })).toBe(
+      warmStartKey({ ...base, envs: ['tictactoe', 'kuhn-poker'] }),
+    );
+    expect(warmStartKey({ ...base, warmStart: { epochs: RUN_PRESETS.laptop.warmStart.epochs } })).toBe(
+      warmStartKey(base),
+    );
+  });
+
+  it('changes with anything that changes the weights', () => {
+    const keys = new Set([
+      warmStartKey(base),
+      warmStartKey({ ...base, seed: 2 }),
+      warmStartKey({ ...base, preset: 'smoke' }),
+      warmStartKey({ ...base, envs: ['kuhn-poker'] }),
+      warmStartKey({ ...base, warmStart: { mistakes: 0 } }),
+      warmStartKey({ ...base, warmStart: { epochs: 1 } }),
+    ]);
+    expect(keys.size).toBe(6);
+  });
+});
