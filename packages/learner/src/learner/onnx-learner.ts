@@ -418,8 +418,9 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         throwIfAborted(request.signal);
         // Log-probs under the current weights: the sampler's own when the rows are fresh from it; none
         // before the backward pass when the loss's weights ignore them (then the training pass's are used).
-        const deferred = request.loss.usesCurrentLogprobs === false;
-        const current = batch.every(scoredBySampler)
+        const fresh = batch.every(scoredBySampler);
+        const deferred = !fresh && request.loss.usesCurrentLogprobs === false;
+        const current = fresh
           ? batch.map((u) => Float32Array.from(u.spans.flatMap((sp) => sp.oldLogprobs)))
           : deferred
             ? batch.map((u) => new Float32Array(spanTokens(u)).fill(Number.NaN))
