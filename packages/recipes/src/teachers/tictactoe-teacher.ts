@@ -81,8 +81,10 @@ export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOpt
     style,
     play(observation, rng) {
       const board = infoStrings(observation, 'board', id);
-      const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
-      if (taken.length > 0 && rng.next() < mistakes) return env.formatAction(rng.pick(taken), style);
+      if (mistakes > 0) {
+        const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
+        if (taken.length > 0 && rng.next() < mistakes) return env.formatAction(rng.pick(taken), style);
+      }
       const move = ticTacToeTeacherMove(board, rng);
       // A full board never reaches a play turn; answer something parseable anyway.
       return env.formatAction(move?.cell ?? 0, style);
