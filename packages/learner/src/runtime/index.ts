@@ -8,6 +8,7 @@ export {
 } from './runner';
 export {
   createOrtSession,
+  defaultThreads,
   type Feeds,
   type Fetched,
   type OrtSession,

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { MageError, type MageErrorCode } from '@mage-rl/core';
 import * as ort from 'onnxruntime-node';
 import { createOrtHost, type HostSessionOptions, type KvScatter, type OrtHost } from './ort-host';
-import type { Feeds, Fetched, SessionOptions, TensorValue } from './session';
+import { defaultThreads, type Feeds, type Fetched, type SessionOptions, type TensorValue } from './session';
 
 export type { KvScatter } from './ort-host';
 
@@ -73,7 +73,7 @@ function lruRunner(backend: Backend, maxSessions: number): GraphRunner {
 
 function hostOptions(options: RunnerOptions, flushDenormals: boolean): HostSessionOptions {
   return {
-    ...(options.threads === undefined ? {} : { threads: options.threads }),
+    threads: options.threads ?? defaultThreads(),
     ...(options.optimization === undefined ? {} : { optimization: options.optimization }),
     flushDenormals: options.flushDenormals ?? flushDenormals,
   };
