@@ -3,6 +3,7 @@ export {
   createWorkerRunner,
   type GraphRunner,
   type KvScatter,
+  type LoadOptions,
   type RunnerOptions,
   type RunOptions,
 } from './runner';

@@ -20,7 +20,11 @@ function transferables(value) {
 parentPort.on('message', async ({ id, op, args }) => {
   try {
     let value;
-    if (op === 'load') value = await host.load(args.key, args.model, options);
+    if (op === 'load')
+      value = await host.load(args.key, args.model, {
+        ...options,
+        ...(args.threads === undefined ? {} : { threads: args.threads }),
+      });
     else if (op === 'evict') value = await host.evict(args.key);
     else if (op === 'setPersistent') value = host.setPersistent(args.values);
     else if (op === 'allocate') value = host.allocate(args.name, args.dims);

@@ -5,10 +5,11 @@ import { serializeGraph } from '../graph/serialize';
 import { defineModelConfig } from '../model/config';
 import { initParams, paramSpecs } from '../model/params';
 import { addModelLoss } from '../model/training-graph';
-import { createLocalRunner } from '../runtime/runner';
+import { createLocalRunner, createWorkerRunner, type GraphRunner, type LoadOptions } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import { createOrtSession } from '../runtime/session';
-import { createGenerator } from './generator';
+import { countParams } from '../model/params';
+import { createGenerator, SMALL_RUN_FLOPS } from './generator';
 
 const config = defineModelConfig({
   vocabSize: 37,
@@ -150,5 +151,46 @@ describe('generator (prefill + static KV buffer decode)', () => {
     });
     expect(stop[0]?.finishReason).toBe('stop');
     expect(stop[0]?.tokens.length).toBe(3);
+  });
+
+  it('gives small runs one thread and large runs the default, and decodes the same either way', async () => {
+    // A worker runner (as in the learner) that records each session's load options.
+    const worker = createWorkerRunner();
+    await worker.setPersistent(weightFeeds);
+    const loads = new Map<string, LoadOptions | undefined>();
+    const spy: GraphRunner = {
+      ...worker,
+      load: (key, model, options) => {
+        loads.set(key, options);
+        return worker.load(key, model, options);
+      },
+    };
+    const onWorker = createGenerator({ config, runner: spy });
+    const request = {
+      prompts: [[1, 2, 3]],
+      seeds: [5],
+      maxTokens: 6,
+      sampling: { temperature: 1, topK: 0, topP: 1 },
+    };
+    const a = await onWorker.generate(request);
+    const b = await generator.generate(request);
+    expect(a).toEqual(b);
+    // 2 · 16 prefill tokens · parameters is far below the threshold here.
+    expect(2 * 16 * countParams(config)).toBeLessThan(SMALL_RUN_FLOPS);
+    expect([...loads.values()]).toEqual([{ threads: 1 }, { threads: 1 }]);
+    // A batch whose prefill crosses the threshold gets the runner's default.
+    const tokens = Math.ceil(SMALL_RUN_FLOPS / (2 * countParams(config)));
+    const big = Math.min(config.maxPositions - 8, tokens);
+    const rows = Math.ceil(tokens / big);
+    loads.clear();
+    await onWorker.generate({
+      ...request,
+      prompts: Array.from({ length: rows }, () => Array.from({ length: big }, (_, i) => i % 30)),
+      seeds: Array.from({ length: rows }, (_, i) => i),
+      maxTokens: 2,
+    });
+    const prefill = [...loads.entries()].find(([k]) => k.includes(':prefill:'));
+    expect(prefill?.[1]).toEqual({});
+    await worker.dispose();
   });
 });
