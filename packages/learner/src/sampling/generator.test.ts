@@ -3,12 +3,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createGraph } from '../graph/graph';
 import { serializeGraph } from '../graph/serialize';
 import { defineModelConfig } from '../model/config';
-import { initParams, paramSpecs } from '../model/params';
+import { countParams, initParams, paramSpecs } from '../model/params';
 import { addModelLoss } from '../model/training-graph';
 import { createLocalRunner, createWorkerRunner, type GraphRunner, type LoadOptions } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import { createOrtSession } from '../runtime/session';
-import { countParams } from '../model/params';
 import { createGenerator, SMALL_RUN_FLOPS } from './generator';
 
 const config = defineModelConfig({
