@@ -1,11 +1,10 @@
 // Worker-thread entry: owns onnxruntime sessions so `session.run` never blocks the main event loop.
 // Messages: { id, op, args } → { id, ok: true, value } | { id, ok: false, error: { message, code } }.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
 import { createOrtHost } from './ort-host.js';
 
 const host = createOrtHost(ort);
-const options = workerData?.options ?? {};
 
 function transferables(value) {
   const list = [];
@@ -20,11 +19,7 @@ function transferables(value) {
 parentPort.on('message', async ({ id, op, args }) => {
   try {
     let value;
-    if (op === 'load')
-      value = await host.load(args.key, args.model, {
-        ...options,
-        ...(args.threads === undefined ? {} : { threads: args.threads }),
-      });
+    if (op === 'load') value = await host.load(args.key, args.model, args.options);
     else if (op === 'evict') value = await host.evict(args.key);
     else if (op === 'setPersistent') value = host.setPersistent(args.values);
     else if (op === 'allocate') value = host.allocate(args.name, args.dims);

@@ -49,7 +49,7 @@ export interface RunnerOptions extends SessionOptions {
 }
 
 interface Backend {
-  load(key: string, model: Uint8Array, options: LoadOptions): Promise<void>;
+  load(key: string, model: Uint8Array, options: HostSessionOptions): Promise<void>;
   evict(key: string): Promise<void>;
   setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
   allocate(name: string, dims: readonly number[]): Promise<void>;
@@ -57,7 +57,8 @@ interface Backend {
   dispose(): Promise<void>;
 }
 
-function lruRunner(backend: Backend, maxSessions: number): GraphRunner {
+/** LRU over `backend`'s sessions; each is created with `base` and the load's own options on top. */
+function lruRunner(backend: Backend, base: HostSessionOptions, maxSessions: number): GraphRunner {
   const keys: string[] = [];
   return {
     has: (key) => keys.includes(key),
@@ -68,7 +69,11 @@ function lruRunner(backend: Backend, maxSessions: number): GraphRunner {
         keys.push(key);
         return;
       }
-      await backend.load(key, model(), options);
+      await backend.load(
+        key,
+        model(),
+        options.threads === undefined ? base : { ...base, threads: options.threads },
+      );
       keys.push(key);
       while (keys.length > maxSessions) await backend.evict(keys.shift() as string);
     },
@@ -102,7 +107,6 @@ function toMageError(e: unknown): MageError {
  */
 export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
   const host: OrtHost = createOrtHost(ort);
-  const so = hostOptions(options, false);
   const wrap = async <T>(f: () => Promise<T> | T): Promise<T> => {
     try {
       return await f();
@@ -112,13 +116,14 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
   };
   return lruRunner(
     {
-      load: (key, model, o) => wrap(() => host.load(key, model, { ...so, ...o })),
+      load: (key, model, so) => wrap(() => host.load(key, model, so)),
       evict: (key) => wrap(() => host.evict(key)),
       setPersistent: (values) => wrap(() => host.setPersistent(values)),
       allocate: (name, dims) => wrap(() => host.allocate(name, dims)),
       run: (key, feeds, o) => wrap(() => host.run(key, feeds, o.fetches, o.scatter)),
       dispose: () => wrap(() => host.dispose()),
     },
+    hostOptions(options, false),
     options.maxSessions ?? 16,
   );
 }
@@ -129,9 +134,7 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
  * are flushed to zero by default (the worker thread runs nothing but onnxruntime).
  */
 export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
-  const worker = new Worker(new URL('./ort-worker.js', import.meta.url), {
-    workerData: { options: hostOptions(options, true) },
-  });
+  const worker = new Worker(new URL('./ort-worker.js', import.meta.url));
   worker.unref();
   let nextId = 0;
   let failure: MageError | undefined;
@@ -174,7 +177,7 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
   };
   return lruRunner(
     {
-      load: (key, model, o) => call('load', { key, model, threads: o.threads }),
+      load: (key, model, so) => call('load', { key, model, options: so }),
       evict: (key) => call('evict', { key }),
       setPersistent: (values) => call('setPersistent', { values }),
       allocate: (name, dims) => call('allocate', { name, dims }),
@@ -187,6 +190,7 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
         }
       },
     },
+    hostOptions(options, true),
     options.maxSessions ?? 16,
   );
 }

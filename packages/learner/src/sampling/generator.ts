@@ -174,12 +174,13 @@ export function createGenerator(options: GeneratorOptions): Generator {
     const inputIds = new BigInt64Array(B);
     const positions = new BigInt64Array(B);
     const mask = new Float32Array(B * (S + 1));
+    const decodeOptions = sessionOptions(B);
     while (rows.some((r) => r.finish === null)) {
       throwIfAborted(o.signal);
       await runner.load(
         decodeKey,
         () => serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, ...extra })),
-        sessionOptions(B),
+        decodeOptions,
       );
       mask.fill(MASK_NEG);
       for (let b = 0; b < B; b++) {
