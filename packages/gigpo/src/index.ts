@@ -5,12 +5,14 @@ export {
   STD_EPSILON,
 } from './advantages/compute-advantages';
 export { DEFAULT_ADVANTAGE_OPTIONS, resolveAdvantageOptions } from './advantages/options';
-export type {
-  AdvantageOptions,
-  AdvantageRowInput,
-  AdvantageRowOutput,
-  LengthPenaltyOptions,
-  ResolvedAdvantageOptions,
+export {
+  type AdvantageOptions,
+  type AdvantageRowInput,
+  type AdvantageRowOutput,
+  EPISODE_BASELINES,
+  type EpisodeBaseline,
+  type LengthPenaltyOptions,
+  type ResolvedAdvantageOptions,
 } from './advantages/types';
 export {
   effectiveTrajGamma,

@@ -91,6 +91,25 @@ describe('tictactoe env', () => {
     expect(ep.reset(1).info.board).toEqual(['...', '...', '...']);
   });
 
+  it("truncation 'loss' scores the attempt's last turn −winReward; 'zero' scores it 0", () => {
+    for (const [truncation, expected] of [
+      ['zero', 0],
+      ['loss', -10],
+    ] as const) {
+      const ep = createTicTacToe({ truncation }).createEpisode({
+        seed: 7,
+        seat: 'first',
+        style: 'verbose',
+        rng: createRng(7),
+        opponent: first,
+      });
+      ep.reset(0);
+      const rewards: number[] = [];
+      while (!ep.done) rewards.push(ep.step(ep.parse('nothing')).reward);
+      expect(rewards).toEqual([0, 0, 0, 0, 0, 0, 0, expected]);
+    }
+  });
+
   it('same task gives the same opening move whatever attempt; random opponents are seeded', () => {
     const rnd = randomLegalOpponent(ticTacToeGame(3));
     const a = episode('second', rnd);
@@ -111,9 +130,14 @@ describe('tictactoe env', () => {
     expect(() => createTicTacToe({ size: 6 })).toThrow(ConfigError);
     expect(() => createTicTacToe({ size: 6 })).toThrow(/tictactoe\.size.*at most 5/);
     expect(() => createTicTacToe({ colour: 'red' } as never)).toThrow(
-      /known options: size, maxTurns, winReward/,
+      /known options: size, maxTurns, winReward, truncation/,
     );
-    expect(createTicTacToe({ size: 5 }).options).toEqual({ size: 5, maxTurns: 8, winReward: 10 });
+    expect(createTicTacToe({ size: 5 }).options).toEqual({
+      size: 5,
+      maxTurns: 8,
+      winReward: 10,
+      truncation: 'zero',
+    });
   });
 });
 

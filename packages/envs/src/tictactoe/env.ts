@@ -51,6 +51,11 @@ export const ticTacToeOptionsSchema = z.strictObject({
   maxTurns: z.number().int().min(1).max(100).default(8),
   /** Step reward for a win; a loss gives its negation, a draw 0. */
   winReward: z.number().finite().min(0).default(10),
+  /**
+   * What an attempt stopped by the turn limit scores: `zero` (neither win nor loss) or `loss` (−winReward,
+   * so that stalling with invalid moves never beats playing on). Either way its outcome is `truncated`.
+   */
+  truncation: z.enum(['zero', 'loss']).default('zero'),
 });
 
 export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
@@ -203,7 +208,9 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {
-    return stepResult(this.observe(), reward, valid, event, this.done ? this.outcome() : undefined);
+    const outcome = this.done ? this.outcome() : undefined;
+    if (outcome?.truncated && this.options.truncation === 'loss') reward = -this.options.winReward;
+    return stepResult(this.observe(), reward, valid, event, outcome);
   }
 
   private outcome(): AttemptOutcome {

@@ -45,6 +45,30 @@ describe('computeAdvantages', () => {
     expect(computeAdvantages(noisy)).toEqual(computeAdvantages(base));
   });
 
+  it("episodeBaseline 'attempt' compares attempts of the same index (unit-weighted), reflections apart", () => {
+    // Two slots, no penalties. a: lost twice (R = -10, -10: r̃ = -10, 0) with a 3-turn attempt 1;
+    // b: lost, then won (R = -10, 10: r̃ = -10, 20).
+    const rows = [
+      row({ slot: 'a', reward: 0, anchor: 'p|o' }),
+      row({ slot: 'a', reward: -10, anchor: 'q|o' }),
+      row({ slot: 'b', reward: -10, anchor: 'r|o' }),
+      row({ slot: 'a', attempt: 1, phase: 'reflect', anchor: 'reflection|o', valid: false }),
+      row({ slot: 'b', attempt: 1, phase: 'reflect', anchor: 'reflection|o' }),
+      row({ slot: 'a', attempt: 1, reward: 0, anchor: 's|o' }),
+      row({ slot: 'a', attempt: 1, reward: 0, anchor: 't|o' }),
+      row({ slot: 'a', attempt: 1, reward: -10, anchor: 'u|o' }),
+      row({ slot: 'b', attempt: 1, reward: 10, anchor: 'v|o' }),
+    ];
+    const out = computeAdvantages(rows, { episodeBaseline: 'attempt', invalidPenalty: 1 });
+    const episode = out.map((o) => o.episodeAdvantage);
+    // attempt 0: both r̃ = -10 → 0 whatever the lengths; attempt 1: r̃ 0 and 20, mean 10 per attempt
+    // (not per row); reflections: scores -1 (invalid) and 0, mean -0.5.
+    expect(episode).toEqual([0, 0, 0, -0.5, 0.5, -10, -10, -10, 10]);
+    // the row baseline would mix attempts: attempt-0 rows of b would not be 0
+    const byRow = computeAdvantages(rows, { episodeBaseline: 'row', invalidPenalty: 1 });
+    expect(byRow[2]?.episodeAdvantage).not.toBe(0);
+  });
+
   it('applies the step weight', () => {
     const rows = [row({ slot: 'a', reward: 10 }), row({ slot: 'b', reward: 0 })];
     const w0 = computeAdvantages(rows, { stepWeight: 0 });

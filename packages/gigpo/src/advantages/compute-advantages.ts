@@ -168,6 +168,8 @@ export function computeAdvantageColumns(
       meanStd,
       episodeAdvantages,
     );
+  } else if (o.episodeBaseline === 'attempt') {
+    attemptBaseline(scores, rows, rowAtt, rowGroup, isPlay, nAttempts, meanStd, episodeAdvantages);
   } else if (o.episodeBaseline === 'trajectory') {
     unitBaseline(
       scores,
@@ -345,6 +347,56 @@ function unitBaseline(
     const a = (scores[i] as number) - (mean[g] as number);
     out[i] = div === null ? a : a / (div[g] as number);
   }
+}
+
+/**
+ * Per-attempt baseline: a play row is compared with the attempts of the same index in its group (each
+ * attempt one unit, its mean play-row score), a reflect row with the reflect rows written before the same
+ * attempt index in its group (row-weighted). Attempt k's rows are thus never judged against attempt j's
+ * meta-rewards, whose scale differs under the differential meta-reward.
+ */
+function attemptBaseline(
+  scores: Float64Array,
+  rows: readonly AdvantageRowInput[],
+  rowAtt: Int32Array,
+  rowGroup: Int32Array,
+  isPlay: Uint8Array,
+  nAttempts: number,
+  meanStd: boolean,
+  out: Float64Array,
+): void {
+  const n = scores.length;
+  const bucketIndex = new Map<string, number>();
+  const rowBucket = new Int32Array(n);
+  const rowUnit = new Int32Array(n);
+  const unitBucket: number[] = new Array(nAttempts).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const play = isPlay[i] === 1;
+    const key = `${rowGroup[i]}\u0000${rows[i]!.attempt}\u0000${play ? 'p' : 'r'}`;
+    let b = bucketIndex.get(key);
+    if (b === undefined) {
+      b = bucketIndex.size;
+      bucketIndex.set(key, b);
+    }
+    rowBucket[i] = b;
+    if (play) {
+      rowUnit[i] = rowAtt[i]!;
+      unitBucket[rowAtt[i]!] = b;
+    } else {
+      rowUnit[i] = unitBucket.length;
+      unitBucket.push(b);
+    }
+  }
+  unitBaseline(
+    scores,
+    rowUnit,
+    unitBucket.length,
+    (u) => unitBucket[u]!,
+    rowBucket,
+    bucketIndex.size,
+    meanStd,
+    out,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ConfigError } from '@mage-rl/core';
 import { effectiveTrajGamma, META_REWARD_MODES } from '../meta-reward/meta-reward';
-import type { AdvantageOptions, ResolvedAdvantageOptions } from './types';
+import { type AdvantageOptions, EPISODE_BASELINES, type ResolvedAdvantageOptions } from './types';
 
 /** The defaults of SPEC §5 (Tic-Tac-Toe values where the spec gives per-env ones). */
 export const DEFAULT_ADVANTAGE_OPTIONS = {
@@ -75,12 +75,7 @@ export function resolveAdvantageOptions(options: AdvantageOptions = {}): Resolve
     trajGamma: effectiveTrajGamma(metaReward, numberIn('trajGamma', options.trajGamma, d.trajGamma, 0, 1)),
     stepWeight: numberIn('stepWeight', options.stepWeight, d.stepWeight, -Infinity, Infinity),
     anchorScope: oneOf('anchorScope', options.anchorScope, ['global', 'local'], d.anchorScope),
-    episodeBaseline: oneOf(
-      'episodeBaseline',
-      options.episodeBaseline,
-      ['row', 'trajectory'],
-      d.episodeBaseline,
-    ),
+    episodeBaseline: oneOf('episodeBaseline', options.episodeBaseline, EPISODE_BASELINES, d.episodeBaseline),
     invalidPenalty: numberIn('invalidPenalty', options.invalidPenalty, d.invalidPenalty, -Infinity, Infinity),
     lengthPenalty,
   };

@@ -28,6 +28,10 @@ export interface LengthPenaltyOptions {
   readonly maxTokens: number;
 }
 
+/** What a row's episode-level score is compared with. */
+export type EpisodeBaseline = 'row' | 'trajectory' | 'attempt';
+export const EPISODE_BASELINES: readonly EpisodeBaseline[] = ['row', 'trajectory', 'attempt'];
+
 export interface AdvantageOptions {
   /** `gigpo` (default): episode + step part. `grpo`: episode part only, each attempt one sample. */
   readonly estimator?: 'gigpo' | 'grpo';
@@ -43,8 +47,11 @@ export interface AdvantageOptions {
   readonly stepWeight?: number;
   /** `global` (default): equal anchors of different attempts share a step group; `local`: they do not. */
   readonly anchorScope?: 'global' | 'local';
-  /** `row` (default): the episode baseline is the mean over rows; `trajectory`: over slots. */
-  readonly episodeBaseline?: 'row' | 'trajectory';
+  /**
+   * `row` (default): the episode baseline is the mean over the group's rows; `trajectory`: over its slots;
+   * `attempt`: over the group's attempts of the same index (reflect rows against reflect rows).
+   */
+  readonly episodeBaseline?: EpisodeBaseline;
   /** Subtracted from the score of an invalid row, default 0.5. */
   readonly invalidPenalty?: number;
   /** Default off. */
@@ -72,7 +79,7 @@ export interface ResolvedAdvantageOptions {
   readonly trajGamma: number;
   readonly stepWeight: number;
   readonly anchorScope: 'global' | 'local';
-  readonly episodeBaseline: 'row' | 'trajectory';
+  readonly episodeBaseline: EpisodeBaseline;
   readonly invalidPenalty: number;
   readonly lengthPenalty: LengthPenaltyOptions | null;
 }

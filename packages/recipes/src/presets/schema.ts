@@ -1,5 +1,6 @@
 /** The zod schema of a whole train/eval configuration (every value present after resolution). */
 
+import { EPISODE_BASELINES } from '@mage-rl/gigpo';
 import { z } from 'zod';
 import { MEMORY_KINDS, RECIPE_ENV_IDS } from '../wiring';
 import { METHOD_IDS } from './methods';
@@ -54,7 +55,7 @@ export const trainConfigSchema = z.strictObject({
     trajGamma: fraction,
     stepWeight: finite,
     anchorScope: z.enum(['global', 'local']),
-    episodeBaseline: z.enum(['row', 'trajectory']),
+    episodeBaseline: z.enum(EPISODE_BASELINES),
     /** `per-opponent` or `mixed` (opponents mixed inside groups and anchors: the ablation). */
     grouping: z.enum(['per-opponent', 'mixed']),
     invalidPenalty: z.number().finite().min(0),
