@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import {
   ConfigError,
+  type CreditDiagnosticsV1,
   latestCheckpoint,
   type MetaEpisodeMetricsV1,
   type PolicyV1,
@@ -57,12 +58,25 @@ export function passLine(m: MetaEpisodeMetricsV1 | null | undefined): string {
   return m ? m.overall.perAttempt.map((a) => pct(a.passAtK.rate)).join(' → ') : 'n/a';
 }
 
+const signed = (x: number) => `${x >= 0 ? '+' : ''}${x.toFixed(2)}`;
+
+/** Where the credit went: truncations, mean advantage per attempt (moves / notes), reflection token share. */
+export function creditLine(c: CreditDiagnosticsV1): string {
+  const perAttempt = c.attempts
+    .map(
+      (a) =>
+        `${a.attempt + 1}: ${signed(a.advantage.play.mean)}${a.advantage.reflect.n > 0 ? `/${signed(a.advantage.reflect.mean)}` : ''}`,
+    )
+    .join(' ');
+  return `credit: truncated ${pct(c.truncationRate)}, advantage by attempt (moves/notes) ${perAttempt}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
+}
+
 function iterationLine(event: TrainingEvent): string | null {
   switch (event.type) {
     case 'rollout-end':
       return `iter ${event.iteration}: rollout pass@k ${passLine(event.metrics)}, invalid ${pct(event.metrics.overall.invalidActionRate.rate)} (${event.timing.seconds.toFixed(1)} s)`;
     case 'update-end':
-      return `iter ${event.iteration}: update loss ${event.loss?.toFixed(4) ?? 'n/a'}, kl ${event.kl?.toFixed(4) ?? 'n/a'}, entropy ${event.entropy.toFixed(3)}, ${Math.round(event.timing.tokensPerSecond)} tok/s${event.skippedSteps > 0 ? `, ${event.skippedSteps} NaN steps skipped` : ''}`;
+      return `iter ${event.iteration}: update loss ${event.loss?.toFixed(4) ?? 'n/a'}, kl ${event.kl?.toFixed(4) ?? 'n/a'}, entropy ${event.entropy.toFixed(3)}, ${Math.round(event.timing.tokensPerSecond)} tok/s${event.skippedSteps > 0 ? `, ${event.skippedSteps} NaN steps skipped` : ''}\n  ${creditLine(event.credit)}`;
     case 'eval-end':
       return `eval after ${event.completed} updates: in-domain ${passLine(event.inDomain)}; out-of-domain ${passLine(event.outOfDomain)} (${event.timing.seconds.toFixed(1)} s)`;
     case 'checkpoint-saved':

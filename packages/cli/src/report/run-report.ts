@@ -243,6 +243,63 @@ function trainingCharts(runs: readonly RunData[]): Chart[] {
   ];
 }
 
+/**
+ * Where the credit went, against the iteration: mean advantage of move rows per attempt, of reflection
+ * rows, the truncation rate and the reflections' share of response tokens. Runs recorded before these
+ * diagnostics existed have no points.
+ */
+function creditCharts(runs: readonly RunData[]): Chart[] {
+  const series = (
+    name: string,
+    run: RunData,
+    y: (c: UpdateStatsV1['credit']) => number | undefined,
+    dashed = false,
+  ): Series => ({
+    name,
+    dashed,
+    points: run.updates
+      .map((u) => ({ x: u.iteration, y: u.credit ? y(u.credit) : undefined }))
+      .filter((p): p is { x: number; y: number } => p.y !== undefined && Number.isFinite(p.y)),
+  });
+  const attempts = Math.max(0, ...runs.flatMap((r) => r.updates.map((u) => u.credit?.attempts.length ?? 0)));
+  const prefix = (run: RunData) => (runs.length > 1 ? `${run.name} ` : '');
+  return [
+    lineChart({
+      title: 'Mean advantage by attempt (moves; notes dashed)',
+      xLabel: 'iteration',
+      yLabel: 'advantage',
+      integerX: true,
+      series: runs.flatMap((run) => [
+        ...Array.from({ length: attempts }, (_, k) =>
+          series(`${prefix(run)}attempt ${k + 1}`, run, (c) =>
+            c.attempts[k]?.advantage.play.n ? c.attempts[k].advantage.play.mean : undefined,
+          ),
+        ),
+        series(
+          `${prefix(run)}notes`,
+          run,
+          (c) => (c.advantage.reflect.n ? c.advantage.reflect.mean : undefined),
+          true,
+        ),
+      ]),
+      emptyText: 'no credit diagnostics in these runs',
+    }),
+    lineChart({
+      title: 'Truncated attempts and note tokens',
+      xLabel: 'iteration',
+      yLabel: 'fraction',
+      percent: true,
+      yMin: 0,
+      integerX: true,
+      series: runs.flatMap((run) => [
+        series(`${prefix(run)}truncated attempts`, run, (c) => c.truncationRate),
+        series(`${prefix(run)}note share of tokens`, run, (c) => c.tokenShare.reflect, true),
+      ]),
+      emptyText: 'no credit diagnostics in these runs',
+    }),
+  ];
+}
+
 function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomain'): string[] {
   const rows: string[] = [];
   for (const run of runs) {
@@ -289,6 +346,7 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
   const figures: { file: string; title: string; chart: Chart }[] = [
     { file: 'success-by-attempt', title: 'Success by attempt', chart: chartGrid(attemptCharts(runs), 2) },
     { file: 'training-curves', title: 'Training curves', chart: chartGrid(trainingCharts(runs), 2) },
+    { file: 'credit', title: 'Where the credit went', chart: chartGrid(creditCharts(runs), 2) },
   ];
   const opponents = opponentCharts(runs);
   if (opponents.length > 0) {

@@ -2,6 +2,7 @@
 
 import type { MetaEpisodeMetricsV1 } from '../metrics';
 import type { MetaEpisodeBatchRecord } from '../records';
+import type { CreditDiagnosticsV1 } from './credit-diagnostics';
 import type { ResolvedTrainingConfig } from './options';
 
 /** Rollout statistics of one iteration (also the `rollout` line of metrics.jsonl). */
@@ -39,6 +40,8 @@ export interface UpdateStatsV1 {
   readonly skippedRows: number;
   readonly advantageMean: number;
   readonly advantageStd: number;
+  /** Where the credit went: outcomes, returns and advantages per attempt and turn kind, token shares. */
+  readonly credit: CreditDiagnosticsV1;
   /** Every finite stat the token loss reported, averaged over mini-batches by the learner. */
   readonly stats: Readonly<Record<string, number>>;
   readonly timing: { readonly seconds: number; readonly tokensPerSecond: number };

@@ -1,3 +1,9 @@
+export {
+  type AttemptCreditV1,
+  type CreditDiagnosticsV1,
+  creditDiagnostics,
+  type MomentsV1,
+} from './credit-diagnostics';
 export type {
   EvalStatsV1,
   MetricsLineV1,

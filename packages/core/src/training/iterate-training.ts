@@ -19,8 +19,9 @@ import type { JsonObject, JsonValue } from '../json';
 import { computeMetrics, type MetaEpisodeMetricsV1 } from '../metrics';
 import type { MetaEpisodeBatchRecord, RowRecord } from '../records';
 import { iterateMetaEpisodes } from '../runner';
-import type { EnvV1, LearnerRowV1 } from '../spec';
+import type { EnvV1, LearnerRowV1, LearnerV1 } from '../spec';
 import type { LearnerInputRowV1, PackedRowV1 } from '../spec/learner';
+import { creditDiagnostics } from './credit-diagnostics';
 import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1, UpdateStatsV1 } from './events';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
 import { packRows } from './packing';
@@ -236,90 +237,33 @@ export async function* iterateTraining<S, A>(
     throwIfAborted(signal);
     const t1 = now();
     const advantages = computeAdvantagesChecked(options.advantages, rows);
-    let mean = 0;
-    for (const a of advantages) mean += a;
-    mean /= Math.max(1, advantages.length);
-    let variance = 0;
-    for (const a of advantages) variance += (a - mean) ** 2;
-    variance /= Math.max(1, advantages.length);
     const learnerRows: LearnerRowV1[] = trainable.map((i) => {
-      const r = rows[i] as RowRecord;
+      const r = rows[i]!;
       return {
         promptTokens: r.promptTokens,
         responseTokens: r.responseTokens,
         oldLogprobs: r.logprobs,
-        advantage: advantages[i] as number,
+        advantage: advantages[i]!,
       };
     });
-    const trainRows = await learnerInput(
-      options,
-      learnerRows,
-      (i) => (rows[trainable[i] as number] as RowRecord).slot,
-    );
-    let update: UpdateStatsV1;
-    if (trainRows.length === 0) {
-      update = {
-        iteration,
-        steps: 0,
-        skippedSteps: 0,
-        loss: 0,
-        kl: null,
-        approxKl: null,
-        entropy: 0,
-        clipFraction: null,
-        gradNorm: 0,
-        tokens: 0,
-        trainedRows: 0,
-        skippedRows: rows.length,
-        advantageMean: mean,
-        advantageStd: Math.sqrt(variance),
-        stats: {},
-        timing: { seconds: (now() - t1) / 1000, tokensPerSecond: 0 },
-      };
-    } else {
-      let result: Awaited<ReturnType<typeof learner.update>>;
-      try {
-        result = await learner.update({
-          rows: trainRows,
-          loss: options.loss,
-          entropyCoef: config.entropyCoef,
-          epochs: config.epochs,
-          ...(config.miniBatchRows === null ? {} : { miniBatchRows: config.miniBatchRows }),
-          ...(signal ? { signal } : {}),
-        });
-      } catch (error) {
-        if (MageError.isInstance(error) && error.code === 'NUMERIC_INSTABILITY') {
-          throw new NumericInstabilityError(
-            `Training stopped in iteration ${iteration}: ${error.message} No checkpoint was written after the failed update; ${
-              lastCheckpoint === null
-                ? 'there is no earlier checkpoint.'
-                : `the last good checkpoint is ${lastCheckpoint}. Resume from it, e.g. with a lower learning rate.`
-            }`,
-            { cause: error, context: { iteration, lastCheckpoint } },
-          );
-        }
-        throw error;
-      }
-      const seconds = (now() - t1) / 1000;
-      update = {
-        iteration,
-        steps: result.steps,
-        skippedSteps: result.skippedSteps,
-        loss: finiteOrNull(result.loss),
-        kl: finiteOrNull(result.stats.refKl ?? result.stats.kl),
-        approxKl: finiteOrNull(result.stats.approxKl),
-        entropy: result.entropy,
-        clipFraction: finiteOrNull(result.stats.clipFraction),
-        gradNorm: result.gradNorm,
-        tokens: result.tokens,
-        trainedRows: learnerRows.length,
-        skippedRows: rows.length - learnerRows.length,
-        advantageMean: mean,
-        advantageStd: Math.sqrt(variance),
-        stats: Object.fromEntries(Object.entries(result.stats).filter(([, v]) => Number.isFinite(v))),
-        timing: { seconds, tokensPerSecond: seconds > 0 ? result.tokens / seconds : 0 },
-      };
-    }
+    const trainRows = await learnerInput(options, learnerRows, (i) => rows[trainable[i]!]!.slot);
+    const result =
+      trainRows.length === 0
+        ? null
+        : await updateLearner(learner, iteration, lastCheckpoint, {
+            rows: trainRows,
+            loss: options.loss,
+            entropyCoef: config.entropyCoef,
+            epochs: config.epochs,
+            ...(config.miniBatchRows === null ? {} : { miniBatchRows: config.miniBatchRows }),
+            ...(signal ? { signal } : {}),
+          });
+    const update = updateStats(iteration, result, {
+      advantages,
+      batch,
+      trainedRows: result === null ? 0 : learnerRows.length,
+      seconds: (now() - t1) / 1000,
+    });
     await record({ type: 'update', ...update });
     yield { type: 'update-end', ...update };
 
@@ -413,6 +357,74 @@ function withRef(row: PackedRowV1, ref: Float32Array): PackedRowV1 {
       o += s.length;
       return { ...s, refLogprobs };
     }),
+  };
+}
+
+type LearnerUpdate = Parameters<LearnerV1['update']>[0];
+type LearnerUpdateResult = Awaited<ReturnType<LearnerV1['update']>>;
+
+/** `learner.update`, with a numeric failure turned into an error that names the last good checkpoint. */
+async function updateLearner(
+  learner: LearnerV1,
+  iteration: number,
+  lastCheckpoint: string | null,
+  request: LearnerUpdate,
+): Promise<LearnerUpdateResult> {
+  try {
+    return await learner.update(request);
+  } catch (error) {
+    if (MageError.isInstance(error) && error.code === 'NUMERIC_INSTABILITY') {
+      throw new NumericInstabilityError(
+        `Training stopped in iteration ${iteration}: ${error.message} No checkpoint was written after the failed update; ${
+          lastCheckpoint === null
+            ? 'there is no earlier checkpoint.'
+            : `the last good checkpoint is ${lastCheckpoint}. Resume from it, e.g. with a lower learning rate.`
+        }`,
+        { cause: error, context: { iteration, lastCheckpoint } },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The `update` line of an iteration; `result` is null when no row had response tokens. */
+function updateStats(
+  iteration: number,
+  result: LearnerUpdateResult | null,
+  run: {
+    readonly advantages: Float64Array;
+    readonly batch: MetaEpisodeBatchRecord;
+    readonly trainedRows: number;
+    readonly seconds: number;
+  },
+): UpdateStatsV1 {
+  const { advantages, seconds } = run;
+  let mean = 0;
+  for (const a of advantages) mean += a;
+  mean /= Math.max(1, advantages.length);
+  let variance = 0;
+  for (const a of advantages) variance += (a - mean) ** 2;
+  variance /= Math.max(1, advantages.length);
+  const tokens = result?.tokens ?? 0;
+  const stats = result?.stats ?? {};
+  return {
+    iteration,
+    steps: result?.steps ?? 0,
+    skippedSteps: result?.skippedSteps ?? 0,
+    loss: result === null ? 0 : finiteOrNull(result.loss),
+    kl: finiteOrNull(stats.refKl ?? stats.kl),
+    approxKl: finiteOrNull(stats.approxKl),
+    entropy: result?.entropy ?? 0,
+    clipFraction: finiteOrNull(stats.clipFraction),
+    gradNorm: result?.gradNorm ?? 0,
+    tokens,
+    trainedRows: run.trainedRows,
+    skippedRows: advantages.length - run.trainedRows,
+    advantageMean: mean,
+    advantageStd: Math.sqrt(variance),
+    credit: creditDiagnostics(run.batch, advantages),
+    stats: Object.fromEntries(Object.entries(stats).filter(([, v]) => Number.isFinite(v))),
+    timing: { seconds, tokensPerSecond: seconds > 0 ? tokens / seconds : 0 },
   };
 }
 

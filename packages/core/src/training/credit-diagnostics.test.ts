@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptRecord, MetaEpisodeBatchRecord, RowRecord } from '../records';
+import { creditDiagnostics } from './credit-diagnostics';
+
+const row = (over: Partial<RowRecord>): RowRecord => ({
+  group: 'g',
+  slot: 'a',
+  opponentId: 'o',
+  attempt: 0,
+  turn: 0,
+  phase: 'play',
+  anchor: 'x',
+  promptText: '',
+  responseText: '',
+  promptTokens: [1, 2, 3],
+  responseTokens: [1, 2],
+  logprobs: [0, 0],
+  reward: 0,
+  valid: true,
+  ...over,
+});
+
+const attempt = (k: number, label: string, ret: number): AttemptRecord => ({
+  attempt: k,
+  outcome: { success: label === 'win', draw: label === 'draw', truncated: label === 'truncated', label },
+  return: ret,
+  turns: 1,
+  invalidTurns: 0,
+});
+
+describe('creditDiagnostics', () => {
+  it('splits outcomes, returns, advantages and token shares by attempt and turn kind', () => {
+    const task = { envId: 't', seed: 1, opponentId: 'o', seat: 'first' as const };
+    const batch: MetaEpisodeBatchRecord = {
+      iteration: 0,
+      attempts: 2,
+      groups: [{ group: 'g', task, slots: ['a', 'b'] }],
+      slots: [
+        { slot: 'a', group: 'g', task, attempts: [attempt(0, 'loss', -10), attempt(1, 'truncated', 0)] },
+        { slot: 'b', group: 'g', task, attempts: [attempt(0, 'win', 10)] },
+      ],
+      rows: [
+        row({ slot: 'a' }),
+        row({ slot: 'b', promptTokens: [1, 2, 3, 4, 5] }),
+        row({ slot: 'a', attempt: 1, phase: 'reflect', turn: -1, responseTokens: [1, 2, 3, 4, 5, 6] }),
+        row({ slot: 'a', attempt: 1 }),
+      ],
+    };
+    const d = creditDiagnostics(batch, [-1, 3, 2, 4]);
+    expect(d.attempts).toHaveLength(2);
+    expect(d.attempts[0]).toMatchObject({
+      played: 2,
+      outcomes: { loss: 1, win: 1 },
+      truncationRate: 0,
+      meanReturn: 0,
+      advantage: { play: { n: 2, mean: 1, std: 2 }, reflect: { n: 0, mean: 0, std: 0 } },
+    });
+    expect(d.attempts[1]).toMatchObject({
+      played: 1,
+      outcomes: { truncated: 1 },
+      truncationRate: 1,
+      advantage: { play: { n: 1, mean: 4 }, reflect: { n: 1, mean: 2 } },
+    });
+    expect(d.truncationRate).toBeCloseTo(1 / 3, 12);
+    expect(d.tokenShare).toEqual({ play: 0.5, reflect: 0.5 });
+    expect(d.longestPromptTokens).toBe(5);
+    expect(d.advantage.play.mean).toBeCloseTo(2, 12);
+  });
+});
