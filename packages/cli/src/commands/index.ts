@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
+import { experimentCommand } from './experiment';
 import { evalCommand, pretrainCommand, trainCommand } from './learning';
 import { matchCommand } from './match';
 import { reportCommand } from './report';
@@ -23,4 +24,5 @@ export const COMMANDS: readonly CommandModule[] = [
   pretrainCommand,
   trainCommand,
   evalCommand,
+  experimentCommand,
 ];

@@ -34,9 +34,9 @@ import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
 import { OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
-const ENV_CHOICES = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
+export const ENV_CHOICES = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
 
-function seedOf(value: string): number {
+export function seedOf(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0)
     throw new ConfigError(`--seed must be a non-negative integer, got '${value}'.`, { path: '--seed' });
@@ -44,7 +44,7 @@ function seedOf(value: string): number {
 }
 
 /** Bars on a terminal, plain lines on stderr otherwise, nothing at all with --json. */
-function progressFor(io: Io, json: boolean | undefined): Progress {
+export function progressFor(io: Io, json: boolean | undefined): Progress {
   return createProgress({
     interactive: !json && process.stderr.isTTY === true,
     write: json ? () => {} : io.stderr,
@@ -71,7 +71,7 @@ export function creditLine(c: CreditDiagnosticsV1): string {
   return `credit: truncated ${pct(c.truncationRate)}, advantage by attempt (moves/notes) ${perAttempt}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
 }
 
-function iterationLine(event: TrainingEvent): string | null {
+export function iterationLine(event: TrainingEvent): string | null {
   switch (event.type) {
     case 'rollout-end':
       return `iter ${event.iteration}: rollout pass@k ${passLine(event.metrics)}, invalid ${pct(event.metrics.overall.invalidActionRate.rate)} (${event.timing.seconds.toFixed(1)} s)`;

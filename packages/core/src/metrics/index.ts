@@ -6,4 +6,5 @@ export {
   mergeBatches,
   summarizeSlots,
 } from './metrics';
+export { type MeanIntervalV1, meanInterval } from './mean-interval';
 export { formatRate, type RateV1, rate, wilsonInterval, Z_95 } from './wilson';

@@ -21,7 +21,13 @@ import {
 } from '@mage-rl/core';
 import { METHOD_IDS, METHODS, type MethodId } from '../presets/methods';
 import type { TrainConfig } from '../presets/schema';
-import { createEnvById, createMemoryOfKind, type MethodMemoryOptions, opponentFactory } from '../wiring';
+import {
+  createEnvById,
+  createMemoryOfKind,
+  type MemoryKind,
+  type MethodMemoryOptions,
+  opponentFactory,
+} from '../wiring';
 
 export interface EvaluateMethodOptions<S = unknown, A = unknown> {
   readonly env: EnvV1<S, A>;
@@ -149,6 +155,8 @@ export interface EvaluateConfigOptions {
   readonly policy: PolicyV1;
   /** Training iteration the evaluation belongs to (changes nothing but the label). */
   readonly iteration?: number;
+  /** Play with this memory instead of the method's (one protocol for every method). */
+  readonly memory?: MemoryKind;
   readonly signal?: AbortSignal;
   readonly onEvent?: (suite: string, event: RunnerEvent) => void;
 }
@@ -171,6 +179,7 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
       env,
       policy: options.policy,
       method: config.method,
+      ...(options.memory === undefined ? {} : { memory: createMemoryOfKind(options.memory) }),
       opponents: suite.opponents,
       episodes: config.eval.episodes,
       attempts: config.eval.attempts,

@@ -49,7 +49,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       weightDecay: 0.01,
       aggregation: 'token-mean',
     },
-    train: { iterations: 150, evalEvery: 10, checkpointEvery: 10 },
+    train: { iterations: 150, evalEvery: 10, checkpointEvery: 10, evaluate: true },
     eval: { episodes: 128, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
     warmStart: {
       groups: 0,
@@ -89,7 +89,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       weightDecay: 0.01,
       aggregation: 'token-mean',
     },
-    train: { iterations: 16, evalEvery: 0, checkpointEvery: 4 },
+    train: { iterations: 16, evalEvery: 0, checkpointEvery: 4, evaluate: true },
     eval: { episodes: 16, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
     warmStart: {
       groups: 32,
@@ -129,7 +129,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       weightDecay: 0.01,
       aggregation: 'token-mean',
     },
-    train: { iterations: 2, evalEvery: 2, checkpointEvery: 1 },
+    train: { iterations: 2, evalEvery: 2, checkpointEvery: 1, evaluate: true },
     eval: { episodes: 1, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
     warmStart: {
       groups: 4,

@@ -80,6 +80,8 @@ export const trainConfigSchema = z.strictObject({
     /** Evaluate every N iterations (0 = only at the end). */
     evalEvery: nonNegInt,
     checkpointEvery: posInt,
+    /** Evaluate during and after training; false: checkpoints only (`mage experiment` evaluates apart). */
+    evaluate: z.boolean(),
   }),
   eval: z.strictObject({
     /** Meta-episodes per opponent. */

@@ -107,7 +107,7 @@ export function trainingOptionsOf(config: TrainConfig, args: TrainingOptionsOfAr
     epochs: config.ppo.epochs,
     miniBatchRows: config.ppo.miniBatchRows,
     entropyCoef: config.ppo.entropyCoef,
-    evaluation: trainingEvaluationOf(config),
+    ...(config.train.evaluate ? { evaluation: trainingEvaluationOf(config) } : {}),
     checkpointEvery: config.train.checkpointEvery,
     config: config as unknown as JsonObject,
     ...(args.runDir === undefined ? {} : { runDir: args.runDir }),

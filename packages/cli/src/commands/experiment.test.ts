@@ -1,0 +1,81 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evalPath, experimentPolicies } from '../pipelines/experiment';
+import { runCaptured, runJson } from '../testing/cli.test-helper';
+import { gridAxis } from './experiment';
+
+describe('mage experiment', () => {
+  it('crosses switch values with every trained method, warm start first', () => {
+    const policies = experimentPolicies({
+      methods: ['mage', 'warm-start', 'gigpo'],
+      grid: [gridAxis('advantage.episodeBaseline=row,attempt'), gridAxis('ppo.lr=1e-4')],
+    });
+    expect(policies.map((p) => p.label)).toEqual([
+      'warm-start',
+      'mage[advantage.episodeBaseline=row,ppo.lr=0.0001]',
+      'mage[advantage.episodeBaseline=attempt,ppo.lr=0.0001]',
+      'gigpo[advantage.episodeBaseline=row,ppo.lr=0.0001]',
+      'gigpo[advantage.episodeBaseline=attempt,ppo.lr=0.0001]',
+    ]);
+    expect(() => gridAxis('ppo.lr')).toThrow(/--grid expects/);
+  });
+
+  describe('smoke grid (slow: warm start, one iteration, evaluations)', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'mage-experiment-'));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    it('trains, evaluates every policy under one protocol, aggregates, and resumes where it stopped', async () => {
+      const out = join(dir, 'exp');
+      const argv = [
+        'experiment',
+        '--preset',
+        'smoke',
+        '--methods',
+        'warm-start,mage',
+        '--seeds',
+        '1',
+        '--eval-memory',
+        'reflection',
+        '--set',
+        'train.iterations=1',
+        '--out',
+        out,
+        '--cache-dir',
+        join(dir, 'cache'),
+      ];
+      const first = await runJson<{ results: string; markdown: string; evaluations: number }>(argv);
+      expect(first.evaluations).toBe(2);
+      const results = JSON.parse(await readFile(first.results, 'utf8')) as {
+        rows: { label: string; memory: string; suite: string; overall: { passAtK: unknown[] } }[];
+      };
+      expect(results.rows.map((r) => `${r.label}/${r.memory}/${r.suite}`).sort()).toEqual([
+        'mage/reflection/in-domain',
+        'mage/reflection/out-of-domain',
+        'warm-start/reflection/in-domain',
+        'warm-start/reflection/out-of-domain',
+      ]);
+      expect(results.rows[0]?.overall.passAtK).toHaveLength(3);
+      expect(await readFile(first.markdown, 'utf8')).toMatch(/\| mage \| reflection \| 1 \|/);
+
+      // A lost evaluation is redone from the finished run, with the same numbers.
+      const path = evalPath(out, 'mage', 1, 'reflection');
+      const before = JSON.parse(await readFile(path, 'utf8')) as { suites: unknown };
+      await rm(path);
+      await runJson(argv);
+      const after = JSON.parse(await readFile(path, 'utf8')) as { suites: unknown };
+      expect(after.suites).toEqual(before.suites);
+
+      // Another grid in the same directory is refused.
+      const other = await runCaptured([...argv.slice(0, 4), 'mage', ...argv.slice(5)]);
+      expect(other.code).toBe(1);
+      expect(other.err).toMatch(/holds another experiment/);
+    }, 600_000);
+  });
+});

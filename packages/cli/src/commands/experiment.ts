@@ -1,0 +1,150 @@
+/** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
+
+import { join, resolve } from 'node:path';
+import { ConfigError, readJsonFile } from '@mage-rl/core';
+import { MEMORY_KINDS, type MemoryKind, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
+import type { Command } from 'commander';
+import { printJson } from '../output/format';
+import {
+  EXPERIMENT_FORMAT,
+  type ExperimentSpecV1,
+  type GridAxis,
+  runExperiment,
+} from '../pipelines/experiment';
+import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
+import type { Io } from '../program/error-boundary';
+import { writeExperimentReport } from '../report/experiment-report';
+import { oneOf } from './game-options';
+import { ENV_CHOICES, iterationLine, progressFor, seedOf } from './learning';
+import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
+
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** `advantage.episodeBaseline=row,attempt` → an axis of the grid. */
+export function gridAxis(text: string): GridAxis {
+  const eq = text.indexOf('=');
+  const path = eq > 0 ? text.slice(0, eq).trim() : '';
+  const values = eq > 0 ? list(text.slice(eq + 1)).map(parseValue) : [];
+  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path) || values.length === 0) {
+    throw new ConfigError(`--grid expects <path>=<v1>,<v2>… (e.g. ppo.lr=1e-4,3e-4), got '${text}'.`, {
+      path: '--grid',
+    });
+  }
+  return { path, values };
+}
+
+interface ExperimentFlags {
+  env: string;
+  preset: string;
+  methods: string;
+  seeds: string;
+  out?: string;
+  grid?: string[];
+  evalMemory: string;
+  cacheDir: string;
+  config?: string;
+  set?: string[];
+  json?: boolean;
+}
+
+export function experimentCommand(program: Command, io: Io): void {
+  program
+    .command('experiment')
+    .description(
+      'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
+    )
+    .option('--env <id>', ENV_CHOICES.join(' | '), 'tictactoe')
+    .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
+    .option(
+      '--methods <ids>',
+      "comma-separated methods; 'warm-start' evaluates the untrained warm start",
+      'warm-start,mage,gigpo,grpo',
+    )
+    .option(
+      '--seeds <list>',
+      'comma-separated seeds (one warm start per seed, shared by its methods)',
+      '1,2,3',
+    )
+    .option('--out <dir>', 'experiment directory (default experiments/<env>-<preset>)')
+    .option('--grid <path=v1,v2...>', 'switch values crossed with every trained method (repeatable)')
+    .option(
+      '--eval-memory <kinds>',
+      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')})`,
+      'reflection,none',
+    )
+    .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
+    .option('--config <file>', OVERRIDE_FLAG_HELP.config)
+    .option('--set <path=value...>', OVERRIDE_FLAG_HELP.set)
+    .option('--json', 'print the results as JSON (no progress output)')
+    .action(async (opts: ExperimentFlags) => {
+      const env = oneOf(opts.env, '--env', ENV_CHOICES);
+      const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
+      const spec: ExperimentSpecV1 = {
+        format: EXPERIMENT_FORMAT,
+        env,
+        preset,
+        methods: list(opts.methods),
+        seeds: list(opts.seeds).map(seedOf),
+        overrides: overridesFromFlags({
+          ...(opts.config ? { config: opts.config } : {}),
+          ...(opts.set ? { set: opts.set } : {}),
+        }),
+        grid: (opts.grid ?? []).map(gridAxis),
+        evalMemories: list(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', MEMORY_KINDS) as MemoryKind),
+      };
+      const outDir = resolve(opts.out ?? join('experiments', `${env}-${preset}`));
+      const progress = progressFor(io, opts.json);
+      const controller = new AbortController();
+      const onSignal = () => controller.abort(new Error('interrupted'));
+      process.once('SIGINT', onSignal);
+      try {
+        const evals = await runExperiment({
+          spec,
+          outDir,
+          cacheDir: opts.cacheDir,
+          command: `mage ${process.argv.slice(2).join(' ')}`,
+          signal: controller.signal,
+          log: (line) => progress.log(line),
+          onTrainingEvent: (policy, seed, e) => {
+            const line = iterationLine(e);
+            if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
+          },
+        });
+        const saved = (await readJsonFile(join(outDir, 'experiment.json'))) as {
+          command?: string | null;
+          machine?: Record<string, unknown>;
+        };
+        const files = await writeExperimentReport(evals, outDir, {
+          title: `Experiment: ${env}, preset ${preset}`,
+          lines: [
+            `Command: \`${saved.command ?? 'n/a'}\``,
+            '',
+            `Machine: ${Object.entries(saved.machine ?? {})
+              .map(([k, v]) => `${k} ${String(v)}`)
+              .join(', ')}`,
+          ],
+        });
+        progress.stop();
+        if (opts.json) {
+          printJson(io, { outDir, ...files, evaluations: evals.length });
+          return;
+        }
+        io.stdout(`experiment: ${outDir}\nresults: ${files.results}\nreport: ${files.markdown}\n`);
+      } finally {
+        process.off('SIGINT', onSignal);
+        progress.stop();
+      }
+    });
+}

@@ -1,0 +1,317 @@
+/**
+ * `mage experiment`: a grid of methods × seeds (× switch values) on one environment and run preset. Every
+ * seed has one warm start shared by all its methods; trained runs skip their in-loop evaluation and every
+ * policy (the warm start included) is then evaluated under the same protocols: the same tasks
+ * (`<seed>/eval/<suite>`), opponents, sampling and K, with each listed memory. Each unit of work writes
+ * its own file atomically, so a killed experiment continues where it stopped. See `architecture/cli.md`.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConfigError,
+  latestCheckpoint,
+  type MetaEpisodeMetricsV1,
+  pathExists,
+  readJsonFile,
+  type TrainingEvent,
+  writeJsonAtomic,
+} from '@mage-rl/core';
+import {
+  evaluateConfig,
+  METHODS,
+  type MemoryKind,
+  type MethodId,
+  mergeConfig,
+  type RunPresetId,
+  type TrainConfig,
+  type TrainConfigInput,
+} from '@mage-rl/recipes';
+import { loadModel } from './policy-model';
+import { ensureWarmStart, trainConfigOf, trainPipeline } from './train';
+
+export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';
+export const EXPERIMENT_EVAL_FORMAT = 'mage-rl/experiment-eval@1';
+/** The policy id of the untrained warm start in a grid. */
+export const WARM_START = 'warm-start';
+
+/** One switch of the grid: a config path and the values it takes. */
+export interface GridAxis {
+  readonly path: string;
+  readonly values: readonly unknown[];
+}
+
+/** What an experiment runs (`experiment.json`); a resumed experiment must ask for the same. */
+export interface ExperimentSpecV1 {
+  readonly format: typeof EXPERIMENT_FORMAT;
+  readonly env: string;
+  readonly preset: RunPresetId;
+  /** Method ids and `warm-start`. */
+  readonly methods: readonly string[];
+  readonly seeds: readonly number[];
+  /** Config values for every run (`--config`, `--set`). */
+  readonly overrides: TrainConfigInput;
+  /** Switch values crossed with every trained method. */
+  readonly grid: readonly GridAxis[];
+  /** Memories of the evaluation protocols; every policy is evaluated under each. */
+  readonly evalMemories: readonly MemoryKind[];
+}
+
+/** One policy of the grid: a method with one combination of switch values. */
+export interface ExperimentPolicy {
+  /** `mage`, `mage[advantage.episodeBaseline=attempt]`, `warm-start`. */
+  readonly label: string;
+  readonly method: string;
+  readonly variant: Readonly<Record<string, unknown>>;
+}
+
+/** One evaluation of one policy at one seed under one protocol (`evals/<label>-s<seed>.<memory>.json`). */
+export interface ExperimentEvalV1 {
+  readonly format: typeof EXPERIMENT_EVAL_FORMAT;
+  readonly label: string;
+  readonly method: string;
+  readonly variant: Readonly<Record<string, unknown>>;
+  readonly seed: number;
+  readonly memory: MemoryKind;
+  /** The checkpoint or warm-start directory evaluated. */
+  readonly policy: string;
+  readonly suites: readonly {
+    readonly name: string;
+    readonly domain: 'in' | 'out';
+    readonly metrics: MetaEpisodeMetricsV1;
+  }[];
+  /** Wall time of the training run (0 for the warm start) and of this evaluation. */
+  readonly trainSeconds: number;
+  readonly evalSeconds: number;
+}
+
+export interface ExperimentOptions {
+  readonly spec: ExperimentSpecV1;
+  readonly outDir: string;
+  readonly cacheDir?: string;
+  /** The command line, recorded in `experiment.json`. */
+  readonly command?: string;
+  readonly signal?: AbortSignal;
+  readonly log?: (line: string) => void;
+  readonly onTrainingEvent?: (policy: string, seed: number, event: TrainingEvent) => void;
+}
+
+/** Every policy of the grid, warm start first, switch combinations in axis order. */
+export function experimentPolicies(spec: Pick<ExperimentSpecV1, 'methods' | 'grid'>): ExperimentPolicy[] {
+  let combos: Record<string, unknown>[] = [{}];
+  for (const axis of spec.grid) {
+    combos = combos.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.path]: v })));
+  }
+  const label = (method: string, variant: Record<string, unknown>) => {
+    const parts = Object.entries(variant).map(
+      ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    );
+    return parts.length > 0 ? `${method}[${parts.join(',')}]` : method;
+  };
+  const ordered = [...spec.methods].sort((a, b) => Number(b === WARM_START) - Number(a === WARM_START));
+  return ordered.flatMap((method) =>
+    method === WARM_START
+      ? [{ label: WARM_START, method, variant: {} }]
+      : combos.map((variant) => ({ label: label(method, variant), method, variant })),
+  );
+}
+
+/** `{ 'a.b': 1 }` → `{ a: { b: 1 } }`. */
+function nested(variant: Readonly<Record<string, unknown>>): TrainConfigInput {
+  let out: Record<string, unknown> = {};
+  for (const [path, value] of Object.entries(variant)) {
+    let layer: Record<string, unknown> = { [path.split('.').at(-1) as string]: value };
+    for (const key of path.split('.').slice(0, -1).reverse()) layer = { [key]: layer };
+    out = mergeConfig(out, layer);
+  }
+  return out as TrainConfigInput;
+}
+
+/** A file-name-safe form of a label. */
+export const fileLabel = (label: string): string => label.replace(/[^\w.=+-]+/g, '_');
+
+/** A policy's values over the preset: the experiment's, its switch values, no in-loop evaluation. */
+const policyOverrides = (spec: ExperimentSpecV1, policy: ExperimentPolicy): TrainConfigInput =>
+  mergeConfig(spec.overrides, nested(policy.variant), { train: { evaluate: false } }) as TrainConfigInput;
+
+/** The resolved config of a policy at a seed (the warm start uses MAGE's, for the suites and sampling). */
+export function policyConfig(spec: ExperimentSpecV1, policy: ExperimentPolicy, seed: number): TrainConfig {
+  const method = (policy.method === WARM_START ? 'mage' : policy.method) as MethodId;
+  return trainConfigOf({
+    env: spec.env,
+    method,
+    preset: spec.preset,
+    seed,
+    overrides: policyOverrides(spec, policy),
+  });
+}
+
+function machine(): Record<string, unknown> {
+  const cpu = cpus();
+  let commit: string | null = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim();
+  } catch {
+    commit = null;
+  }
+  return {
+    cpu: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform}-${process.arch}`,
+    commit,
+  };
+}
+
+/** Writes `experiment.json`, or checks that a resumed experiment asks for the same grid. */
+async function recordSpec(options: ExperimentOptions): Promise<void> {
+  await mkdir(options.outDir, { recursive: true });
+  const path = join(options.outDir, 'experiment.json');
+  const spec = JSON.parse(JSON.stringify(options.spec)) as ExperimentSpecV1;
+  if (await pathExists(path)) {
+    const saved = (await readJsonFile(path)) as { spec?: unknown } | null;
+    if (JSON.stringify(saved?.spec) !== JSON.stringify(spec)) {
+      throw new ConfigError(
+        `'${options.outDir}' holds another experiment (its experiment.json asks for a different grid); use another --out or the same flags.`,
+        { path: '--out', context: { saved: saved?.spec ?? null, asked: spec } },
+      );
+    }
+    return;
+  }
+  await writeJsonAtomic(path, {
+    spec,
+    command: options.command ?? null,
+    machine: machine(),
+    started: new Date().toISOString(),
+  });
+}
+
+/** Trains a policy at a seed (resuming a partial run); returns the checkpoint and the wall time. */
+async function trainUnit(
+  options: ExperimentOptions,
+  policy: ExperimentPolicy,
+  seed: number,
+  config: TrainConfig,
+): Promise<{ checkpoint: string; seconds: number }> {
+  const runDir = join(options.outDir, 'runs', `${fileLabel(policy.label)}-s${seed}`);
+  const done = await latestCheckpoint(runDir);
+  const timingPath = join(runDir, 'experiment-timing.json');
+  if (done && done.state.nextIteration >= config.train.iterations && (await pathExists(timingPath))) {
+    const timing = (await readJsonFile(timingPath)) as { seconds?: number } | null;
+    return { checkpoint: done.dir, seconds: timing?.seconds ?? 0 };
+  }
+  options.log?.(`train ${policy.label}, seed ${seed}: ${runDir}`);
+  const started = performance.now();
+  const r = await trainPipeline({
+    env: options.spec.env,
+    method: config.method,
+    preset: options.spec.preset,
+    seed,
+    runDir,
+    resume: await pathExists(runDir),
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    overrides: policyOverrides(options.spec, policy),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.log ? { log: options.log } : {}),
+    onEvent: (e) => options.onTrainingEvent?.(policy.label, seed, e),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await writeJsonAtomic(timingPath, { seconds });
+  if (!r.result.lastCheckpoint) throw new ConfigError(`Run '${runDir}' ended without a checkpoint.`);
+  return { checkpoint: r.result.lastCheckpoint, seconds };
+}
+
+/** Evaluates one policy at one seed under every protocol not yet on disk. */
+async function evaluateUnit(
+  options: ExperimentOptions,
+  policy: ExperimentPolicy,
+  seed: number,
+  warmStart: string,
+): Promise<void> {
+  const config = policyConfig(options.spec, policy, seed);
+  const pending: MemoryKind[] = [];
+  for (const memory of options.spec.evalMemories) {
+    if (!(await pathExists(evalPath(options.outDir, policy.label, seed, memory)))) pending.push(memory);
+  }
+  if (pending.length === 0) return;
+  const trained = policy.method === WARM_START ? null : await trainUnit(options, policy, seed, config);
+  const learner = await loadModel(warmStart);
+  try {
+    if (trained) await learner.load(trained.checkpoint);
+    for (const memory of pending) {
+      options.log?.(`evaluate ${policy.label}, seed ${seed}, memory ${memory}`);
+      const started = performance.now();
+      const results = await evaluateConfig({
+        config,
+        policy: learner.policy,
+        memory,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      const record: ExperimentEvalV1 = {
+        format: EXPERIMENT_EVAL_FORMAT,
+        label: policy.label,
+        method: policy.method,
+        variant: policy.variant,
+        seed,
+        memory,
+        policy: trained?.checkpoint ?? warmStart,
+        suites: results.map((r) => ({
+          name: r.suite.name,
+          domain: r.suite.domain,
+          metrics: r.result.metrics,
+        })),
+        trainSeconds: trained?.seconds ?? 0,
+        evalSeconds: (performance.now() - started) / 1000,
+      };
+      await writeJsonAtomic(evalPath(options.outDir, policy.label, seed, memory), record);
+    }
+  } finally {
+    await learner.dispose();
+  }
+}
+
+export const evalPath = (outDir: string, label: string, seed: number, memory: MemoryKind): string =>
+  join(outDir, 'evals', `${fileLabel(label)}-s${seed}.${memory}.json`);
+
+/** Validates the grid before anything runs: every policy's config must resolve at every seed. */
+export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
+  if (spec.methods.length === 0) throw new ConfigError('--methods lists no method.', { path: '--methods' });
+  if (spec.seeds.length === 0) throw new ConfigError('--seeds lists no seed.', { path: '--seeds' });
+  const policies = experimentPolicies(spec);
+  for (const policy of policies) {
+    if (policy.method !== WARM_START && !(policy.method in METHODS)) {
+      throw new ConfigError(`--methods: unknown method '${policy.method}'.`, { path: '--methods' });
+    }
+    for (const seed of spec.seeds) policyConfig(spec, policy, seed);
+  }
+  return policies;
+}
+
+/** Runs (or continues) the whole grid, seed by seed, then returns the evaluation records. */
+export async function runExperiment(options: ExperimentOptions): Promise<ExperimentEvalV1[]> {
+  const policies = checkExperiment(options.spec);
+  await recordSpec(options);
+  const out: ExperimentEvalV1[] = [];
+  for (const seed of options.spec.seeds) {
+    const warmStart = await ensureWarmStart({
+      env: options.spec.env,
+      preset: options.spec.preset,
+      seed,
+      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    for (const policy of policies) {
+      await evaluateUnit(options, policy, seed, warmStart);
+      for (const memory of options.spec.evalMemories) {
+        out.push(
+          (await readJsonFile(evalPath(options.outDir, policy.label, seed, memory))) as ExperimentEvalV1,
+        );
+      }
+    }
+  }
+  return out;
+}
