@@ -2,7 +2,7 @@
 
 import { join, resolve } from 'node:path';
 import { ConfigError, readJsonFile } from '@mage-rl/core';
-import { MEMORY_KINDS, type MemoryKind, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
+import { MEMORY_KINDS, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import {
@@ -81,8 +81,8 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--grid <path=v1,v2...>', 'switch values crossed with every trained method (repeatable)')
     .option(
       '--eval-memory <kinds>',
-      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')})`,
-      'reflection,none',
+      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), or 'method' for the one it trained with`,
+      'reflection,method',
     )
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)
@@ -102,7 +102,9 @@ export function experimentCommand(program: Command, io: Io): void {
           ...(opts.set ? { set: opts.set } : {}),
         }),
         grid: (opts.grid ?? []).map(gridAxis),
-        evalMemories: list(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', MEMORY_KINDS) as MemoryKind),
+        evalMemories: list(opts.evalMemory).map((m) =>
+          oneOf(m, '--eval-memory', [...MEMORY_KINDS, 'method']),
+        ),
       };
       const outDir = resolve(opts.out ?? join('experiments', `${env}-${preset}`));
       const progress = progressFor(io, opts.json);

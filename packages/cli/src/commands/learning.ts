@@ -32,7 +32,7 @@ import { DEFAULT_CACHE_DIR, pretrainMageTiny, warmStartDir } from '../pipelines/
 import { trainConfigOf, trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
-import { OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
+import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
 export const ENV_CHOICES = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
 
@@ -234,11 +234,12 @@ export function trainCommand(program: Command, io: Io): void {
           json?: boolean;
         },
       ) => {
-        const env = oneOf(opts.env, '--env', ENV_CHOICES);
-        const method = oneOf(opts.method, '--method', METHOD_IDS) as MethodId;
-        const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
-        const seed = seedOf(opts.seed);
         const overrides = overridesFromFlags(opts);
+        const id = identityOf(opts, (flag) => command.getOptionValueSource(flag) !== 'default', overrides);
+        const env = oneOf(id.env, '--env', ENV_CHOICES);
+        const method = oneOf(id.method, '--method', METHOD_IDS) as MethodId;
+        const preset = oneOf(id.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
+        const seed = seedOf(id.seed);
         const config = trainConfigOf({ env, method, preset, seed, overrides });
         if (opts.showConfig) {
           printJson(io, config);

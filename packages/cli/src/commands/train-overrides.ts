@@ -134,3 +134,31 @@ export function overridesFromFlags(flags: OverrideFlags): TrainConfigInput {
     ...(flags.set ?? []).map(setOverride),
   ) as TrainConfigInput;
 }
+
+/** The identity of a run: chosen by its flag when given, else by the config values, else the flag default. */
+export interface RunIdentity {
+  readonly env: string;
+  readonly method: string;
+  readonly preset: string;
+  readonly seed: string;
+}
+
+/**
+ * Identity from the flags and the override values. A flag the user typed wins (a different value inside
+ * `--config`/`--set` is then refused by the config resolution); a flag left at its default yields to
+ * the config values, so `--show-config` output fed back with `--config` reproduces the run.
+ */
+export function identityOf(
+  flags: RunIdentity,
+  typed: (flag: keyof RunIdentity) => boolean,
+  overrides: TrainConfigInput,
+): RunIdentity {
+  const pick = (flag: keyof RunIdentity, inConfig: unknown): string =>
+    typed(flag) || inConfig === undefined ? flags[flag] : String(inConfig);
+  return {
+    env: pick('env', overrides.env?.id),
+    method: pick('method', overrides.method),
+    preset: pick('preset', overrides.preset),
+    seed: pick('seed', overrides.seed),
+  };
+}

@@ -55,8 +55,20 @@ export interface ExperimentSpecV1 {
   readonly overrides: TrainConfigInput;
   /** Switch values crossed with every trained method. */
   readonly grid: readonly GridAxis[];
-  /** Memories of the evaluation protocols; every policy is evaluated under each. */
-  readonly evalMemories: readonly MemoryKind[];
+  /**
+   * Memories of the evaluation protocols; every policy is evaluated under each. `method`: the memory the
+   * method trained with (the warm start's is `reflection`).
+   */
+  readonly evalMemories: readonly EvalMemory[];
+}
+
+/** An evaluation protocol: a memory kind, or `method` for the memory the policy trained with. */
+export type EvalMemory = MemoryKind | 'method';
+
+/** The distinct memories a policy is evaluated with. */
+export function policyMemories(spec: Pick<ExperimentSpecV1, 'evalMemories'>, method: string): MemoryKind[] {
+  const own: MemoryKind = method === WARM_START ? 'reflection' : METHODS[method as MethodId].memory;
+  return [...new Set(spec.evalMemories.map((m) => (m === 'method' ? own : m)))];
 }
 
 /** One policy of the grid: a method with one combination of switch values. */
@@ -233,7 +245,7 @@ async function evaluateUnit(
 ): Promise<void> {
   const config = policyConfig(options.spec, policy, seed);
   const pending: MemoryKind[] = [];
-  for (const memory of options.spec.evalMemories) {
+  for (const memory of policyMemories(options.spec, policy.method)) {
     if (!(await pathExists(evalPath(options.outDir, policy.label, seed, memory)))) pending.push(memory);
   }
   if (pending.length === 0) return;
@@ -306,7 +318,7 @@ export async function runExperiment(options: ExperimentOptions): Promise<Experim
     });
     for (const policy of policies) {
       await evaluateUnit(options, policy, seed, warmStart);
-      for (const memory of options.spec.evalMemories) {
+      for (const memory of policyMemories(options.spec, policy.method)) {
         out.push(
           (await readJsonFile(evalPath(options.outDir, policy.label, seed, memory))) as ExperimentEvalV1,
         );

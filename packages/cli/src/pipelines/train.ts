@@ -60,10 +60,12 @@ export interface TrainPipelineResult {
 export function trainConfigOf(
   options: Pick<TrainPipelineOptions, 'env' | 'method' | 'preset' | 'seed' | 'overrides'>,
 ): TrainConfig {
-  const config = resolveTrainConfig(
-    { ...options.overrides, seed: options.seed },
-    { preset: options.preset, method: options.method, env: options.env },
-  );
+  const config = resolveTrainConfig(options.overrides ?? {}, {
+    preset: options.preset,
+    method: options.method,
+    env: options.env,
+    seed: options.seed,
+  });
   if (!METHODS[config.method].trains) {
     throw new ConfigError(
       `Method '${config.method}' does not train (it is an inference-time baseline); evaluate it with \`mage eval --method ${config.method}\`.`,

@@ -19,6 +19,8 @@ export interface ResolveTrainConfigOptions {
   readonly method?: string;
   /** Env id. Default: `partial.env.id`, else `tictactoe`. */
   readonly env?: string;
+  /** Default: `partial.seed`, else 0. */
+  readonly seed?: number | string;
 }
 
 type Plain = Record<string, unknown>;
@@ -148,11 +150,34 @@ function checkSemantics(config: TrainConfig): void {
   }
 }
 
+/**
+ * An identity key (preset, method, env id, seed) named both by the caller and inside the partial config
+ * must agree: a value that would be silently replaced is refused instead.
+ */
+function checkIdentity(partial: TrainConfigInput, options: ResolveTrainConfigOptions): void {
+  const pairs: [string, unknown, unknown][] = [
+    ['preset', partial.preset, options.preset],
+    ['method', partial.method, options.method],
+    ['env.id', partial.env?.id, options.env],
+    ['seed', partial.seed, options.seed],
+  ];
+  for (const [path, inConfig, given] of pairs) {
+    if (inConfig !== undefined && given !== undefined && inConfig !== given) {
+      const flag = path === 'env.id' ? 'env' : path;
+      throw new ConfigError(
+        `${path} is ${JSON.stringify(inConfig)} in the config values but ${JSON.stringify(given)} was asked for; an identity key is chosen with --${flag} (the flag), not inside --config or --set.`,
+        { path, context: { value: inConfig, given } },
+      );
+    }
+  }
+}
+
 /** Merges preset → env defaults → method → `partial` and validates the result. */
 export function resolveTrainConfig(
   partial: TrainConfigInput = {},
   options: ResolveTrainConfigOptions = {},
 ): TrainConfig {
+  checkIdentity(partial, options);
   const preset = pick('preset', options.preset ?? partial.preset ?? 'laptop', RUN_PRESET_IDS);
   const method = pick('method', options.method ?? partial.method ?? 'mage', METHOD_IDS);
   const envId = pick<RecipeEnvId>('env', options.env ?? partial.env?.id ?? 'tictactoe', RECIPE_ENV_IDS);
@@ -161,6 +186,7 @@ export function resolveTrainConfig(
     preset,
     method,
     env: { id: envId },
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
   });
   const parsed = trainConfigSchema.safeParse(merged);
   if (!parsed.success) throw configErrorFromZod(parsed.error, merged, trainConfigSchema);
