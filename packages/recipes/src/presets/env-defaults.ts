@@ -44,7 +44,6 @@ export const ENV_DEFAULTS: Readonly<Record<RecipeEnvId, TrainConfigInput>> = {
     rollout: { seats: 'first' },
     population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
     advantage: { trajGamma: 0.9, invalidPenalty: 0.5, lengthPenaltyCoef: 1 },
-    ppo: { klCoef: 0 },
     eval: {
       inDomain: [],
       outOfDomain: [],

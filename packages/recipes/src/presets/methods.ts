@@ -2,7 +2,7 @@
  * The methods of SPEC §6 (the paper's Table 1 baselines) as data: presets over the same machinery.
  */
 
-import type { MetaRewardMode } from '@mage-rl/gigpo';
+import type { EpisodeBaseline, MetaRewardMode } from '@mage-rl/gigpo';
 import type { MemoryKind } from '../wiring';
 
 export const METHOD_IDS = [
@@ -35,6 +35,10 @@ export interface MethodPreset {
    */
   readonly grouping: 'per-opponent' | 'mixed';
   readonly anchorScope: 'global' | 'local';
+  /** What an episode-level score is compared with (`row`, `trajectory`, `attempt`). */
+  readonly episodeBaseline: EpisodeBaseline;
+  /** KL coefficient to the warm start; `null` keeps the env's default. */
+  readonly klCoef: number | null;
   /**
    * Group size multiplier against the run preset's `groupSize`: K = 1 methods use G·3 slots per group
    * for the same sample count as K = 3 methods (SPEC §5: 24 = 8 × 3).
@@ -52,6 +56,8 @@ const inference = (id: MethodId, memory: MemoryKind, description: string): Metho
   estimator: null,
   grouping: 'per-opponent',
   anchorScope: 'global',
+  episodeBaseline: 'row',
+  klCoef: null,
   groupSizeScale: 1,
 });
 
@@ -70,6 +76,8 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'grpo',
     grouping: 'mixed',
     anchorScope: 'global',
+    episodeBaseline: 'row',
+    klCoef: null,
     groupSizeScale: 3,
   },
   gigpo: {
@@ -82,6 +90,8 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
+    episodeBaseline: 'row',
+    klCoef: null,
     groupSizeScale: 3,
   },
   lamer: {
@@ -94,6 +104,8 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
+    episodeBaseline: 'row',
+    klCoef: null,
     groupSizeScale: 1,
   },
   mage: {
@@ -106,6 +118,8 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'per-opponent',
     anchorScope: 'global',
+    episodeBaseline: 'row',
+    klCoef: null,
     groupSizeScale: 1,
   },
 };

@@ -53,12 +53,11 @@ const BASE: TrainConfigInput = {
     stepGamma: 0.95,
     trajGamma: 0.6,
     stepWeight: 1,
-    anchorScope: 'global',
-    episodeBaseline: 'row',
     grouping: 'per-opponent',
     invalidPenalty: 0.5,
     lengthPenaltyCoef: 0,
   },
+  ppo: { klCoef: 0 },
 };
 
 function pick<T extends string>(kind: string, id: string, known: readonly T[]): T {
@@ -82,7 +81,9 @@ export function methodLayer(method: MethodId, preset: RunPresetId): TrainConfigI
       ...(m.estimator ? { estimator: m.estimator } : {}),
       grouping: m.grouping,
       anchorScope: m.anchorScope,
+      episodeBaseline: m.episodeBaseline,
     },
+    ...(m.klCoef === null ? {} : { ppo: { klCoef: m.klCoef } }),
   };
 }
 

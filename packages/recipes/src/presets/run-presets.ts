@@ -10,7 +10,9 @@ export const RUN_PRESET_IDS = ['paper', 'laptop', 'smoke'] as const;
 export type RunPresetId = (typeof RUN_PRESET_IDS)[number];
 
 /** What a run preset sets: scale, sampling and optimisation numbers (env- and method-independent). */
-export type RunPresetValues = Pick<TrainConfig, 'train' | 'ppo' | 'warmStart'> & {
+export type RunPresetValues = Pick<TrainConfig, 'train' | 'warmStart'> & {
+  /** The KL coefficient is the env's (and the method's) to set. */
+  readonly ppo: Omit<TrainConfig['ppo'], 'klCoef'>;
   readonly rollout: Omit<TrainConfig['rollout'], 'memory' | 'seats'>;
   readonly eval: Pick<
     TrainConfig['eval'],
@@ -41,7 +43,6 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       lr: 1e-6,
       clip: 0.2,
       dualClip: 3,
-      klCoef: 0,
       entropyCoef: 0.001,
       epochs: 1,
       miniBatchRows: 64,
@@ -81,7 +82,6 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       lr: 1e-4,
       clip: 0.2,
       dualClip: 3,
-      klCoef: 0,
       entropyCoef: 0.001,
       epochs: 1,
       miniBatchRows: 64,
@@ -121,7 +121,6 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       lr: 1e-4,
       clip: 0.2,
       dualClip: 3,
-      klCoef: 0,
       entropyCoef: 0.001,
       epochs: 1,
       miniBatchRows: 16,
