@@ -13,7 +13,8 @@ const ids = (envId: 'tictactoe' | 'kuhn-poker', preset: string): string[] =>
 
 export const ENV_DEFAULTS: Readonly<Record<RecipeEnvId, TrainConfigInput>> = {
   tictactoe: {
-    env: { options: {} },
+    // A game stopped by the turn limit scores as a loss, so stalling with invalid moves never pays.
+    env: { options: { truncation: 'loss' } },
     rollout: { seats: { mixed: 0.5 } },
     population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
     advantage: { trajGamma: 0.6, invalidPenalty: 0.5, lengthPenaltyCoef: 2 },
