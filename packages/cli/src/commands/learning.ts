@@ -345,9 +345,10 @@ async function policyOf(
   let learner: OnnxLearner;
   if (checkpoint) {
     const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
-      extra?: { warmStart?: unknown };
+      extra?: { warmStartDir?: unknown; warmStart?: unknown };
     };
-    const warm = config.extra?.warmStart;
+    // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
+    const warm = config.extra?.warmStartDir ?? config.extra?.warmStart;
     if (typeof warm !== 'string') {
       throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
         path: '--policy',

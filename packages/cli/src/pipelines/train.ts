@@ -131,7 +131,7 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     let lastEval: TrainingResultV1['lastEval'] = null;
     for await (const event of iterateTraining({
       ...training,
-      config: { ...(training.config ?? {}), warmStart } as JsonObject,
+      config: { ...(training.config ?? {}), warmStartDir: warmStart } as JsonObject,
     })) {
       options.onEvent?.(event);
       if (event.type === 'eval-end') lastEval = event;

@@ -167,8 +167,18 @@ export interface ConfigEvaluationV1 {
 }
 
 /**
+ * The task-seed key of a suite: the in-domain and out-of-domain suites use the keys of core's in-loop
+ * evaluation, so a run's final evaluation and `evaluateConfig` of its checkpoint play the same tasks.
+ */
+function suiteSeedKey(name: string): string {
+  if (name === 'in-domain') return 'inDomain';
+  if (name === 'out-of-domain') return 'outOfDomain';
+  return name;
+}
+
+/**
  * Every suite of `config` with its method's memory, its eval sampling and K, on seeds disjoint from
- * training (`<seed>/eval/<suite>`). The same tasks are played at every call.
+ * training (`<seed>/eval/<suite key>`). The same tasks are played at every call.
  */
 export async function evaluateConfig(options: EvaluateConfigOptions): Promise<ConfigEvaluationV1[]> {
   const { config } = options;
@@ -183,7 +193,7 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
       opponents: suite.opponents,
       episodes: config.eval.episodes,
       attempts: config.eval.attempts,
-      seed: `${String(config.seed)}/eval/${suite.name}`,
+      seed: `${String(config.seed)}/eval/${suiteSeedKey(suite.name)}`,
       context: config.rollout.context,
       style: config.rollout.style,
       seats: config.rollout.seats,
