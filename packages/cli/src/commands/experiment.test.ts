@@ -72,10 +72,18 @@ describe('mage experiment', () => {
       const after = JSON.parse(await readFile(path, 'utf8')) as { suites: unknown };
       expect(after.suites).toEqual(before.suites);
 
-      // Another grid in the same directory is refused.
-      const other = await runCaptured([...argv.slice(0, 4), 'mage', ...argv.slice(5)]);
+      // Another protocol in the same directory is refused; more methods or seeds may be added.
+      const other = await runCaptured([...argv, '--set', 'ppo.lr=0.01']);
       expect(other.code).toBe(1);
       expect(other.err).toMatch(/holds another experiment/);
+      const fewer = await runJson<{ evaluations: number }>([...argv.slice(0, 4), 'mage', ...argv.slice(5)]);
+      expect(fewer.evaluations).toBe(1);
+      const record = JSON.parse(await readFile(join(out, 'experiment.json'), 'utf8')) as {
+        spec: { methods: string[] };
+        commands: string[];
+      };
+      expect(record.spec.methods).toEqual(['warm-start', 'mage']);
+      expect(record.commands).toHaveLength(2);
     }, 600_000);
   });
 });

@@ -7,8 +7,10 @@ import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import {
   EXPERIMENT_FORMAT,
+  type ExperimentRecordV1,
   type ExperimentSpecV1,
   type GridAxis,
+  readExperimentEvals,
   runExperiment,
 } from '../pipelines/experiment';
 import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
@@ -44,6 +46,10 @@ export function gridAxis(text: string): GridAxis {
   }
   return { path, values };
 }
+
+/** The words the command was called with (commander keeps them on the program, untyped). */
+const rawArgs = (command: Command): readonly string[] =>
+  (command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? [];
 
 interface ExperimentFlags {
   env: string;
@@ -88,7 +94,7 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)
     .option('--set <path=value...>', OVERRIDE_FLAG_HELP.set)
     .option('--json', 'print the results as JSON (no progress output)')
-    .action(async (opts: ExperimentFlags) => {
+    .action(async (opts: ExperimentFlags, command: Command) => {
       const env = oneOf(opts.env, '--env', ENV_CHOICES);
       const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
       const spec: ExperimentSpecV1 = {
@@ -116,7 +122,7 @@ export function experimentCommand(program: Command, io: Io): void {
           spec,
           outDir,
           cacheDir: opts.cacheDir,
-          command: `mage ${process.argv.slice(2).join(' ')}`,
+          command: ['mage', ...rawArgs(command)].join(' '),
           signal: controller.signal,
           log: (line) => progress.log(line),
           onTrainingEvent: (policy, seed, e) => {
@@ -124,14 +130,11 @@ export function experimentCommand(program: Command, io: Io): void {
             if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
           },
         });
-        const saved = (await readJsonFile(join(outDir, 'experiment.json'))) as {
-          command?: string | null;
-          machine?: Record<string, unknown>;
-        };
-        const files = await writeExperimentReport(evals, outDir, {
+        const saved = (await readJsonFile(join(outDir, 'experiment.json'))) as ExperimentRecordV1;
+        const files = await writeExperimentReport(await readExperimentEvals(outDir), outDir, {
           title: `Experiment: ${env}, preset ${preset}`,
           lines: [
-            `Command: \`${saved.command ?? 'n/a'}\``,
+            `Commands: ${saved.commands.map((c) => `\`${c}\``).join('; ')}`,
             '',
             `Machine: ${Object.entries(saved.machine ?? {})
               .map(([k, v]) => `${k} ${String(v)}`)

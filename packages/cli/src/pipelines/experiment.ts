@@ -7,7 +7,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -178,27 +178,71 @@ function machine(): Record<string, unknown> {
   };
 }
 
-/** Writes `experiment.json`, or checks that a resumed experiment asks for the same grid. */
+/** What must stay the same for runs of one experiment directory to be comparable. */
+const protocolOf = (spec: ExperimentSpecV1) => ({
+  env: spec.env,
+  preset: spec.preset,
+  overrides: spec.overrides,
+  grid: spec.grid,
+});
+
+/**
+ * Writes `experiment.json`, or checks that a later call keeps the protocol (env, preset, config values,
+ * grid): methods, seeds and evaluation memories may be added, and the record lists every command.
+ */
 async function recordSpec(options: ExperimentOptions): Promise<void> {
   await mkdir(options.outDir, { recursive: true });
   const path = join(options.outDir, 'experiment.json');
   const spec = JSON.parse(JSON.stringify(options.spec)) as ExperimentSpecV1;
+  const command = options.command ?? null;
   if (await pathExists(path)) {
-    const saved = (await readJsonFile(path)) as { spec?: unknown } | null;
-    if (JSON.stringify(saved?.spec) !== JSON.stringify(spec)) {
+    const saved = (await readJsonFile(path)) as ExperimentRecordV1 | null;
+    if (!saved || JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
-        `'${options.outDir}' holds another experiment (its experiment.json asks for a different grid); use another --out or the same flags.`,
+        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset, config values or grid); use another --out, or the same flags (methods, seeds and --eval-memory may be added).`,
         { path: '--out', context: { saved: saved?.spec ?? null, asked: spec } },
       );
     }
+    const union = <T>(a: readonly T[], b: readonly T[]) => [...new Set([...a, ...b])];
+    await writeJsonAtomic(path, {
+      ...saved,
+      spec: {
+        ...saved.spec,
+        methods: union(saved.spec.methods, spec.methods),
+        seeds: union(saved.spec.seeds, spec.seeds),
+        evalMemories: union(saved.spec.evalMemories, spec.evalMemories),
+      },
+      commands: union(saved.commands ?? [], command === null ? [] : [command]),
+    } satisfies ExperimentRecordV1);
     return;
   }
   await writeJsonAtomic(path, {
     spec,
-    command: options.command ?? null,
+    commands: command === null ? [] : [command],
     machine: machine(),
     started: new Date().toISOString(),
-  });
+  } satisfies ExperimentRecordV1);
+}
+
+/** `experiment.json`: everything asked of the directory so far. */
+export interface ExperimentRecordV1 {
+  readonly spec: ExperimentSpecV1;
+  readonly commands: readonly string[];
+  readonly machine: Readonly<Record<string, unknown>>;
+  readonly started: string;
+}
+
+/** Every evaluation record of an experiment directory (all the calls that wrote into it). */
+export async function readExperimentEvals(outDir: string): Promise<ExperimentEvalV1[]> {
+  const dir = join(outDir, 'evals');
+  if (!(await pathExists(dir))) return [];
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
+  const out: ExperimentEvalV1[] = [];
+  for (const f of files) {
+    const record = (await readJsonFile(join(dir, f))) as ExperimentEvalV1 | null;
+    if (record?.format === EXPERIMENT_EVAL_FORMAT) out.push(record);
+  }
+  return out;
 }
 
 /** Trains a policy at a seed (resuming a partial run); returns the checkpoint and the wall time. */
