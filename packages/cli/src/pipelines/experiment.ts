@@ -178,17 +178,19 @@ function machine(): Record<string, unknown> {
   };
 }
 
-/** What must stay the same for runs of one experiment directory to be comparable. */
+/**
+ * What must stay the same for the runs of one experiment directory to be comparable. Switch values are
+ * part of each policy's label, so calls with other grids may add policies.
+ */
 const protocolOf = (spec: ExperimentSpecV1) => ({
   env: spec.env,
   preset: spec.preset,
   overrides: spec.overrides,
-  grid: spec.grid,
 });
 
 /**
- * Writes `experiment.json`, or checks that a later call keeps the protocol (env, preset, config values,
- * grid): methods, seeds and evaluation memories may be added, and the record lists every command.
+ * Writes `experiment.json`, or checks that a later call keeps the protocol (env, preset, config values):
+ * methods, seeds, grids and evaluation memories may be added, and the record lists every command.
  */
 async function recordSpec(options: ExperimentOptions): Promise<void> {
   await mkdir(options.outDir, { recursive: true });
@@ -199,7 +201,7 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
     const saved = (await readJsonFile(path)) as ExperimentRecordV1 | null;
     if (!saved || JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
-        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset, config values or grid); use another --out, or the same flags (methods, seeds and --eval-memory may be added).`,
+        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset or config values); use another --out, or the same --env, --preset, --config and --set (methods, seeds, --grid and --eval-memory may be added).`,
         { path: '--out', context: { saved: saved?.spec ?? null, asked: spec } },
       );
     }
@@ -211,6 +213,7 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
         methods: union(saved.spec.methods, spec.methods),
         seeds: union(saved.spec.seeds, spec.seeds),
         evalMemories: union(saved.spec.evalMemories, spec.evalMemories),
+        grid: [...new Map([...saved.spec.grid, ...spec.grid].map((a) => [JSON.stringify(a), a])).values()],
       },
       commands: union(saved.commands ?? [], command === null ? [] : [command]),
     } satisfies ExperimentRecordV1);
