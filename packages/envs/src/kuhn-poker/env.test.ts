@@ -111,6 +111,15 @@ describe('kuhn-poker env', () => {
     expect(last.outcome).toMatchObject({ label: 'truncated', truncated: true });
   });
 
+  it("truncation 'loss' scores a stalled hand as a fold (−chipReward on its last turn)", () => {
+    const ep = episode('first', always('PASS'), 1, { truncation: 'loss' });
+    ep.reset(0);
+    const rewards: number[] = [];
+    while (!ep.done) rewards.push(ep.step(ep.parse('I fold')).reward);
+    expect(rewards).toEqual([0, 0, 0, 0, 0, -5]);
+    expect(ep.done).toBe(true);
+  });
+
   it('same-deal replays the deal; new-deal deals per attempt (attempt 0 as in same-deal)', () => {
     const dealsOf = (mode: 'same-deal' | 'new-deal', seed: number) => {
       const ep = episode('first', always('PASS'), seed, { mode });
@@ -155,6 +164,7 @@ describe('kuhn-poker env', () => {
       revealShowdown: true,
       maxTurns: 6,
       chipReward: 5,
+      truncation: 'zero',
     });
   });
 });

@@ -50,6 +50,11 @@ export const kuhnPokerOptionsSchema = z.strictObject({
   maxTurns: z.number().int().min(2).max(100).default(6),
   /** Step reward per chip won at the end of the hand. */
   chipReward: z.number().finite().min(0).default(5),
+  /**
+   * What a hand stopped by the turn limit scores: `zero`, or `loss` (a fold: the ante is lost, −chipReward),
+   * so that stalling with invalid moves never beats folding. Either way its outcome is `truncated`.
+   */
+  truncation: z.enum(['zero', 'loss']).default('zero'),
 });
 
 export type KuhnPokerOptions = z.input<typeof kuhnPokerOptionsSchema>;
@@ -230,7 +235,10 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {
-    return stepResult(this.observe(), reward, valid, event, this.done ? this.outcome() : undefined);
+    const outcome = this.done ? this.outcome() : undefined;
+    // The agent is always the one to act when a hand is truncated, with only its ante in the pot.
+    if (outcome?.truncated && this.options.truncation === 'loss') reward = -this.options.chipReward;
+    return stepResult(this.observe(), reward, valid, event, outcome);
   }
 
   private outcome(): AttemptOutcome {
