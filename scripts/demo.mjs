@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The README's main job: install, build, warm-start mage-tiny, train MAGE on Tic-Tac-Toe, evaluate it
-// against MCTS-100, the pattern players and random (in-domain) and MCTS-1000 (out-of-domain), and write the
-// report. Needs only Node >= 20.19 and npm.
+// The README's main job: install, build, warm-start mage-tiny, train MAGE on Tic-Tac-Toe, and evaluate
+// the warm start and the trained policy on the same tasks (MCTS-100, the pattern players and random
+// in-domain, MCTS-1000 out-of-domain) with `mage experiment`, which writes the comparison report.
+// Needs only Node >= 20.19 and npm.
 //
-//   npm run demo                                  # MAGE only
-//   npm run demo -- --methods mage,gigpo,grpo     # also the baselines, same budget, one comparison report
+//   npm run demo                                  # warm start vs MAGE
+//   npm run demo -- --methods mage,gigpo,grpo     # also the baselines, same budget, same tasks
 //   npm run demo -- --preset smoke                # a fast plumbing check
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -43,31 +44,30 @@ run(
   [...mage, 'pretrain', '--env', env, '--preset', preset, '--seed', seed],
   'warm start (mage pretrain)',
 );
-const runDirs = [];
-for (const method of methods) {
-  const runDir = `runs/demo-${env}-${method}-${preset}-s${seed}`;
-  runDirs.push(runDir);
-  run(
-    'node',
-    [
-      ...mage,
-      'train',
-      '--env',
-      env,
-      '--method',
-      method,
-      '--preset',
-      preset,
-      '--seed',
-      seed,
-      '--run-dir',
-      runDir,
-    ],
-    `train ${method}`,
-  );
-}
-const out = runDirs.length > 1 ? `runs/demo-${env}-${preset}-s${seed}-comparison` : runDirs[0];
-run('node', [...mage, 'report', ...runDirs, '--out', out], 'report');
+const out = `runs/demo-${env}-${preset}-s${seed}`;
+run(
+  'node',
+  [
+    ...mage,
+    'experiment',
+    '--env',
+    env,
+    '--preset',
+    preset,
+    '--seeds',
+    seed,
+    '--methods',
+    ['warm-start', ...methods].join(','),
+    '--eval-memory',
+    'reflection,method',
+    '--out',
+    out,
+  ],
+  `train and evaluate: warm start, ${methods.join(', ')}`,
+);
+const report = readFileSync(new URL(`../${out}/report.md`, import.meta.url), 'utf8');
+const table = report.slice(report.indexOf('## in-domain'), report.indexOf('\n\n', report.indexOf('|')));
+process.stdout.write(`\n${table}\n`);
 process.stdout.write(
-  `\ndemo finished in ${((Date.now() - started) / 60000).toFixed(1)} min; report: ${out}/report.md\n`,
+  `\ndemo finished in ${((Date.now() - started) / 60000).toFixed(1)} min; report: ${out}/report.md (training curves: ${out}/runs/*/report.md)\n`,
 );

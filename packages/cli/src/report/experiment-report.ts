@@ -100,6 +100,21 @@ export function experimentResults(evals: readonly ExperimentEvalV1[]): Experimen
       evalSeconds: mean(records.map((r) => r.evalSeconds)),
     };
   });
+  const order = (r: ExperimentRowV1) => [
+    r.label === 'warm-start' ? 0 : 1,
+    r.label,
+    r.memory === 'reflection' ? 0 : 1,
+    r.memory,
+  ];
+  rows.sort((a, b) => {
+    const x = order(a);
+    const y = order(b);
+    for (let i = 0; i < x.length; i++) {
+      if (x[i]! < y[i]!) return -1;
+      if (x[i]! > y[i]!) return 1;
+    }
+    return 0;
+  });
   return { format: EXPERIMENT_RESULTS_FORMAT, rows };
 }
 
