@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { type MeanIntervalV1, type MetricsSummaryV1, meanInterval, writeJsonAtomic } from '@mage-rl/core';
 import type { ExperimentEvalV1 } from '../pipelines/experiment';
 import { renderPng } from './png';
-import { type Chart, chartGrid, lineChart, type Series } from './svg-chart';
+import { passAtKChart } from './run-report';
+import { type Chart, chartGrid, type Series } from './svg-chart';
 
 export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
 
@@ -161,16 +162,7 @@ function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Chart {
     dashed: r.memory !== rows[0]?.memory,
     points: r.overall.passAtK.map((m, i) => ({ x: i + 1, y: m.mean, lo: m.low, hi: m.high })),
   }));
-  return lineChart({
-    title: `${suite}: success by attempt (mean over seeds, 95% t-interval)`,
-    xLabel: 'attempt k',
-    yLabel: 'pass@k',
-    percent: true,
-    yMin: 0,
-    yMax: 1,
-    integerX: true,
-    series,
-  });
+  return passAtKChart({ title: `${suite}: success by attempt (mean over seeds, 95% t-interval)`, series });
 }
 
 export interface ExperimentReportFiles {

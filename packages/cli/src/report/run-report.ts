@@ -97,6 +97,26 @@ function passSeries(name: string, m: MetaEpisodeMetricsV1 | null | undefined, da
   };
 }
 
+/** A pass@k-by-attempt chart (percent axis 0–100%, integer attempts). */
+export function passAtKChart(options: {
+  readonly title: string;
+  readonly series: readonly Series[];
+  readonly yLabel?: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly emptyText?: string;
+}): Chart {
+  return lineChart({
+    xLabel: 'attempt k',
+    yLabel: 'pass@k',
+    percent: true,
+    yMin: 0,
+    yMax: 1,
+    integerX: true,
+    ...options,
+  });
+}
+
 /** Success-per-attempt charts: in-domain and out-of-domain, last evaluation of every run (+ before training). */
 function attemptCharts(runs: readonly RunData[]): Chart[] {
   const charts: Chart[] = [];
@@ -111,14 +131,9 @@ function attemptCharts(runs: readonly RunData[]): Chart[] {
       if (b && runs.length === 1) series.push(b);
     }
     charts.push(
-      lineChart({
+      passAtKChart({
         title: domain === 'inDomain' ? 'In-domain: success by attempt' : 'Out-of-domain: success by attempt',
-        xLabel: 'attempt k',
         yLabel: 'cumulative success (pass@k)',
-        percent: true,
-        yMin: 0,
-        yMax: 1,
-        integerX: true,
         series,
         emptyText: 'no evaluation in these runs',
       }),
@@ -148,20 +163,7 @@ function opponentCharts(runs: readonly RunData[]): Chart[] {
   }
   return [...byOpponent.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([opponent, series]) =>
-      lineChart({
-        title: opponent,
-        xLabel: 'attempt k',
-        yLabel: 'pass@k',
-        percent: true,
-        yMin: 0,
-        yMax: 1,
-        integerX: true,
-        series,
-        width: 420,
-        height: 320,
-      }),
-    );
+    .map(([opponent, series]) => passAtKChart({ title: opponent, series, width: 420, height: 320 }));
 }
 
 /** Training curves against the iteration: rollout success, loss, KL and entropy, invalid actions. */
