@@ -40,6 +40,8 @@ describe('mage report', () => {
     expect(r.runs.map((x) => x.name)).toEqual(['mage (kuhn-poker)', 'grpo (kuhn-poker)']);
     expect(r.runs.every((x) => x.updates === 2 && x.evals >= 1)).toBe(true);
     expect(r.images.map((p) => p.slice(out.length + 1)).sort()).toEqual([
+      'credit.png',
+      'credit.svg',
       'per-opponent.png',
       'per-opponent.svg',
       'success-by-attempt.png',
