@@ -84,6 +84,13 @@ describe('mage experiment', () => {
       };
       expect(record.spec.methods).toEqual(['warm-start', 'mage']);
       expect(record.commands).toHaveLength(2);
+
+      // The report can be rewritten from the evaluation records alone.
+      await rm(first.markdown);
+      const rewritten = await runJson<{ markdown: string }>(['experiment', '--report-only', '--out', out]);
+      expect(await readFile(rewritten.markdown, 'utf8')).toMatch(/\| warm-start \| reflection \| 1 \|/);
+      const notExperiment = await runCaptured(['experiment', '--report-only', '--out', join(dir, 'nothing')]);
+      expect(notExperiment.err).toMatch(/not an experiment directory/);
     }, 600_000);
   });
 });

@@ -1,7 +1,7 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
 import { join, resolve } from 'node:path';
-import { ConfigError, readJsonFile } from '@mage-rl/core';
+import { ConfigError, pathExists, readJsonFile } from '@mage-rl/core';
 import { MEMORY_KINDS, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
@@ -51,6 +51,27 @@ export function gridAxis(text: string): GridAxis {
 const rawArgs = (command: Command): readonly string[] =>
   (command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? [];
 
+/** results.json and report.md of every evaluation in an experiment directory. */
+async function experimentReport(outDir: string) {
+  const path = join(outDir, 'experiment.json');
+  if (!(await pathExists(path))) {
+    throw new ConfigError(`'${outDir}' is not an experiment directory: it has no experiment.json.`, {
+      path: '--out',
+    });
+  }
+  const saved = (await readJsonFile(path)) as ExperimentRecordV1;
+  return writeExperimentReport(await readExperimentEvals(outDir), outDir, {
+    title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
+    lines: [
+      `Commands: ${saved.commands.map((c) => `\`${c}\``).join('; ')}`,
+      '',
+      `Machine: ${Object.entries(saved.machine ?? {})
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
+    ],
+  });
+}
+
 interface ExperimentFlags {
   env: string;
   preset: string;
@@ -62,6 +83,7 @@ interface ExperimentFlags {
   cacheDir: string;
   config?: string;
   set?: string[];
+  reportOnly?: boolean;
   json?: boolean;
 }
 
@@ -93,6 +115,7 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)
     .option('--set <path=value...>', OVERRIDE_FLAG_HELP.set)
+    .option('--report-only', 'run nothing: rewrite results.json and report.md from the evaluations in --out')
     .option('--json', 'print the results as JSON (no progress output)')
     .action(async (opts: ExperimentFlags, command: Command) => {
       const env = oneOf(opts.env, '--env', ENV_CHOICES);
@@ -118,6 +141,12 @@ export function experimentCommand(program: Command, io: Io): void {
       const onSignal = () => controller.abort(new Error('interrupted'));
       process.once('SIGINT', onSignal);
       try {
+        if (opts.reportOnly) {
+          const files = await experimentReport(outDir);
+          if (opts.json) printJson(io, { outDir, ...files });
+          else io.stdout(`results: ${files.results}\nreport: ${files.markdown}\n`);
+          return;
+        }
         const evals = await runExperiment({
           spec,
           outDir,
@@ -130,17 +159,7 @@ export function experimentCommand(program: Command, io: Io): void {
             if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
           },
         });
-        const saved = (await readJsonFile(join(outDir, 'experiment.json'))) as ExperimentRecordV1;
-        const files = await writeExperimentReport(await readExperimentEvals(outDir), outDir, {
-          title: `Experiment: ${env}, preset ${preset}`,
-          lines: [
-            `Commands: ${saved.commands.map((c) => `\`${c}\``).join('; ')}`,
-            '',
-            `Machine: ${Object.entries(saved.machine ?? {})
-              .map(([k, v]) => `${k} ${String(v)}`)
-              .join(', ')}`,
-          ],
-        });
+        const files = await experimentReport(outDir);
         progress.stop();
         if (opts.json) {
           printJson(io, { outDir, ...files, evaluations: evals.length });
