@@ -120,10 +120,12 @@ export function experimentResults(evals: readonly ExperimentEvalV1[]): Experimen
 }
 
 const pct = (x: number) => (100 * x).toFixed(1);
-const withInterval = (m: MeanIntervalV1, scale = 100, digits = 1) =>
-  m.n > 1
-    ? `${(scale * m.mean).toFixed(digits)} [${(scale * m.low).toFixed(digits)}, ${(scale * m.high).toFixed(digits)}]`
-    : (scale * m.mean).toFixed(digits);
+/** `mean [low, high]` in percent; a rate's interval is clipped to [0, 100]. */
+const withInterval = (m: MeanIntervalV1, rate = true) => {
+  const clip = (x: number) => (rate ? Math.min(1, Math.max(0, x)) : x);
+  const f = (x: number) => (100 * x).toFixed(1);
+  return m.n > 1 ? `${f(m.mean)} [${f(clip(m.low))}, ${f(clip(m.high))}]` : f(m.mean);
+};
 
 /** The markdown table of one suite: a row per policy and protocol. */
 export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
@@ -133,7 +135,7 @@ export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
     `|---|---|---:|${'---:|'.repeat(k)}---:|---:|`,
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain)} | ${withInterval(r.overall.invalidActionRate)} |`,
+        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |`,
     ),
   ];
 }
