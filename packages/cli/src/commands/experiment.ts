@@ -59,11 +59,15 @@ async function experimentReport(outDir: string) {
       path: '--out',
     });
   }
-  const saved = (await readJsonFile(path)) as ExperimentRecordV1;
+  const saved = (await readJsonFile(path)) as Partial<ExperimentRecordV1> | null;
+  if (typeof saved?.spec?.env !== 'string') {
+    throw new ConfigError(`'${path}' is not an experiment record (no spec.env).`, { path: '--out' });
+  }
+  const commands = Array.isArray(saved.commands) ? saved.commands : [];
   return writeExperimentReport(await readExperimentEvals(outDir), outDir, {
     title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
     lines: [
-      `Commands: ${saved.commands.map((c) => `\`${c}\``).join('; ')}`,
+      `Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`,
       '',
       `Machine: ${Object.entries(saved.machine ?? {})
         .map(([k, v]) => `${k} ${String(v)}`)
