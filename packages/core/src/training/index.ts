@@ -14,6 +14,7 @@ export type {
   UpdateStatsV1,
 } from './events';
 export { iterateTraining, runTraining } from './iterate-training';
+export type { RunConfigRecordV1 } from './open-run';
 export {
   type EvaluationSuiteOptions,
   type MemoryStateOptions,

@@ -1,0 +1,211 @@
+/**
+ * The update phase of one iteration: advantages of the rollout's rows (validated), the learner rows (packed
+ * per slot and with reference log-probs when configured), `learner.update`, and the iteration's `update`
+ * statistics with the credit diagnostics.
+ */
+
+import { InvalidArgumentError, MageError, NumericInstabilityError } from '../errors';
+import type { MetaEpisodeBatchRecord, RowRecord } from '../records';
+import type { LearnerRowV1, LearnerV1 } from '../spec';
+import type { LearnerInputRowV1, PackedRowV1 } from '../spec/learner';
+import { creditDiagnostics } from './credit-diagnostics';
+import type { UpdateStatsV1 } from './events';
+import type { ResolvedTrainingConfig, TrainingOptions } from './options';
+import { packRows } from './packing';
+
+const now = (): number => performance.now();
+
+/** Runs the update of `iteration` on the rollout `batch`; `lastCheckpoint` is named if it fails. */
+export async function updatePhase<S, A>(
+  options: TrainingOptions<S, A>,
+  config: ResolvedTrainingConfig,
+  iteration: number,
+  batch: MetaEpisodeBatchRecord,
+  lastCheckpoint: string | null,
+): Promise<UpdateStatsV1> {
+  const t0 = now();
+  const rows = batch.rows;
+  const trainable: number[] = [];
+  rows.forEach((r, i) => {
+    if (r.responseTokens.length > 0) trainable.push(i);
+  });
+  const advantages = computeAdvantagesChecked(options.advantages, rows);
+  const learnerRows: LearnerRowV1[] = trainable.map((i) => {
+    const r = rows[i]!;
+    return {
+      promptTokens: r.promptTokens,
+      responseTokens: r.responseTokens,
+      oldLogprobs: r.logprobs,
+      advantage: advantages[i]!,
+    };
+  });
+  const trainRows = await learnerInput(options, learnerRows, (i) => rows[trainable[i]!]!.slot);
+  const result =
+    trainRows.length === 0
+      ? null
+      : await updateLearner(options.learner, iteration, lastCheckpoint, {
+          rows: trainRows,
+          loss: options.loss,
+          entropyCoef: config.entropyCoef,
+          epochs: config.epochs,
+          ...(config.miniBatchRows === null ? {} : { miniBatchRows: config.miniBatchRows }),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+  return updateStats(iteration, result, {
+    advantages,
+    batch,
+    trainedRows: result === null ? 0 : learnerRows.length,
+    seconds: (now() - t0) / 1000,
+  });
+}
+
+function finiteOrNull(value: number | undefined): number | null {
+  return value === undefined || !Number.isFinite(value) ? null : value;
+}
+
+/**
+ * The rows `learner.update` gets: packed per slot (`packRows`) when the learner takes packed rows and
+ * `options.packRows` is not false, plain otherwise; with reference log-probs when a reference is set
+ * (scored packed when the reference takes packed rows too).
+ */
+async function learnerInput<S, A>(
+  options: TrainingOptions<S, A>,
+  rows: readonly LearnerRowV1[],
+  slotOf: (index: number) => string,
+): Promise<LearnerInputRowV1[]> {
+  const packing = options.packRows === false ? undefined : options.learner.packedRows;
+  const reference = options.reference;
+  if (packing === undefined) {
+    if (!reference || rows.length === 0) return [...rows];
+    const ref = await reference.logprobs(rows);
+    return rows.map((r, i) => ({ ...r, refLogprobs: Array.from(ref[i] ?? []) }));
+  }
+  const maxTokens = Math.min(packing.maxTokens, reference?.packedRows?.maxTokens ?? packing.maxTokens);
+  const packed = packRows(rows, { maxTokens, groupOf: (_, i) => slotOf(i) }).rows;
+  if (!reference || packed.length === 0) return packed;
+  if (reference.packedRows !== undefined) {
+    const ref = await reference.logprobs(packed);
+    return packed.map((p, i) => withRef(p, ref[i] ?? new Float32Array(0)));
+  }
+  // A reference without packed rows scores the spans as plain rows.
+  const plain = packed.flatMap((p) =>
+    p.spans.map((s) => ({
+      promptTokens: p.tokens.slice(0, s.start),
+      responseTokens: p.tokens.slice(s.start, s.start + s.length),
+    })),
+  );
+  const ref = await reference.logprobs(plain);
+  let k = 0;
+  return packed.map((p) => {
+    const parts = p.spans.map(() => ref[k++] ?? new Float32Array(0));
+    const flat = new Float32Array(parts.reduce((n, a) => n + a.length, 0));
+    let o = 0;
+    for (const a of parts) {
+      flat.set(a, o);
+      o += a.length;
+    }
+    return withRef(p, flat);
+  });
+}
+
+/** A packed row with its spans' reference log-probs from one concatenated array. */
+function withRef(row: PackedRowV1, ref: Float32Array): PackedRowV1 {
+  let o = 0;
+  return {
+    tokens: row.tokens,
+    spans: row.spans.map((s) => {
+      const refLogprobs = Array.from(ref.subarray(o, o + s.length));
+      o += s.length;
+      return { ...s, refLogprobs };
+    }),
+  };
+}
+
+type LearnerUpdate = Parameters<LearnerV1['update']>[0];
+type LearnerUpdateResult = Awaited<ReturnType<LearnerV1['update']>>;
+
+/** `learner.update`, with a numeric failure turned into an error that names the last good checkpoint. */
+async function updateLearner(
+  learner: LearnerV1,
+  iteration: number,
+  lastCheckpoint: string | null,
+  request: LearnerUpdate,
+): Promise<LearnerUpdateResult> {
+  try {
+    return await learner.update(request);
+  } catch (error) {
+    if (MageError.isInstance(error) && error.code === 'NUMERIC_INSTABILITY') {
+      throw new NumericInstabilityError(
+        `Training stopped in iteration ${iteration}: ${error.message} No checkpoint was written after the failed update; ${
+          lastCheckpoint === null
+            ? 'there is no earlier checkpoint.'
+            : `the last good checkpoint is ${lastCheckpoint}. Resume from it, e.g. with a lower learning rate.`
+        }`,
+        { cause: error, context: { iteration, lastCheckpoint } },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The `update` line of an iteration; `result` is null when no row had response tokens. */
+function updateStats(
+  iteration: number,
+  result: LearnerUpdateResult | null,
+  run: {
+    readonly advantages: Float64Array;
+    readonly batch: MetaEpisodeBatchRecord;
+    readonly trainedRows: number;
+    readonly seconds: number;
+  },
+): UpdateStatsV1 {
+  const { advantages, seconds } = run;
+  let mean = 0;
+  for (const a of advantages) mean += a;
+  mean /= Math.max(1, advantages.length);
+  let variance = 0;
+  for (const a of advantages) variance += (a - mean) ** 2;
+  variance /= Math.max(1, advantages.length);
+  const tokens = result?.tokens ?? 0;
+  const stats = result?.stats ?? {};
+  return {
+    iteration,
+    steps: result?.steps ?? 0,
+    skippedSteps: result?.skippedSteps ?? 0,
+    loss: result === null ? 0 : finiteOrNull(result.loss),
+    kl: finiteOrNull(stats.refKl ?? stats.kl),
+    approxKl: finiteOrNull(stats.approxKl),
+    entropy: result?.entropy ?? 0,
+    clipFraction: finiteOrNull(stats.clipFraction),
+    gradNorm: result?.gradNorm ?? 0,
+    tokens,
+    trainedRows: run.trainedRows,
+    skippedRows: advantages.length - run.trainedRows,
+    advantageMean: mean,
+    advantageStd: Math.sqrt(variance),
+    credit: creditDiagnostics(run.batch, advantages),
+    stats: Object.fromEntries(Object.entries(stats).filter(([, v]) => Number.isFinite(v))),
+    timing: { seconds, tokensPerSecond: seconds > 0 ? tokens / seconds : 0 },
+  };
+}
+
+function computeAdvantagesChecked(
+  fn: (rows: readonly RowRecord[]) => ArrayLike<number>,
+  rows: readonly RowRecord[],
+): Float64Array {
+  const values = fn(rows);
+  if (values.length !== rows.length) {
+    throw new InvalidArgumentError(
+      `The advantage function returned ${values.length} values for ${rows.length} rows.`,
+      { context: { expected: rows.length, got: values.length } },
+    );
+  }
+  const out = Float64Array.from(values);
+  const bad = out.findIndex((v) => !Number.isFinite(v));
+  if (bad >= 0) {
+    throw new InvalidArgumentError(`The advantage function returned ${out[bad]} for row ${bad}.`, {
+      context: { row: bad, slot: rows[bad]?.slot, attempt: rows[bad]?.attempt },
+    });
+  }
+  return out;
+}
