@@ -1,5 +1,5 @@
 /**
- * `mage train` / `mage eval` config overrides from the command line: the ablation switches of SPEC §6
+ * `mage train` / `mage eval` config overrides from the command line: the ablation switches of the paper
  * as named flags, `--config <file.json>` (a partial config) and `--set <path>=<value>` for any other
  * value. Layering, lowest first: preset → env → method → config file → named flags → `--set`. The merged
  * result is validated by `resolveTrainConfig`, whose errors name the config path.

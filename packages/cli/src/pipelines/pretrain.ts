@@ -1,5 +1,5 @@
 /**
- * The supervised warm start of mage-tiny (SPEC §9, `mage pretrain`): non-exploiting teachers play
+ * The supervised warm start of mage-tiny (`mage pretrain`): non-exploiting teachers play
  * meta-episodes through the core runner in the exact prompt layout of RL; the tokenizer is built from
  * what they saw and wrote; mage-tiny learns their responses (cross-entropy on response tokens); then the
  * warm model is evaluated for its legal-move rate. Everything derives from the seed.

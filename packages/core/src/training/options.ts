@@ -1,4 +1,4 @@
-/** Options of the training loop (SPEC §6, §12) and their validation. */
+/** Options of the training loop and their validation. */
 
 import { z } from 'zod';
 import { ConfigError } from '../errors';
@@ -26,7 +26,7 @@ export interface TrainingEvaluationOptions<S = unknown, A = unknown> {
   readonly episodes?: number;
   readonly inDomain?: EvaluationSuiteOptions<S, A>;
   readonly outOfDomain?: EvaluationSuiteOptions<S, A>;
-  /** Default: SPEC §6 eval sampling (temperature 0.7, top-p 0.8, top-k 20). */
+  /** Default: the paper's evaluation sampling (temperature 0.7, top-p 0.8, top-k 20). */
   readonly sampling?: Omit<SamplingOptions, 'signal'>;
   /** Default `<seed>/eval`: the same tasks at every evaluation, different from training tasks. */
   readonly seed?: number | string;

@@ -1,5 +1,5 @@
 /**
- * Packing of learner rows (SPEC §4, transcript layout): the turns of a slot form one growing token
+ * Packing of learner rows (transcript layout): the turns of a slot form one growing token
  * sequence — turn j's prompt is turn i's prompt + response + what came after — so they are scored by one
  * forward pass over the last sequence instead of one pass per turn over a repeated prefix.
  */

@@ -37,7 +37,7 @@ async function deterministicMetrics(runDir: string): Promise<string[]> {
 }
 
 describe('iterateTraining', () => {
-  it('yields typed events in SPEC §6 order and varies tasks per iteration', async () => {
+  it('yields typed events in loop order and varies tasks per iteration', async () => {
     const events = await collect(
       nimTrainingOptions(nimLearner(), {
         iterations: 3,

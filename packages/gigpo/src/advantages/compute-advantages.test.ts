@@ -105,7 +105,7 @@ describe('computeAdvantages', () => {
 });
 
 describe('resolveAdvantageOptions', () => {
-  it('fills the SPEC defaults', () => {
+  it('fills the documented defaults', () => {
     expect(resolveAdvantageOptions()).toEqual(DEFAULT_ADVANTAGE_OPTIONS);
     expect(resolveAdvantageOptions({ metaReward: 'single' }).trajGamma).toBe(0);
   });

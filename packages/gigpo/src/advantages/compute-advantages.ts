@@ -1,5 +1,5 @@
 /**
- * GiGPO and GRPO advantages (SPEC §5) over the rows of one iteration.
+ * GiGPO and GRPO advantages over the rows of one iteration (architecture/gigpo.md).
  *
  * Work is done in a few linear passes over typed arrays: ids are interned once (group, slot, anchor),
  * per-attempt sums live in flat arrays indexed by `slotOffset[slot] + attempt`, and no per-row objects are
@@ -216,7 +216,7 @@ export function computeAdvantageColumns(
 }
 
 /**
- * GiGPO/GRPO advantages of every row (issue 4's JSON-in, JSON-out entry point). Output rows are in input
+ * GiGPO/GRPO advantages of every row (the JSON-in, JSON-out entry point). Output rows are in input
  * order. See `architecture/gigpo.md` for the estimator.
  */
 export function computeAdvantages(

@@ -30,8 +30,8 @@ describe('golden fixtures (__fixtures__/advantages.json)', () => {
   });
 });
 
-describe('SPEC §5 worked example', () => {
-  it('reproduces the returns printed in the spec to 1e-3', () => {
+describe('the worked example of architecture/gigpo.md', () => {
+  it('reproduces the returns printed there to 1e-3', () => {
     const out = computeAdvantages(byName('worked-example').rows);
     const returns = out.map((r) => r.return);
     // attempt 0 (4 turns), reflect, attempt 1 (5 turns), reflect, attempt 2 (3 turns)

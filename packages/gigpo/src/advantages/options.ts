@@ -2,7 +2,7 @@ import { ConfigError } from '@mage-rl/core';
 import { effectiveTrajGamma, META_REWARD_MODES } from '../meta-reward/meta-reward';
 import { type AdvantageOptions, EPISODE_BASELINES, type ResolvedAdvantageOptions } from './types';
 
-/** The defaults of SPEC §5 (Tic-Tac-Toe values where the spec gives per-env ones). */
+/** The defaults (the paper's; Tic-Tac-Toe values where it gives per-env ones). */
 export const DEFAULT_ADVANTAGE_OPTIONS = {
   estimator: 'gigpo',
   metaReward: 'differential',

@@ -1,5 +1,5 @@
 /**
- * The JSON shapes of `computeAdvantages` (issue 4): rows in, one output per row out, so a recorded
+ * The JSON shapes of `computeAdvantages`: rows in, one output per row out, so a recorded
  * iteration can be re-scored offline.
  */
 
@@ -13,7 +13,7 @@ export interface AdvantageRowInput {
   /** 0-based attempt index; a reflect row before attempt k has attempt k. */
   readonly attempt: number;
   readonly phase: 'play' | 'reflect';
-  /** State key including the opponent id (SPEC §1). */
+  /** State key including the opponent id. */
   readonly anchor: string;
   /** Env step reward of this row (0 for reflect rows). */
   readonly reward: number;

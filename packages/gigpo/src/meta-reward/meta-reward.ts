@@ -1,5 +1,5 @@
 /**
- * Meta-reward transforms (SPEC §5): what each attempt of a meta-episode is rewarded for.
+ * Meta-reward transforms: what each attempt of a meta-episode is rewarded for.
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';

@@ -1,5 +1,5 @@
 /**
- * Row penalties (SPEC §5). They lower the episode-level score of a row only; step returns never see them.
+ * Row penalties. They lower the episode-level score of a row only; step returns never see them.
  */
 
 import type { LengthPenaltyOptions } from '../advantages/types';

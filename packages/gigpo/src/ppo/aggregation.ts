@@ -3,7 +3,7 @@ import { InvalidArgumentError } from '@mage-rl/core';
 
 /**
  * How per-token losses become one scalar:
- * - `token-mean` (default, as SPEC §5): mean over all tokens of the mini-batch.
+ * - `token-mean` (default, as the reference): mean over all tokens of the mini-batch.
  * - `seq-mean-token-mean`: mean over the row's tokens, then mean over rows (every row weighs the same).
  */
 export type LossAggregation = 'token-mean' | 'seq-mean-token-mean';

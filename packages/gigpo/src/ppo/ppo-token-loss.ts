@@ -1,5 +1,5 @@
 /**
- * The PPO token objective of SPEC §5 as a `TokenLossFn` for the learner.
+ * The PPO token objective (clipped ratio, dual clip, k3 KL) as a `TokenLossFn` for the learner.
  *
  * Per token j with ratio ρ = exp(logπ − logπ_old) and advantage A:
  *   ℓ_pg = max(−A·ρ, −A·clip(ρ, 1 − ε_low, 1 + ε_high)),   and for A < 0: ℓ_pg = min(ℓ_pg, −c·A)  (dual clip)
@@ -21,7 +21,7 @@ export interface PpoTokenLossOptions {
   readonly clipHigh?: number;
   /** Dual-clip constant c > 1 for A < 0 (loss capped at −c·A); `null` turns it off. Default 3. */
   readonly dualClip?: number | null;
-  /** KL-to-reference coefficient (0.1 for Tic-Tac-Toe and Kuhn in SPEC §5). Default 0. */
+  /** KL-to-reference coefficient (0.1 for Tic-Tac-Toe and Kuhn in the presets). Default 0. */
   readonly klCoef?: number;
   /** Clamp of the k3 estimator. Default 10. */
   readonly klClamp?: number;

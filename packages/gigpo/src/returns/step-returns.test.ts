@@ -4,7 +4,7 @@ import { metaRewards } from '../meta-reward/meta-reward';
 import { slotStepReturns } from './step-returns';
 
 describe('slotStepReturns', () => {
-  it('reproduces the SPEC §5 worked example', () => {
+  it('reproduces the worked example of architecture/gigpo.md', () => {
     const r = slotStepReturns({
       metaRewards: metaRewards([-10, 0, 10], 'differential'),
       playTurns: [4, 5, 3],

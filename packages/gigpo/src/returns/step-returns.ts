@@ -1,5 +1,5 @@
 /**
- * Step returns across the attempts of a meta-episode (SPEC §5).
+ * Step returns across the attempts of a meta-episode (architecture/gigpo.md).
  *
  * Play turn t (1-based) of attempt k with T_k play turns:
  *   G_{k,t} = γ_step^(T_k − t) · ( r̃_k + γ_traj · G_{k+1,1} ),

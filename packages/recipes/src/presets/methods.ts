@@ -1,5 +1,5 @@
 /**
- * The methods of SPEC §6 (the paper's Table 1 baselines) as data: presets over the same machinery.
+ * The methods (the paper's Table 1 baselines) as data: presets over the same machinery.
  */
 
 import type { EpisodeBaseline, MetaRewardMode } from '@mage-rl/gigpo';
@@ -41,7 +41,7 @@ export interface MethodPreset {
   readonly klCoef: number | null;
   /**
    * Group size multiplier against the run preset's `groupSize`: K = 1 methods use G·3 slots per group
-   * for the same sample count as K = 3 methods (SPEC §5: 24 = 8 × 3).
+   * for the same sample count as K = 3 methods (the paper: 24 = 8 × 3).
    */
   readonly groupSizeScale: number;
 }

@@ -1,5 +1,5 @@
 /**
- * Run-scale presets: `paper` (SPEC §6's paper-scale numbers), `laptop` (mage-tiny on a 2-core CPU, sized
+ * Run-scale presets: `paper` (the paper's scale), `laptop` (mage-tiny on a 2-core CPU, sized
  * for the README main job; the numbers it reaches are in the root README) and
  * `smoke` (tiny: a whole train + eval runs in seconds, for tests and CI).
  */
@@ -23,7 +23,7 @@ export type RunPresetValues = Pick<TrainConfig, 'train' | 'warmStart'> & {
 };
 
 export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
-  /** SPEC §6: 16 groups × 8 slots, K = 3, 150 iterations, lr 1e-6, clip 0.2, mini-batch 64, 1 epoch. */
+  /** The paper's: 16 groups × 8 slots, K = 3, 150 iterations, lr 1e-6, clip 0.2, mini-batch 64, 1 epoch. */
   paper: {
     provisional: false,
     rollout: {
