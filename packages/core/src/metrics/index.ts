@@ -1,3 +1,4 @@
+export { type MeanIntervalV1, meanInterval } from './mean-interval';
 export {
   type AttemptMetricsV1,
   computeMetrics,
@@ -6,5 +7,4 @@ export {
   mergeBatches,
   summarizeSlots,
 } from './metrics';
-export { type MeanIntervalV1, meanInterval } from './mean-interval';
 export { formatRate, type RateV1, rate, wilsonInterval, Z_95 } from './wilson';
