@@ -10,6 +10,8 @@ const run = await trainPipeline({
   preset,
   seed: 1,
   runDir: `runs/quickstart-${preset}`,
+  // A second call continues the run instead of refusing its directory (a finished run trains no more).
+  resume: true,
   log: (line) => console.log(line),
 });
 console.log(`trained ${run.result.iterations} iterations; report: ${run.report.markdown}`);
