@@ -158,6 +158,28 @@ function opponentTable(rows: readonly ExperimentRowV1[]): string[] {
   ];
 }
 
+/**
+ * Mean return of the attempts played at each k (the env's reward units, e.g. 5 × chips per hand in Kuhn
+ * Poker), overall and per opponent: how much of the available value each attempt takes.
+ */
+function returnTable(rows: readonly ExperimentRowV1[]): string[] {
+  const opponents = [...new Set(rows.flatMap((r) => Object.keys(r.byOpponent)))].sort();
+  const k = Math.max(...rows.map((r) => r.overall.meanReturn.length));
+  const cell = (s: SummaryAggregateV1 | undefined) =>
+    s ? s.meanReturn.map((m) => m.mean.toFixed(2)).join(' → ') : '';
+  return [
+    `Mean return of attempt 1 → ${k} (reward units; with early stop, attempt k > 1 is played only after failed attempts):`,
+    '',
+    `| policy | eval memory | overall | ${opponents.join(' | ')} |`,
+    `|---|---|---|${'---|'.repeat(opponents.length)}`,
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.memory} | ${cell(r.overall)} | ${opponents.map((o) => cell(r.byOpponent[o])).join(' | ')} |`,
+    ),
+    '',
+  ];
+}
+
 function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Chart {
   const series: Series[] = rows.map((r) => ({
     name: `${r.label} (${r.memory})`,
@@ -207,7 +229,7 @@ export async function writeExperimentReport(
     '',
     ...suites.flatMap((s) => {
       const rows = results.rows.filter((r) => r.suite === s);
-      return [`## ${s}`, '', ...suiteTable(rows), '', ...opponentTable(rows)];
+      return [`## ${s}`, '', ...suiteTable(rows), '', ...opponentTable(rows), ...returnTable(rows)];
     }),
     '## Wall time per seed',
     '',
