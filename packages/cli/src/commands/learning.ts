@@ -68,7 +68,8 @@ export function creditLine(c: CreditDiagnosticsV1): string {
         `${a.attempt + 1}: ${signed(a.advantage.play.mean)}${a.advantage.reflect.n > 0 ? `/${signed(a.advantage.reflect.mean)}` : ''}`,
     )
     .join(' ');
-  return `credit: truncated ${pct(c.truncationRate)}, advantage by attempt (moves/notes) ${perAttempt}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
+  const invalid = c.invalid ? `invalid format ${pct(c.invalid.format)} / rule ${pct(c.invalid.rule)}, ` : '';
+  return `credit: truncated ${pct(c.truncationRate)}, ${invalid}advantage by attempt (moves/notes) ${perAttempt}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
 }
 
 export function iterationLine(event: TrainingEvent): string | null {

@@ -287,7 +287,7 @@ function creditCharts(runs: readonly RunData[]): Chart[] {
       emptyText: 'no credit diagnostics in these runs',
     }),
     lineChart({
-      title: 'Truncated attempts and note tokens',
+      title: 'Truncations, invalid turns by kind, note tokens',
       xLabel: 'iteration',
       yLabel: 'fraction',
       percent: true,
@@ -295,6 +295,8 @@ function creditCharts(runs: readonly RunData[]): Chart[] {
       integerX: true,
       series: runs.flatMap((run) => [
         series(`${prefix(run)}truncated attempts`, run, (c) => c.truncationRate),
+        series(`${prefix(run)}unparsed moves`, run, (c) => c.invalid?.format),
+        series(`${prefix(run)}illegal moves`, run, (c) => c.invalid?.rule),
         series(`${prefix(run)}note share of tokens`, run, (c) => c.tokenShare.reflect, true),
       ]),
       emptyText: 'no credit diagnostics in these runs',

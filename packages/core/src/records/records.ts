@@ -36,6 +36,11 @@ export interface RowRecord {
   readonly reward: number;
   /** False for unparseable/illegal actions and reflections missing their `<remark>` tag. */
   readonly valid: boolean;
+  /**
+   * Why a play turn was invalid: `format` (the response did not parse as an action) or `rule` (it parsed
+   * but the env refused it, e.g. an occupied cell). Absent on valid turns and reflect rows.
+   */
+  readonly invalid?: 'format' | 'rule';
 }
 
 export interface AttemptRecord {

@@ -474,8 +474,10 @@ export async function* iterateMetaEpisodes<S, A>(
         const turn = slot.steps.length;
         let step: EnvStepV1;
         let actionText: string | null;
+        let parsedValid: boolean;
         try {
           const parsed = slot.episode.parse(text);
+          parsedValid = parsed.valid;
           actionText = parsed.valid ? parsed.text : null;
           step = slot.episode.step(parsed);
         } catch (error) {
@@ -494,6 +496,7 @@ export async function* iterateMetaEpisodes<S, A>(
           anchor: playAnchor(slot.observation.anchor, slot.opponentId ?? undefined),
           reward: step.reward,
           valid: step.valid,
+          ...(step.valid ? {} : { invalid: parsedValid ? 'rule' : 'format' }),
         };
         slot.rows.push(row);
         tickRows.push(row);

@@ -43,7 +43,7 @@ describe('creditDiagnostics', () => {
         row({ slot: 'a' }),
         row({ slot: 'b', promptTokens: [1, 2, 3, 4, 5] }),
         row({ slot: 'a', attempt: 1, phase: 'reflect', turn: -1, responseTokens: [1, 2, 3, 4, 5, 6] }),
-        row({ slot: 'a', attempt: 1 }),
+        row({ slot: 'a', attempt: 1, valid: false, invalid: 'rule' }),
       ],
     };
     const d = creditDiagnostics(batch, [-1, 3, 2, 4]);
@@ -65,5 +65,6 @@ describe('creditDiagnostics', () => {
     expect(d.tokenShare).toEqual({ play: 0.5, reflect: 0.5 });
     expect(d.longestPromptTokens).toBe(5);
     expect(d.advantage.play.mean).toBeCloseTo(2, 12);
+    expect(d.invalid).toEqual({ format: 0, rule: 1 / 3 });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Where the credit of one iteration went: outcomes per attempt (truncations included), mean return per
- * attempt, advantage mean/std by turn kind and attempt, the share of response tokens (what a token-mean
+ * attempt, invalid turns by kind, advantage mean/std by turn kind and attempt, the share of response tokens (what a token-mean
  * loss weighs) by turn kind, and the longest prompt. See `architecture/training.md`.
  */
 
@@ -39,6 +39,8 @@ export interface CreditDiagnosticsV1 {
   readonly tokenShare: { readonly play: number; readonly reflect: number };
   /** Longest prompt of the iteration in tokens (compare with the model's context). */
   readonly longestPromptTokens: number;
+  /** Fractions of play turns that were invalid because they did not parse, or broke a rule. */
+  readonly invalid: { readonly format: number; readonly rule: number };
 }
 
 class Accumulator {
@@ -69,7 +71,9 @@ export function creditDiagnostics(
   const overall = byPhase();
   const tokens = { play: 0, reflect: 0 };
   let longestPromptTokens = 0;
+  const invalid = { format: 0, rule: 0 };
   batch.rows.forEach((row, i) => {
+    if (row.invalid) invalid[row.invalid]++;
     const a = advantages[i] ?? 0;
     perAttempt[row.attempt] ??= byPhase();
     perAttempt[row.attempt]![row.phase].add(a);
@@ -118,5 +122,9 @@ export function creditDiagnostics(
       reflect: allTokens > 0 ? tokens.reflect / allTokens : 0,
     },
     longestPromptTokens,
+    invalid: {
+      format: overall.play.n > 0 ? invalid.format / overall.play.n : 0,
+      rule: overall.play.n > 0 ? invalid.rule / overall.play.n : 0,
+    },
   };
 }
