@@ -4,33 +4,21 @@
  */
 
 import { type GameModelV1, InvalidArgumentError } from '@mage-rl/core';
-import { type GameTree, gameTreeOf, NODE_CHANCE, NODE_TERMINAL } from '../game-tree/game-tree';
+import {
+  type GameTree,
+  gameTreeOf,
+  NODE_CHANCE,
+  NODE_TERMINAL,
+  nodeValues,
+  reachProbabilities,
+} from '../game-tree/game-tree';
 import { profileOf, type StrategyInput, type TabularStrategy, tableOf } from '../strategy/strategy';
 
 /** Expected returns `[player 0, player 1]` of a dense profile. */
 export function profileValues<S, A>(tree: GameTree<S, A>, profile: Float64Array): [number, number] {
-  const { numNodes, kind, infoSet, infoOffset, childStart, childCount, edgeChild, edgeProb, utility } = tree;
-  const value = new Float64Array(numNodes);
-  for (let i = numNodes - 1; i >= 0; i--) {
-    const k = kind[i] as number;
-    if (k === NODE_TERMINAL) {
-      value[i] = utility[i] as number;
-      continue;
-    }
-    const start = childStart[i] as number;
-    const end = start + (childCount[i] as number);
-    let v = 0;
-    if (k === NODE_CHANCE) {
-      for (let e = start; e < end; e++)
-        v += (edgeProb[e] as number) * (value[edgeChild[e] as number] as number);
-    } else {
-      const o = (infoOffset[infoSet[i] as number] as number) - start;
-      for (let e = start; e < end; e++)
-        v += (profile[o + e] as number) * (value[edgeChild[e] as number] as number);
-    }
-    value[i] = v;
-  }
-  const v0 = value[0] as number;
+  const value = new Float64Array(tree.numNodes);
+  nodeValues(tree, profile, 1, value);
+  const v0 = value[0]!;
   return [v0, -v0];
 }
 
@@ -62,22 +50,7 @@ export function profileBestResponse<S, A>(
   const sign = responder === 0 ? 1 : -1;
   // Reach probability of every node through chance and the fixed player only.
   const reach = new Float64Array(numNodes);
-  reach[0] = 1;
-  for (let i = 0; i < numNodes; i++) {
-    const k = kind[i] as number;
-    if (k === NODE_TERMINAL) continue;
-    const start = childStart[i] as number;
-    const end = start + (childCount[i] as number);
-    const r = reach[i] as number;
-    if (k === NODE_CHANCE) {
-      for (let e = start; e < end; e++) reach[edgeChild[e] as number] = r * (edgeProb[e] as number);
-    } else if (player[i] === responder) {
-      for (let e = start; e < end; e++) reach[edgeChild[e] as number] = r;
-    } else {
-      const o = (infoOffset[infoSet[i] as number] as number) - start;
-      for (let e = start; e < end; e++) reach[edgeChild[e] as number] = r * (profile[o + e] as number);
-    }
-  }
+  reachProbabilities(tree, profile, responder, new Float64Array(numNodes), reach);
   const value = new Float64Array(numNodes);
   const done = new Uint8Array(numNodes);
   const choice = new Int32Array(numInfoSets).fill(-1);
@@ -85,17 +58,17 @@ export function profileBestResponse<S, A>(
   // Perfect recall makes this recursion well-founded: an information set's choice only depends on the
   // responder's later information sets.
   const bestAction = (info: number): number => {
-    const known = choice[info] as number;
+    const known = choice[info]!;
     if (known >= 0) return known;
-    const n = tree.infoNumActions[info] as number;
+    const n = tree.infoNumActions[info]!;
     let best = 0;
     let bestValue = Number.NEGATIVE_INFINITY;
     for (let j = 0; j < n; j++) {
       let total = 0;
-      for (const node of infoNodes[info] as number[]) {
-        const r = reach[node] as number;
+      for (const node of infoNodes[info]!) {
+        const r = reach[node]!;
         if (r === 0) continue;
-        total += r * nodeValue(edgeChild[(childStart[node] as number) + j] as number);
+        total += r * nodeValue(edgeChild[childStart[node]! + j]!);
       }
       if (total > bestValue + 1e-12) {
         bestValue = total;
@@ -107,23 +80,23 @@ export function profileBestResponse<S, A>(
   };
 
   const nodeValue = (i: number): number => {
-    if (done[i] === 1) return value[i] as number;
-    const k = kind[i] as number;
+    if (done[i] === 1) return value[i]!;
+    const k = kind[i]!;
     let v = 0;
     if (k === NODE_TERMINAL) {
-      v = sign * (utility[i] as number);
+      v = sign * utility[i]!;
     } else {
-      const start = childStart[i] as number;
-      const end = start + (childCount[i] as number);
+      const start = childStart[i]!;
+      const end = start + childCount[i]!;
       if (k === NODE_CHANCE) {
-        for (let e = start; e < end; e++) v += (edgeProb[e] as number) * nodeValue(edgeChild[e] as number);
+        for (let e = start; e < end; e++) v += edgeProb[e]! * nodeValue(edgeChild[e]!);
       } else if (player[i] === responder) {
-        v = nodeValue(edgeChild[start + bestAction(infoSet[i] as number)] as number);
+        v = nodeValue(edgeChild[start + bestAction(infoSet[i]!)]!);
       } else {
-        const o = (infoOffset[infoSet[i] as number] as number) - start;
+        const o = infoOffset[infoSet[i]!]! - start;
         for (let e = start; e < end; e++) {
-          const p = profile[o + e] as number;
-          if (p > 0) v += p * nodeValue(edgeChild[e] as number);
+          const p = profile[o + e]!;
+          if (p > 0) v += p * nodeValue(edgeChild[e]!);
         }
       }
     }
@@ -137,8 +110,8 @@ export function profileBestResponse<S, A>(
   for (let info = 0; info < numInfoSets; info++) {
     if (tree.infoPlayer[info] !== responder) continue;
     const best = bestAction(info);
-    const o = infoOffset[info] as number;
-    const n = tree.infoNumActions[info] as number;
+    const o = infoOffset[info]!;
+    const n = tree.infoNumActions[info]!;
     for (let j = 0; j < n; j++) out[o + j] = j === best ? 1 : 0;
   }
   return { value: rootValue, profile: out };

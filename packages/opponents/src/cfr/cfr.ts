@@ -6,12 +6,18 @@
  *   averaging (iteration t weighs t), as OpenSpiel's `CFRPlusSolver`.
  *
  * One iteration updates player 0 then player 1; player 1's pass sees player 0's new strategy. Every pass
- * is a forward loop (reach probabilities) and a backward loop (values, regrets) over the flat game tree;
- * regrets, strategies and sums live in `Float64Array`s indexed by precomputed information-set slots.
+ * is a forward loop (reach probabilities) and two backward loops (values, then regrets) over the flat game
+ * tree; regrets, strategies and sums live in `Float64Array`s indexed by precomputed information-set slots.
  */
 
 import { type GameModelV1, InvalidArgumentError, throwIfAborted } from '@mage-rl/core';
-import { type GameTree, gameTreeOf, NODE_CHANCE, NODE_TERMINAL } from '../game-tree/game-tree';
+import {
+  type GameTree,
+  gameTreeOf,
+  NODE_PLAYER,
+  nodeValues,
+  reachProbabilities,
+} from '../game-tree/game-tree';
 import { type TabularStrategy, tableOf } from '../strategy/strategy';
 
 export type CfrAlgorithm = 'cfr' | 'cfr+';
@@ -49,123 +55,12 @@ export function createCfrSolver<S, A>(options: CfrSolverOptions<S, A>): CfrSolve
   }
   const plus = algorithm === 'cfr+';
   const tree = gameTreeOf(options.game, options.root);
-  const { numNodes, kind, player, infoSet, childStart, childCount, edgeChild, edgeProb, utility } = tree;
-  const { numInfoSets, infoPlayer, infoOffset, infoNumActions, numSlots } = tree;
-  const regret = new Float64Array(numSlots);
-  const strategySum = new Float64Array(numSlots);
-  const sigma = new Float64Array(numSlots);
-  const reachOwn = new Float64Array(numNodes);
-  const reachOther = new Float64Array(numNodes);
-  const value = new Float64Array(numNodes);
+  const buffers = cfrBuffers(tree);
   let iterations = 0;
+  regretMatch(tree, buffers, 0);
+  regretMatch(tree, buffers, 1);
 
-  const regretMatch = (p: number): void => {
-    for (let info = 0; info < numInfoSets; info++) {
-      if (infoPlayer[info] !== p) continue;
-      const o = infoOffset[info] as number;
-      const n = infoNumActions[info] as number;
-      let total = 0;
-      for (let j = 0; j < n; j++) {
-        const r = regret[o + j] as number;
-        if (r > 0) total += r;
-      }
-      if (total > 0) {
-        for (let j = 0; j < n; j++) {
-          const r = regret[o + j] as number;
-          sigma[o + j] = r > 0 ? r / total : 0;
-        }
-      } else {
-        for (let j = 0; j < n; j++) sigma[o + j] = 1 / n;
-      }
-    }
-  };
-  regretMatch(0);
-  regretMatch(1);
-
-  const update = (p: number, weight: number): void => {
-    reachOwn[0] = 1;
-    reachOther[0] = 1;
-    for (let i = 0; i < numNodes; i++) {
-      const k = kind[i] as number;
-      if (k === NODE_TERMINAL) continue;
-      const start = childStart[i] as number;
-      const end = start + (childCount[i] as number);
-      const own = reachOwn[i] as number;
-      const other = reachOther[i] as number;
-      if (k === NODE_CHANCE) {
-        for (let e = start; e < end; e++) {
-          const c = edgeChild[e] as number;
-          reachOwn[c] = own;
-          reachOther[c] = other * (edgeProb[e] as number);
-        }
-      } else {
-        const o = (infoOffset[infoSet[i] as number] as number) - start;
-        if (player[i] === p) {
-          for (let e = start; e < end; e++) {
-            const c = edgeChild[e] as number;
-            reachOwn[c] = own * (sigma[o + e] as number);
-            reachOther[c] = other;
-          }
-        } else {
-          for (let e = start; e < end; e++) {
-            const c = edgeChild[e] as number;
-            reachOwn[c] = own;
-            reachOther[c] = other * (sigma[o + e] as number);
-          }
-        }
-      }
-    }
-    const sign = p === 0 ? 1 : -1;
-    for (let i = numNodes - 1; i >= 0; i--) {
-      const k = kind[i] as number;
-      if (k === NODE_TERMINAL) {
-        value[i] = sign * (utility[i] as number);
-        continue;
-      }
-      const start = childStart[i] as number;
-      const end = start + (childCount[i] as number);
-      let v = 0;
-      if (k === NODE_CHANCE) {
-        for (let e = start; e < end; e++)
-          v += (edgeProb[e] as number) * (value[edgeChild[e] as number] as number);
-        value[i] = v;
-        continue;
-      }
-      const o = (infoOffset[infoSet[i] as number] as number) - start;
-      for (let e = start; e < end; e++)
-        v += (sigma[o + e] as number) * (value[edgeChild[e] as number] as number);
-      value[i] = v;
-      if (player[i] === p) {
-        const cf = reachOther[i] as number;
-        const ownWeight = weight * (reachOwn[i] as number);
-        for (let e = start; e < end; e++) {
-          regret[o + e] = (regret[o + e] as number) + cf * ((value[edgeChild[e] as number] as number) - v);
-          strategySum[o + e] = (strategySum[o + e] as number) + ownWeight * (sigma[o + e] as number);
-        }
-      }
-    }
-    if (plus) {
-      for (let info = 0; info < numInfoSets; info++) {
-        if (infoPlayer[info] !== p) continue;
-        const o = infoOffset[info] as number;
-        const end = o + (infoNumActions[info] as number);
-        for (let s = o; s < end; s++) if ((regret[s] as number) < 0) regret[s] = 0;
-      }
-    }
-    regretMatch(p);
-  };
-
-  const averageProfile = (): Float64Array => {
-    const out = new Float64Array(numSlots);
-    for (let info = 0; info < numInfoSets; info++) {
-      const o = infoOffset[info] as number;
-      const n = infoNumActions[info] as number;
-      let total = 0;
-      for (let j = 0; j < n; j++) total += strategySum[o + j] as number;
-      for (let j = 0; j < n; j++) out[o + j] = total > 0 ? (strategySum[o + j] as number) / total : 1 / n;
-    }
-    return out;
-  };
+  const averageProfile = (): Float64Array => averageOf(tree, buffers.strategySum);
 
   return {
     algorithm,
@@ -181,13 +76,123 @@ export function createCfrSolver<S, A>(options: CfrSolverOptions<S, A>): CfrSolve
         if ((t & 1023) === 0) throwIfAborted(signal);
         iterations++;
         const weight = plus ? iterations : 1;
-        update(0, weight);
-        update(1, weight);
+        updatePlayer(tree, buffers, 0, weight, plus);
+        updatePlayer(tree, buffers, 1, weight, plus);
       }
     },
     averageProfile,
-    currentProfile: () => Float64Array.from(sigma),
+    currentProfile: () => Float64Array.from(buffers.sigma),
     averageStrategy: () => tableOf(tree, averageProfile()),
-    currentStrategy: () => tableOf(tree, sigma),
+    currentStrategy: () => tableOf(tree, buffers.sigma),
   };
+}
+
+/** The solver's working arrays: per strategy slot (regret, strategy sum, current strategy) and per node. */
+interface CfrBuffers {
+  readonly regret: Float64Array;
+  readonly strategySum: Float64Array;
+  /** The current (regret-matching) strategy. */
+  readonly sigma: Float64Array;
+  /** Reach probability of every node through the updating player's own actions. */
+  readonly reachOwn: Float64Array;
+  /** Reach probability of every node through chance and the other player. */
+  readonly reachOther: Float64Array;
+  /** Value of every node for the updating player. */
+  readonly value: Float64Array;
+}
+
+function cfrBuffers<S, A>(tree: GameTree<S, A>): CfrBuffers {
+  return {
+    regret: new Float64Array(tree.numSlots),
+    strategySum: new Float64Array(tree.numSlots),
+    sigma: new Float64Array(tree.numSlots),
+    reachOwn: new Float64Array(tree.numNodes),
+    reachOther: new Float64Array(tree.numNodes),
+    value: new Float64Array(tree.numNodes),
+  };
+}
+
+/** Regret matching: player `p`'s current strategy proportional to its positive regrets (uniform if none). */
+function regretMatch<S, A>(tree: GameTree<S, A>, { regret, sigma }: CfrBuffers, p: number): void {
+  const { numInfoSets, infoPlayer, infoOffset, infoNumActions } = tree;
+  for (let info = 0; info < numInfoSets; info++) {
+    if (infoPlayer[info] !== p) continue;
+    const o = infoOffset[info]!;
+    const n = infoNumActions[info]!;
+    let total = 0;
+    for (let j = 0; j < n; j++) {
+      const r = regret[o + j]!;
+      if (r > 0) total += r;
+    }
+    if (total > 0) {
+      for (let j = 0; j < n; j++) {
+        const r = regret[o + j]!;
+        sigma[o + j] = r > 0 ? r / total : 0;
+      }
+    } else {
+      for (let j = 0; j < n; j++) sigma[o + j] = 1 / n;
+    }
+  }
+}
+
+/** One update of player `p`: reach, values, regrets and strategy sums, then a new current strategy. */
+function updatePlayer<S, A>(
+  tree: GameTree<S, A>,
+  buffers: CfrBuffers,
+  p: number,
+  weight: number,
+  plus: boolean,
+): void {
+  reachProbabilities(tree, buffers.sigma, p, buffers.reachOwn, buffers.reachOther);
+  nodeValues(tree, buffers.sigma, p === 0 ? 1 : -1, buffers.value);
+  accumulateRegrets(tree, buffers, p, weight);
+  if (plus) floorRegrets(tree, buffers.regret, p);
+  regretMatch(tree, buffers, p);
+}
+
+/**
+ * Counterfactual regrets and strategy sums at player `p`'s nodes, from the values of `nodeValues` and the
+ * reach of `reachProbabilities` (nodes in reverse pre-order, as the value pass).
+ */
+function accumulateRegrets<S, A>(tree: GameTree<S, A>, buffers: CfrBuffers, p: number, weight: number): void {
+  const { numNodes, kind, player, infoSet, infoOffset, childStart, childCount, edgeChild } = tree;
+  const { regret, strategySum, sigma, reachOwn, reachOther, value } = buffers;
+  for (let i = numNodes - 1; i >= 0; i--) {
+    if (kind[i] !== NODE_PLAYER || player[i] !== p) continue;
+    const start = childStart[i]!;
+    const end = start + childCount[i]!;
+    const o = infoOffset[infoSet[i]!]! - start;
+    const v = value[i]!;
+    const cf = reachOther[i]!;
+    const ownWeight = weight * reachOwn[i]!;
+    for (let e = start; e < end; e++) {
+      regret[o + e] = regret[o + e]! + cf * (value[edgeChild[e]!]! - v);
+      strategySum[o + e] = strategySum[o + e]! + ownWeight * sigma[o + e]!;
+    }
+  }
+}
+
+/** CFR+: player `p`'s regrets floored at 0. */
+function floorRegrets<S, A>(tree: GameTree<S, A>, regret: Float64Array, p: number): void {
+  const { numInfoSets, infoPlayer, infoOffset, infoNumActions } = tree;
+  for (let info = 0; info < numInfoSets; info++) {
+    if (infoPlayer[info] !== p) continue;
+    const o = infoOffset[info]!;
+    const end = o + infoNumActions[info]!;
+    for (let s = o; s < end; s++) if (regret[s]! < 0) regret[s] = 0;
+  }
+}
+
+/** The average strategy: strategy sums normalised per information set (uniform where the sum is 0). */
+function averageOf<S, A>(tree: GameTree<S, A>, strategySum: Float64Array): Float64Array {
+  const { numInfoSets, infoOffset, infoNumActions } = tree;
+  const out = new Float64Array(tree.numSlots);
+  for (let info = 0; info < numInfoSets; info++) {
+    const o = infoOffset[info]!;
+    const n = infoNumActions[info]!;
+    let total = 0;
+    for (let j = 0; j < n; j++) total += strategySum[o + j]!;
+    for (let j = 0; j < n; j++) out[o + j] = total > 0 ? strategySum[o + j]! / total : 1 / n;
+  }
+  return out;
 }

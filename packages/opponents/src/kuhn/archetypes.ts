@@ -1,5 +1,6 @@
 /**
- * The Kuhn Poker archetypes of SPEC §3.2. They read only their own card and the betting history from the
+ * The scripted Kuhn Poker archetypes of the training population (conservative, aggressive, intermediate;
+ * their rules are in `RULES` below). They read only their own card and the betting history from the
  * observed state (`kuhnGame.observe`), and expose their policy for exact best-response analysis.
  */
 

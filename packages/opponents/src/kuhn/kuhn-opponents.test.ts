@@ -28,7 +28,7 @@ const act = (id: (typeof KUHN_ARCHETYPES)[number], card: 'J' | 'Q' | 'K', histor
   return kuhnArchetypeOpponent(id).act(observed(history, player, deal), { rng: createRng(1), player });
 };
 
-describe('Kuhn archetypes (SPEC §3.2)', () => {
+describe('Kuhn archetypes', () => {
   it('conservative bets or calls only with a King', () => {
     for (const h of ['', 'p', 'b', 'pb']) {
       expect(act('conservative', 'K', h)).toBe('BET');

@@ -56,9 +56,9 @@ export function playGame<S, A>(
     if (p === CHANCE_PLAYER) {
       const outcomes = game.chanceOutcomes?.(state) ?? [];
       const i = rng.split(`chance-${ply}`).weighted(outcomes.map((o) => o.probability));
-      state = game.apply(state, (outcomes[i] as { action: A }).action);
+      state = game.apply(state, outcomes[i]!.action);
     } else {
-      const player = players[p] as OpponentV1<S, A>;
+      const player = players[p]!;
       const seen = game.observe ? game.observe(state, p) : state;
       const action = player.act(seen, { rng: rng.split(`player-${p}`).split(`ply-${ply}`), player: p });
       const key = game.actionKey(action);
@@ -102,8 +102,8 @@ export function playMatch<S, A>(options: MatchOptions<S, A>): MatchResult {
     else if (r < 0) losses++;
     else draws++;
     if (agentSeat === 0) agentFirst++;
-    sum[agentSeat] = (sum[agentSeat] as number) + r;
-    count[agentSeat] = (count[agentSeat] as number) + 1;
+    sum[agentSeat] = sum[agentSeat]! + r;
+    count[agentSeat] = count[agentSeat]! + 1;
   }
   return {
     games,
@@ -111,7 +111,7 @@ export function playMatch<S, A>(options: MatchOptions<S, A>): MatchResult {
     draws,
     losses,
     agentFirst,
-    meanReturn: ((sum[0] as number) + (sum[1] as number)) / games,
-    meanReturnBySeat: [(sum[0] as number) / (count[0] as number), (sum[1] as number) / (count[1] as number)],
+    meanReturn: (sum[0]! + sum[1]!) / games,
+    meanReturnBySeat: [sum[0]! / count[0]!, sum[1]! / count[1]!],
   };
 }

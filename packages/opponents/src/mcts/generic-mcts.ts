@@ -43,139 +43,181 @@ export function createGenericMcts<S, A>(options: GenericMctsOptions<S, A>) {
       `MCTS needs a positive integer number of simulations, got ${simulations}.`,
     );
   }
-  const terminalOutcome = (state: S): number => {
-    const r = game.returns(state);
-    const r0 = r[0] ?? 0;
-    const r1 = r[1] ?? 0;
-    return r0 > r1 ? 0 : r1 > r0 ? 1 : 2;
-  };
-  const toMove = (state: S): number => {
-    const p = game.currentPlayer(state);
-    if (p === CHANCE_PLAYER) throw new InvalidArgumentError('Generic MCTS does not support chance nodes.');
-    return p;
-  };
-  const make = (state: S, action: A | undefined, mover: number): Node<S, A> => {
-    const node: Node<S, A> = {
-      state,
-      action,
-      mover,
-      visits: 0,
-      reward: 0,
-      proven: null,
-      children: null,
-      tried: 0,
-    };
-    if (game.isTerminal(state)) {
-      const o = terminalOutcome(state);
-      node.proven = o === 2 ? 0 : o === mover ? 1 : -1;
-    }
-    return node;
-  };
-
-  function search(state: S, rng: Rng): GenericMctsResult<A> {
+  const search = (state: S, rng: Rng): GenericMctsResult<A> => {
     if (game.isTerminal(state)) throw new InvalidArgumentError('MCTS was asked to move in a finished game.');
-    const rootPlayer = toMove(state);
-    const root = make(state, undefined, 1 - rootPlayer);
+    const root = makeNode(game, state, undefined, 1 - toMove(game, state));
     let sims = 0;
     const path: Node<S, A>[] = [];
     while (sims < simulations && !(solver && root.proven !== null)) {
       sims++;
       path.length = 0;
-      let node = root;
-      path.push(node);
-      let outcome = 2;
-      let newlyProven = false;
-      for (;;) {
-        if (node.proven !== null) {
-          outcome = node.proven === 0 ? 2 : node.proven === 1 ? node.mover : 1 - node.mover;
-          break;
-        }
-        const player = toMove(node.state);
-        if (node.children === null) {
-          const actions = rng.shuffle([...game.legalActions(node.state)]);
-          node.children = actions.map((a) => make(game.apply(node.state, a), a, player));
-        }
-        if (node.tried < node.children.length) {
-          const child = node.children[node.tried++] as Node<S, A>;
-          path.push(child);
-          if (child.proven !== null) {
-            newlyProven = true;
-            node = child;
-            continue;
-          }
-          // One uniformly random rollout.
-          let s = child.state;
-          while (!game.isTerminal(s)) {
-            toMove(s);
-            s = game.apply(s, rng.pick(game.legalActions(s)));
-          }
-          outcome = terminalOutcome(s);
-          break;
-        }
-        const logN = Math.log(node.visits);
-        let best: Node<S, A> | undefined;
-        let bestScore = Number.NEGATIVE_INFINITY;
-        for (const ch of node.children) {
-          if (solver && ch.proven === -1) continue;
-          const score = ch.reward / ch.visits + c * Math.sqrt(logN / ch.visits);
-          if (score > bestScore) {
-            bestScore = score;
-            best = ch;
-          }
-        }
-        node = best ?? (node.children[0] as Node<S, A>);
-        path.push(node);
-      }
+      const { outcome, newlyProven } = simulate(game, root, path, c, solver, rng);
       for (const n of path) {
         n.visits++;
         n.reward += outcome === 2 ? 0.5 : outcome === n.mover ? 1 : 0;
       }
-      if (solver && newlyProven) {
-        for (let d = path.length - 2; d >= 0; d--) {
-          const n = path[d] as Node<S, A>;
-          const kids = n.children ?? [];
-          let value = -2;
-          let all = n.tried === kids.length;
-          for (let k = 0; k < n.tried; k++) {
-            const pv = (kids[k] as Node<S, A>).proven;
-            if (pv === null) {
-              all = false;
-            } else if (pv === 1) {
-              value = 1;
-              all = true;
-              break;
-            } else if (pv > value) {
-              value = pv;
-            }
-          }
-          if (!all) break;
-          n.proven = (value === 0 ? 0 : -value) as ProvenValue;
-        }
-      }
+      if (solver && newlyProven) proveUpwards(path);
     }
-    const kids = (root.children ?? []).slice(0, root.tried);
-    const rank = (n: Node<S, A>) => n.proven ?? 0;
-    let best = kids[0] as Node<S, A>;
-    for (const k of kids) {
-      if (
-        rank(k) > rank(best) ||
-        (rank(k) === rank(best) &&
-          (k.visits > best.visits || (k.visits === best.visits && k.reward > best.reward)))
-      ) {
-        best = k;
-      }
-    }
-    return {
-      action: best.action as A,
-      simulations: sims,
-      rootProven: root.proven === null ? null : ((root.proven === 0 ? 0 : -root.proven) as ProvenValue),
-      children: kids.map((k) => ({
-        action: k.action as A,
-        visits: k.visits,
-        reward: k.reward,
-        proven: k.proven,
-      })),
-    };
-  }
+    return resultOf(root, sims);
+  };
   return { simulations, exploration: c, search };
+}
+
+/** 0 / 1 when that player's return is higher, 2 for a draw. */
+function terminalOutcome<S, A>(game: GameModelV1<S, A>, state: S): number {
+  const r = game.returns(state);
+  const r0 = r[0] ?? 0;
+  const r1 = r[1] ?? 0;
+  return r0 > r1 ? 0 : r1 > r0 ? 1 : 2;
+}
+
+function toMove<S, A>(game: GameModelV1<S, A>, state: S): number {
+  const p = game.currentPlayer(state);
+  if (p === CHANCE_PLAYER) throw new InvalidArgumentError('Generic MCTS does not support chance nodes.');
+  return p;
+}
+
+/** A new node; terminal states are proven at once. */
+function makeNode<S, A>(game: GameModelV1<S, A>, state: S, action: A | undefined, mover: number): Node<S, A> {
+  const node: Node<S, A> = {
+    state,
+    action,
+    mover,
+    visits: 0,
+    reward: 0,
+    proven: null,
+    children: null,
+    tried: 0,
+  };
+  if (game.isTerminal(state)) {
+    const o = terminalOutcome(game, state);
+    node.proven = o === 2 ? 0 : o === mover ? 1 : -1;
+  }
+  return node;
+}
+
+/**
+ * One simulation from `root`: descend (next untried child, else UCT) until a proven node or a new leaf
+ * (then one uniformly random rollout). Fills `path` with the nodes visited; returns the outcome (0 / 1
+ * that player won, 2 draw) and whether a newly added node was proven.
+ */
+function simulate<S, A>(
+  game: GameModelV1<S, A>,
+  root: Node<S, A>,
+  path: Node<S, A>[],
+  c: number,
+  solver: boolean,
+  rng: Rng,
+): { outcome: number; newlyProven: boolean } {
+  let node = root;
+  path.push(node);
+  let newlyProven = false;
+  for (;;) {
+    if (node.proven !== null) {
+      const outcome = node.proven === 0 ? 2 : node.proven === 1 ? node.mover : 1 - node.mover;
+      return { outcome, newlyProven };
+    }
+    const player = toMove(game, node.state);
+    let children = node.children;
+    if (children === null) {
+      const state = node.state;
+      const actions = rng.shuffle([...game.legalActions(state)]);
+      children = actions.map((a) => makeNode(game, game.apply(state, a), a, player));
+      node.children = children;
+    }
+    if (node.tried < children.length) {
+      const child = children[node.tried++]!;
+      path.push(child);
+      if (child.proven !== null) {
+        newlyProven = true;
+        node = child;
+        continue;
+      }
+      return { outcome: rollout(game, child.state, rng), newlyProven };
+    }
+    node = selectUct(node, children, c, solver) ?? children[0]!;
+    path.push(node);
+  }
+}
+
+/** One uniformly random playout to the end of the game; returns its outcome. */
+function rollout<S, A>(game: GameModelV1<S, A>, state: S, rng: Rng): number {
+  let s = state;
+  while (!game.isTerminal(s)) {
+    toMove(game, s);
+    s = game.apply(s, rng.pick(game.legalActions(s)));
+  }
+  return terminalOutcome(game, s);
+}
+
+/** The UCT choice among `children` (proven losses skipped when solving); `undefined` if none is left. */
+function selectUct<S, A>(
+  node: Node<S, A>,
+  children: readonly Node<S, A>[],
+  c: number,
+  solver: boolean,
+): Node<S, A> | undefined {
+  const logN = Math.log(node.visits);
+  let best: Node<S, A> | undefined;
+  let bestScore = Number.NEGATIVE_INFINITY;
+  for (const ch of children) {
+    if (solver && ch.proven === -1) continue;
+    const score = ch.reward / ch.visits + c * Math.sqrt(logN / ch.visits);
+    if (score > bestScore) {
+      bestScore = score;
+      best = ch;
+    }
+  }
+  return best;
+}
+
+/** MCTS-Solver: carries a new proof up `path` while every parent becomes proven too. */
+function proveUpwards<S, A>(path: readonly Node<S, A>[]): void {
+  for (let d = path.length - 2; d >= 0; d--) {
+    const n = path[d]!;
+    const kids = n.children ?? [];
+    let value = -2;
+    let all = n.tried === kids.length;
+    for (let k = 0; k < n.tried; k++) {
+      const pv = kids[k]!.proven;
+      if (pv === null) {
+        all = false;
+      } else if (pv === 1) {
+        value = 1;
+        all = true;
+        break;
+      } else if (pv > value) {
+        value = pv;
+      }
+    }
+    if (!all) break;
+    n.proven = (value === 0 ? 0 : -value) as ProvenValue;
+  }
+}
+
+/** The root's children and the final move: best (proven value, visits, total reward). */
+function resultOf<S, A>(root: Node<S, A>, sims: number): GenericMctsResult<A> {
+  const kids = (root.children ?? []).slice(0, root.tried);
+  const rank = (n: Node<S, A>) => n.proven ?? 0;
+  let best = kids[0]!;
+  for (const k of kids) {
+    if (
+      rank(k) > rank(best) ||
+      (rank(k) === rank(best) &&
+        (k.visits > best.visits || (k.visits === best.visits && k.reward > best.reward)))
+    ) {
+      best = k;
+    }
+  }
+  return {
+    action: best.action as A,
+    simulations: sims,
+    rootProven: root.proven === null ? null : ((root.proven === 0 ? 0 : -root.proven) as ProvenValue),
+    children: kids.map((k) => ({
+      action: k.action as A,
+      visits: k.visits,
+      reward: k.reward,
+      proven: k.proven,
+    })),
+  };
 }

@@ -1,5 +1,6 @@
 /**
- * UCT Monte-Carlo tree search for Tic-Tac-Toe on bitboards, with MCTS-Solver backups (SPEC §3.1).
+ * UCT Monte-Carlo tree search for Tic-Tac-Toe on bitboards, with MCTS-Solver backups: the `mcts-N`
+ * opponents of Tic-Tac-Toe.
  *
  * - Selection: UCT, Q + c·sqrt(ln N / n) with rewards win 1, draw ½, loss 0 for the player who moved
  *   into a node; proven losses are never selected.
@@ -98,249 +99,307 @@ export function createTicTacToeMcts(options: TicTacToeMctsOptions): TicTacToeMct
   if (!(c >= 0) || !Number.isFinite(c)) {
     throw new InvalidArgumentError(`MCTS exploration must be a finite number >= 0, got ${c}.`);
   }
+  const engine = new MctsEngine(simulations, c, solver);
+  return { simulations, exploration: c, search: (state, rng) => engine.search(state, rng) };
+}
 
-  let capacity = 0;
-  let visits = new Int32Array(0);
-  let reward = new Float64Array(0);
-  let move = new Int8Array(0);
-  let childStart = new Int32Array(0);
-  let childCount = new Int8Array(0);
-  let tried = new Int8Array(0);
-  /** Proven value + 1 for the node's mover (0 loss, 1 draw, 2 win), or `UNKNOWN + 1`. */
-  let proven = new Int8Array(0);
-  let used = 0;
-  const path = new Int32Array(32);
-  const scratch = new Int32Array(32);
+/** `proven` code of a node whose value is not known yet (codes are proven value + 1). */
+const OPEN = UNKNOWN + 1;
+/** `outcome` of a simulation that ended in a draw (0 / 1: that player won). */
+const DRAW = 2;
 
-  const ensure = (needed: number): void => {
-    if (needed <= capacity) return;
-    const next = Math.max(needed, capacity * 2, 1024);
+/** Whether `bits` has a full line through `cell`. */
+function completesLine(board: Board, bits: number, cell: number): boolean {
+  const end = board.lineStart[cell + 1]!;
+  for (let k = board.lineStart[cell]!; k < end; k++) {
+    const m = board.lineList[k]!;
+    if ((bits & m) === m) return true;
+  }
+  return false;
+}
+
+/** The search state of one engine: the node pool, and the position and outcome of the running simulation. */
+class MctsEngine {
+  private capacity = 0;
+  private visits = new Int32Array(0);
+  private reward = new Float64Array(0);
+  private move = new Int8Array(0);
+  private childStart = new Int32Array(0);
+  private childCount = new Int8Array(0);
+  private tried = new Int8Array(0);
+  /** Proven value + 1 for the node's mover (0 loss, 1 draw, 2 win), or `OPEN`. */
+  private proven = new Int8Array(0);
+  private used = 0;
+  /** Node ids from the root down to the node the running simulation reached. */
+  private readonly path = new Int32Array(32);
+  private readonly scratch = new Int32Array(32);
+
+  private board: Board = boardOf(3);
+  private rng: Rng | undefined;
+  private rootX = 0;
+  private rootO = 0;
+  private rootToMove = 0;
+  /** Results of the last `simulate()`: depth of its last node, outcome, and whether it proved a node. */
+  private depth = 0;
+  private outcome = DRAW;
+  private newlyProven = false;
+
+  constructor(
+    private readonly simulations: number,
+    private readonly c: number,
+    private readonly solver: boolean,
+  ) {}
+
+  search(state: TicTacToeState, rng: Rng): MctsSearchResult {
+    this.board = boardOf(state.size);
+    const { cells, full } = this.board;
+    if (state.winner !== null || ((state.x | state.o) & full) === full) {
+      throw new InvalidArgumentError('MCTS was asked to move in a finished Tic-Tac-Toe game.');
+    }
+    this.rng = rng;
+    this.rootX = state.x;
+    this.rootO = state.o;
+    this.rootToMove = state.toMove;
+    this.used = 0;
+    this.ensure(1 + cells);
+    this.newNode(-1);
+    let sims = 0;
+    while (sims < this.simulations) {
+      if (this.solver && this.proven[0] !== OPEN) break;
+      sims++;
+      this.simulate();
+      this.backup();
+      if (this.solver && this.newlyProven) this.proveUpwards();
+    }
+    this.rng = undefined;
+    return this.result(sims);
+  }
+
+  private ensure(needed: number): void {
+    if (needed <= this.capacity) return;
+    const next = Math.max(needed, this.capacity * 2, 1024);
     const grow = <T extends Int32Array | Float64Array | Int8Array>(old: T, make: (n: number) => T): T => {
       const fresh = make(next);
       fresh.set(old as never);
       return fresh;
     };
-    visits = grow(visits, (n) => new Int32Array(n));
-    reward = grow(reward, (n) => new Float64Array(n));
-    move = grow(move, (n) => new Int8Array(n));
-    childStart = grow(childStart, (n) => new Int32Array(n));
-    childCount = grow(childCount, (n) => new Int8Array(n));
-    tried = grow(tried, (n) => new Int8Array(n));
-    proven = grow(proven, (n) => new Int8Array(n));
-    capacity = next;
-  };
+    this.visits = grow(this.visits, (n) => new Int32Array(n));
+    this.reward = grow(this.reward, (n) => new Float64Array(n));
+    this.move = grow(this.move, (n) => new Int8Array(n));
+    this.childStart = grow(this.childStart, (n) => new Int32Array(n));
+    this.childCount = grow(this.childCount, (n) => new Int8Array(n));
+    this.tried = grow(this.tried, (n) => new Int8Array(n));
+    this.proven = grow(this.proven, (n) => new Int8Array(n));
+    this.capacity = next;
+  }
 
-  const newNode = (cell: number): number => {
-    const id = used++;
-    visits[id] = 0;
-    reward[id] = 0;
-    move[id] = cell;
-    childStart[id] = -1;
-    childCount[id] = 0;
-    tried[id] = 0;
-    proven[id] = UNKNOWN + 1;
+  private newNode(cell: number): number {
+    const id = this.used++;
+    this.visits[id] = 0;
+    this.reward[id] = 0;
+    this.move[id] = cell;
+    this.childStart[id] = -1;
+    this.childCount[id] = 0;
+    this.tried[id] = 0;
+    this.proven[id] = OPEN;
     return id;
-  };
+  }
 
-  const search = (state: TicTacToeState, rng: Rng): MctsSearchResult => {
-    const board = boardOf(state.size);
-    const { cells, full, lineStart, lineList } = board;
-    const wins = (bits: number, cell: number): boolean => {
-      const end = lineStart[cell + 1] as number;
-      for (let k = lineStart[cell] as number; k < end; k++) {
-        const m = lineList[k] as number;
-        if ((bits & m) === m) return true;
+  /**
+   * One simulation: descend from the root (adding the next untried child, else the UCT choice) until a
+   * proven node, a finished game or a new leaf (then one random rollout). Sets `depth`, `outcome` and
+   * `newlyProven`; `path[0..depth]` holds the nodes visited.
+   */
+  private simulate(): void {
+    const { cells, full } = this.board;
+    const path = this.path;
+    let x = this.rootX;
+    let o = this.rootO;
+    let toMove = this.rootToMove;
+    let node = 0;
+    let depth = 0;
+    path[0] = 0;
+    this.newlyProven = false;
+    for (;;) {
+      const pv = this.proven[node]!;
+      if (pv !== OPEN) {
+        // A proven node (terminal, or solved below): its value stands in for a rollout.
+        const mover = toMove ^ 1;
+        this.outcome = pv === 2 ? mover : pv === 0 ? toMove : DRAW;
+        break;
       }
-      return false;
-    };
-    if (state.winner !== null || ((state.x | state.o) & full) === full) {
-      throw new InvalidArgumentError('MCTS was asked to move in a finished Tic-Tac-Toe game.');
-    }
-    const rootX = state.x;
-    const rootO = state.o;
-    const rootToMove = state.toMove;
-    used = 0;
-    ensure(1 + cells);
-    newNode(-1);
-    let sims = 0;
-
-    while (sims < simulations) {
-      if (solver && proven[0] !== UNKNOWN + 1) break;
-      sims++;
-      let x = rootX;
-      let o = rootO;
-      let toMove = rootToMove;
-      let node = 0;
-      let depth = 0;
-      path[0] = 0;
-      // Outcome of this simulation: 0 / 1 = that player won, 2 = draw.
-      let outcome = 2;
-      let newlyProven = false;
-      for (;;) {
-        const pv = proven[node] as number;
-        if (pv !== UNKNOWN + 1) {
-          // A proven node (terminal, or solved below): its value stands in for a rollout.
-          const mover = toMove ^ 1;
-          outcome = pv === 2 ? mover : pv === 0 ? toMove : 2;
-          break;
-        }
-        let start = childStart[node] as number;
-        if (start < 0) {
-          // First visit: allocate every child, in shuffled order.
-          ensure(used + cells);
-          start = used;
-          let empty = full & ~(x | o);
-          let n = 0;
-          while (empty !== 0) {
-            const low = empty & -empty;
-            scratch[n++] = 31 - Math.clz32(low);
-            empty ^= low;
-          }
-          for (let i = n - 1; i > 0; i--) {
-            const j = Math.floor((rng.nextUint32() * (i + 1)) / TWO_POW_32);
-            const t = scratch[i] as number;
-            scratch[i] = scratch[j] as number;
-            scratch[j] = t;
-          }
-          for (let i = 0; i < n; i++) newNode(scratch[i] as number);
-          childStart[node] = start;
-          childCount[node] = n;
-        }
-        const count = childCount[node] as number;
-        const t = tried[node] as number;
-        let child: number;
-        if (t < count) {
-          child = start + t;
-          tried[node] = t + 1;
-        } else {
-          // UCT over the children, skipping proven losses for the player to move.
-          const logN = Math.log(visits[node] as number);
-          let best = -1;
-          let bestScore = Number.NEGATIVE_INFINITY;
-          for (let k = start; k < start + count; k++) {
-            if (proven[k] === 0) continue;
-            const n = visits[k] as number;
-            const score = (reward[k] as number) / n + c * Math.sqrt(logN / n);
-            if (score > bestScore) {
-              bestScore = score;
-              best = k;
-            }
-          }
-          if (best < 0) best = start; // every child lost: only reachable with the solver off
-          child = best;
-        }
-        const bit = 1 << (move[child] as number);
-        const cell = move[child] as number;
-        path[++depth] = child;
-        node = child;
-        if (toMove === 0) {
-          x |= bit;
-          if (wins(x, cell)) {
-            proven[child] = 2;
-            newlyProven = true;
-            outcome = 0;
-            break;
-          }
-        } else {
-          o |= bit;
-          if (wins(o, cell)) {
-            proven[child] = 2;
-            newlyProven = true;
-            outcome = 1;
-            break;
-          }
-        }
-        toMove ^= 1;
-        if (((x | o) & full) === full) {
-          proven[child] = 1;
-          newlyProven = true;
-          outcome = 2;
-          break;
-        }
-        if (t < count) {
-          // A new leaf: one uniformly random rollout.
-          let empty = full & ~(x | o);
-          let left = cells - popcount(x | o);
-          let who = toMove;
-          let bx = x;
-          let bo = o;
-          outcome = 2;
-          while (left > 0) {
-            let k = Math.floor((rng.nextUint32() * left) / TWO_POW_32);
-            let m = empty;
-            while (k-- > 0) m &= m - 1;
-            const low = m & -m;
-            const rc = 31 - Math.clz32(low);
-            empty ^= low;
-            left--;
-            if (who === 0) {
-              bx |= low;
-              if (wins(bx, rc)) {
-                outcome = 0;
-                break;
-              }
-            } else {
-              bo |= low;
-              if (wins(bo, rc)) {
-                outcome = 1;
-                break;
-              }
-            }
-            who ^= 1;
-          }
-          break;
-        }
+      let start = this.childStart[node]!;
+      if (start < 0) start = this.expand(node, x, o);
+      const count = this.childCount[node]!;
+      const t = this.tried[node]!;
+      let child: number;
+      if (t < count) {
+        child = start + t;
+        this.tried[node] = t + 1;
+      } else {
+        child = this.selectUct(node, start, count);
       }
-      // Backup: the node at depth d was moved into by player (rootToMove + d + 1) & 1.
-      for (let d = depth; d >= 0; d--) {
-        const id = path[d] as number;
-        visits[id] = (visits[id] as number) + 1;
-        const mover = (rootToMove + d + 1) & 1;
-        reward[id] = (reward[id] as number) + (outcome === 2 ? 0.5 : outcome === mover ? 1 : 0);
+      const cell = this.move[child]!;
+      const bit = 1 << cell;
+      path[++depth] = child;
+      node = child;
+      if (toMove === 0) x |= bit;
+      else o |= bit;
+      if (completesLine(this.board, toMove === 0 ? x : o, cell)) {
+        this.proveTerminal(child, 2, toMove);
+        break;
       }
-      if (solver && newlyProven) {
-        for (let d = depth - 1; d >= 0; d--) {
-          const id = path[d] as number;
-          const start = childStart[id] as number;
-          const count = childCount[id] as number;
-          const t = tried[id] as number;
-          let value = -2;
-          let allProven = t === count;
-          for (let k = start; k < start + t; k++) {
-            const pv = proven[k] as number;
-            if (pv === UNKNOWN + 1) {
-              allProven = false;
-              continue;
-            }
-            if (pv === 2) {
-              value = 1;
-              allProven = true;
-              break;
-            }
-            if (pv - 1 > value) value = pv - 1;
-          }
-          if (!allProven) break;
-          // Children values are for the player to move here; this node's mover gets the negation.
-          proven[id] = 1 - value;
-        }
+      toMove ^= 1;
+      if (((x | o) & full) === full) {
+        this.proveTerminal(child, 1, DRAW);
+        break;
+      }
+      if (t < count) {
+        // A new leaf: one uniformly random rollout.
+        this.outcome = this.rollout(x, o, toMove, cells - popcount(x | o));
+        break;
       }
     }
+    this.depth = depth;
+  }
 
-    const start = childStart[0] as number;
-    const count = tried[0] as number;
+  /** A move that ended the game: `code` 2 (its mover won) or 1 (draw) is proven at once. */
+  private proveTerminal(node: number, code: number, outcome: number): void {
+    this.proven[node] = code;
+    this.newlyProven = true;
+    this.outcome = outcome;
+  }
+
+  /** First visit of `node` (position `x`, `o`): allocates every child, in shuffled order. */
+  private expand(node: number, x: number, o: number): number {
+    const { cells, full } = this.board;
+    const scratch = this.scratch;
+    const rng = this.rng!;
+    this.ensure(this.used + cells);
+    const start = this.used;
+    let empty = full & ~(x | o);
+    let n = 0;
+    while (empty !== 0) {
+      const low = empty & -empty;
+      scratch[n++] = 31 - Math.clz32(low);
+      empty ^= low;
+    }
+    for (let i = n - 1; i > 0; i--) {
+      const j = Math.floor((rng.nextUint32() * (i + 1)) / TWO_POW_32);
+      const t = scratch[i]!;
+      scratch[i] = scratch[j]!;
+      scratch[j] = t;
+    }
+    for (let i = 0; i < n; i++) this.newNode(scratch[i]!);
+    this.childStart[node] = start;
+    this.childCount[node] = n;
+    return start;
+  }
+
+  /** UCT over the children of a fully tried node, skipping proven losses for the player to move. */
+  private selectUct(node: number, start: number, count: number): number {
+    const { visits, reward, proven, c } = this;
+    const logN = Math.log(visits[node]!);
+    let best = -1;
+    let bestScore = Number.NEGATIVE_INFINITY;
+    for (let k = start; k < start + count; k++) {
+      if (proven[k] === 0) continue;
+      const n = visits[k]!;
+      const score = reward[k]! / n + c * Math.sqrt(logN / n);
+      if (score > bestScore) {
+        bestScore = score;
+        best = k;
+      }
+    }
+    return best < 0 ? start : best; // every child lost: only reachable with the solver off
+  }
+
+  /** A uniformly random playout from `x`, `o` with `left` empty cells; returns the winner or `DRAW`. */
+  private rollout(x: number, o: number, toMove: number, left: number): number {
+    const board = this.board;
+    const rng = this.rng!;
+    let empty = board.full & ~(x | o);
+    let who = toMove;
+    let bx = x;
+    let bo = o;
+    while (left > 0) {
+      let k = Math.floor((rng.nextUint32() * left) / TWO_POW_32);
+      let m = empty;
+      while (k-- > 0) m &= m - 1;
+      const low = m & -m;
+      const rc = 31 - Math.clz32(low);
+      empty ^= low;
+      left--;
+      if (who === 0) {
+        bx |= low;
+        if (completesLine(board, bx, rc)) return 0;
+      } else {
+        bo |= low;
+        if (completesLine(board, bo, rc)) return 1;
+      }
+      who ^= 1;
+    }
+    return DRAW;
+  }
+
+  /** Backup: the node at depth d was moved into by player (rootToMove + d + 1) & 1. */
+  private backup(): void {
+    const { path, visits, reward, outcome } = this;
+    for (let d = this.depth; d >= 0; d--) {
+      const id = path[d]!;
+      visits[id] = visits[id]! + 1;
+      const mover = (this.rootToMove + d + 1) & 1;
+      reward[id] = reward[id]! + (outcome === DRAW ? 0.5 : outcome === mover ? 1 : 0);
+    }
+  }
+
+  /** MCTS-Solver: carries a new proof up the path while every parent becomes proven too. */
+  private proveUpwards(): void {
+    const { path, childStart, childCount, tried, proven } = this;
+    for (let d = this.depth - 1; d >= 0; d--) {
+      const id = path[d]!;
+      const start = childStart[id]!;
+      const count = childCount[id]!;
+      const t = tried[id]!;
+      let value = -2;
+      let allProven = t === count;
+      for (let k = start; k < start + t; k++) {
+        const pv = proven[k]!;
+        if (pv === OPEN) {
+          allProven = false;
+          continue;
+        }
+        if (pv === 2) {
+          value = 1;
+          allProven = true;
+          break;
+        }
+        if (pv - 1 > value) value = pv - 1;
+      }
+      if (!allProven) break;
+      // Children values are for the player to move here; this node's mover gets the negation.
+      proven[id] = 1 - value;
+    }
+  }
+
+  /** The root's children and the final move: best (proven value, visits, total reward). */
+  private result(sims: number): MctsSearchResult {
+    const { visits, reward, proven, move } = this;
+    const start = this.childStart[0]!;
+    const count = this.tried[0]!;
     let best = start;
     const children: MctsChildStats[] = [];
     const rank = (k: number): number => {
-      const pv = proven[k] as number;
-      return pv === UNKNOWN + 1 ? 0 : pv - 1;
+      const pv = proven[k]!;
+      return pv === OPEN ? 0 : pv - 1;
     };
     for (let k = start; k < start + count; k++) {
-      const pv = proven[k] as number;
+      const pv = proven[k]!;
       children.push({
-        action: move[k] as number,
-        visits: visits[k] as number,
-        reward: reward[k] as number,
-        proven: pv === UNKNOWN + 1 ? null : ((pv - 1) as ProvenValue),
+        action: move[k]!,
+        visits: visits[k]!,
+        reward: reward[k]!,
+        proven: pv === OPEN ? null : ((pv - 1) as ProvenValue),
       });
       if (k === start) continue;
       const rk = rank(k);
@@ -348,23 +407,20 @@ export function createTicTacToeMcts(options: TicTacToeMctsOptions): TicTacToeMct
       if (
         rk > rb ||
         (rk === rb &&
-          ((visits[k] as number) > (visits[best] as number) ||
-            (visits[k] === visits[best] && (reward[k] as number) > (reward[best] as number))))
+          (visits[k]! > visits[best]! || (visits[k] === visits[best] && reward[k]! > reward[best]!)))
       ) {
         best = k;
       }
     }
-    const rootPv = proven[0] as number;
+    const rootPv = proven[0]!;
     const rootValue = rootPv === 1 ? 0 : 1 - rootPv;
     return {
-      action: move[best] as number,
+      action: move[best]!,
       simulations: sims,
-      rootProven: rootPv === UNKNOWN + 1 ? null : (rootValue as ProvenValue),
+      rootProven: rootPv === OPEN ? null : (rootValue as ProvenValue),
       children,
     };
-  };
-
-  return { simulations, exploration: c, search };
+  }
 }
 
 function popcount(v: number): number {

@@ -1,4 +1,7 @@
-/** Population presets (SPEC §3.1–3.3) on top of `createPopulation` from `@mage-rl/core`. */
+/**
+ * Population presets: the training and out-of-domain opponent mixes of Tic-Tac-Toe and Kuhn Poker, on top
+ * of `createPopulation` from `@mage-rl/core`.
+ */
 
 import { createPopulation, type PopulationMode, type PopulationV1, UnknownIdError } from '@mage-rl/core';
 import { PATTERN_NAMES } from '../tictactoe/patterns';

@@ -121,9 +121,8 @@ export function opponentRegistry(envId: 'tictactoe'): OpponentRegistry<TicTacToe
 export function opponentRegistry(envId: 'kuhn-poker'): OpponentRegistry<KuhnState, KuhnAction>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown> {
-  if (envId === 'tictactoe')
-    return ticTacToeOpponentRegistry() as unknown as OpponentRegistry<unknown, unknown>;
-  if (envId === 'kuhn-poker') return kuhnOpponentRegistry() as unknown as OpponentRegistry<unknown, unknown>;
+  if (envId === 'tictactoe') return ticTacToeOpponentRegistry();
+  if (envId === 'kuhn-poker') return kuhnOpponentRegistry();
   throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
 }
 

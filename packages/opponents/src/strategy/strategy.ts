@@ -26,8 +26,8 @@ export type StrategyInput<S> = TabularStrategy | PolicyFn<S>;
 export function profileOf<S, A>(tree: GameTree<S, A>, strategy: StrategyInput<S>): Float64Array {
   const profile = new Float64Array(tree.numSlots);
   for (let info = 0; info < tree.numInfoSets; info++) {
-    const offset = tree.infoOffset[info] as number;
-    const n = tree.infoNumActions[info] as number;
+    const offset = tree.infoOffset[info]!;
+    const n = tree.infoNumActions[info]!;
     const probs = probabilitiesAt(tree, info, strategy);
     let total = 0;
     for (let j = 0; j < n; j++) {
@@ -51,11 +51,11 @@ export function profileOf<S, A>(tree: GameTree<S, A>, strategy: StrategyInput<S>
 }
 
 function probabilitiesAt<S, A>(tree: GameTree<S, A>, info: number, strategy: StrategyInput<S>): number[] {
-  const n = tree.infoNumActions[info] as number;
+  const n = tree.infoNumActions[info]!;
   if (typeof strategy === 'function') {
-    const node = (tree.infoNodes[info] as number[])[0] as number;
-    const player = tree.infoPlayer[info] as number;
-    const state = tree.states[node] as S;
+    const node = tree.infoNodes[info]![0]!;
+    const player = tree.infoPlayer[info]!;
+    const state = tree.states[node]!;
     const seen = tree.game.observe ? tree.game.observe(state, player) : state;
     const probs = strategy(seen, player);
     if (probs.length !== n) {
@@ -65,9 +65,9 @@ function probabilitiesAt<S, A>(tree: GameTree<S, A>, info: number, strategy: Str
     }
     return [...probs];
   }
-  const row = strategy[tree.infoKey[info] as string];
+  const row = strategy[tree.infoKey[info]!];
   if (!row) return Array.from({ length: n }, () => 1 / n);
-  return (tree.infoActionKeys[info] as string[]).map((k) => row[k] ?? 0);
+  return tree.infoActionKeys[info]!.map((k) => row[k] ?? 0);
 }
 
 /** The table of the information sets of `players` (default both) in a dense profile. */
@@ -78,13 +78,13 @@ export function tableOf<S, A>(
 ): TabularStrategy {
   const out: Record<string, Record<string, number>> = {};
   for (let info = 0; info < tree.numInfoSets; info++) {
-    if (!players.includes(tree.infoPlayer[info] as number)) continue;
-    const offset = tree.infoOffset[info] as number;
+    if (!players.includes(tree.infoPlayer[info]!)) continue;
+    const offset = tree.infoOffset[info]!;
     const row: Record<string, number> = {};
-    (tree.infoActionKeys[info] as string[]).forEach((k, j) => {
-      row[k] = profile[offset + j] as number;
+    tree.infoActionKeys[info]!.forEach((k, j) => {
+      row[k] = profile[offset + j]!;
     });
-    out[tree.infoKey[info] as string] = row;
+    out[tree.infoKey[info]!] = row;
   }
   return out;
 }
@@ -104,7 +104,7 @@ export function tablePolicy<S, A>(game: GameModelV1<S, A>, table: TabularStrateg
 export function argmaxIndex(probs: readonly number[]): number {
   let best = 0;
   for (let i = 1; i < probs.length; i++) {
-    if ((probs[i] as number) > (probs[best] as number) + 1e-12) best = i;
+    if (probs[i]! > probs[best]! + 1e-12) best = i;
   }
   return best;
 }

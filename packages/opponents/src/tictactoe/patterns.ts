@@ -1,6 +1,6 @@
 /**
- * The preferred-pattern Tic-Tac-Toe players of SPEC §3.1: fixed priority orders of cells, playing the
- * first empty one. They never block or complete lines on purpose.
+ * The six preferred-pattern Tic-Tac-Toe players of the training population: fixed priority orders of
+ * cells, playing the first empty one. They never block or complete lines on purpose.
  */
 
 import { InvalidArgumentError, type OpponentV1, RolloutError } from '@mage-rl/core';
@@ -18,8 +18,8 @@ export type PatternName = (typeof PATTERN_NAMES)[number];
 
 /**
  * The priority order of cells (0-based indices `row * size + col`) of a pattern. On 3×3 these are exactly
- * SPEC §3.1's orders; on larger boards the same geometric idea (centre cells, corners, border "edges",
- * diagonals) with the remaining cells appended in index order.
+ * the reference orders pinned by `tictactoe-opponents.test.ts`; on larger boards the same geometric idea
+ * (centre cells, corners, border "edges", diagonals) with the remaining cells appended in index order.
  */
 export function patternOrder(name: PatternName, size = 3): number[] {
   if (!PATTERN_NAMES.includes(name)) {

@@ -7,11 +7,11 @@ import { mctsOpponent } from '../mcts/mcts-opponent';
 import { PATTERN_NAMES, patternOpponent, patternOrder } from './patterns';
 import { randomOpponent } from './random';
 
-/** 1-based (row, col) of SPEC §3.1 to a cell index. */
+/** 1-based `row,col` pairs (how the reference orders are written) to cell indices. */
 const cells = (spec: string) => spec.split(' ').map((rc) => (Number(rc[0]) - 1) * 3 + (Number(rc[2]) - 1));
 
 describe('pattern players', () => {
-  it('use the exact cell orders of SPEC §3.1 on 3×3', () => {
+  it('use the exact reference cell orders on 3×3', () => {
     expect(patternOrder('centre-first')).toEqual(cells('2,2 1,1 1,3 3,1 3,3 1,2 2,1 2,3 3,2'));
     expect(patternOrder('corners-first')).toEqual(cells('1,1 1,3 3,1 3,3 2,2 1,2 2,1 2,3 3,2'));
     expect(patternOrder('edges-first')).toEqual(cells('1,2 2,1 2,3 3,2 2,2 1,1 1,3 3,1 3,3'));
