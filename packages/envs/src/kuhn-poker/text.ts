@@ -91,7 +91,7 @@ export function parseKuhnAction(text: string): ParsedAction<KuhnBettingAction> {
   const m = KUHN_ACTION_RE.exec(block.body);
   if (!m)
     return { valid: false, reason: `expected PASS or BET, got <action>${excerpt(block.body)}</action>` };
-  const action: KuhnBettingAction = (m[1] as string).toUpperCase() === 'BET' ? 'BET' : 'PASS';
+  const action: KuhnBettingAction = m[1]!.toUpperCase() === 'BET' ? 'BET' : 'PASS';
   return { valid: true, action, text: action };
 }
 

@@ -30,8 +30,8 @@ export function validateOptions<T extends z.ZodType>(envId: string, schema: T, i
       allowed = ` Allowed: at least ${String(issue.minimum)}.`;
       break;
     case 'unrecognized_keys': {
-      const shape = (schema as unknown as { shape?: Record<string, unknown> }).shape;
-      const known = shape ? Object.keys(shape) : [];
+      const shape: unknown = 'shape' in schema ? schema.shape : undefined;
+      const known = typeof shape === 'object' && shape !== null ? Object.keys(shape) : [];
       allowed = ` Unknown option(s) ${issue.keys.map((k) => `'${k}'`).join(', ')}; known options: ${known.join(', ')}.`;
       break;
     }

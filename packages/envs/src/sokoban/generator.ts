@@ -63,9 +63,9 @@ function carveWalls(width: number, height: number, rng: Rng): Uint8Array {
   let dir = rng.int(4);
   for (let s = 0; s < steps; s++) {
     if (rng.next() < 0.35) dir = rng.int(4);
-    r = Math.min(Math.max(r + (DR[dir] as number), 1), height - 2);
-    c = Math.min(Math.max(c + (DC[dir] as number), 1), width - 2);
-    const mask = MASKS[rng.int(MASKS.length)] as readonly number[];
+    r = Math.min(Math.max(r + DR[dir]!, 1), height - 2);
+    c = Math.min(Math.max(c + DC[dir]!, 1), width - 2);
+    const mask = MASKS[rng.int(MASKS.length)]!;
     for (let i = 0; i < 9; i++) {
       if (!mask[i]) continue;
       const rr = r + Math.floor(i / 3) - 1;
@@ -93,17 +93,17 @@ function tryRoom(
   const boxes = floor.slice(0, nBoxes);
   for (const t of boxes) targets[t] = 1;
   const room = createRoom(width, height, walls, targets);
-  let player = floor[nBoxes] as number;
+  let player = floor[nBoxes]!;
   const start = boxes.slice();
   // Reverse play: random steps; a step away from an adjacent box pulls it along with probability 1/2.
   let best: { player: number; boxes: number[]; score: number } | null = null;
   let pulls = 0;
   for (let s = 0; s < reverseSteps; s++) {
     const d = rng.int(4);
-    const to = room.next[player * 4 + d] as number;
+    const to = room.next[player * 4 + d]!;
     if (to < 0 || boxes.includes(to)) continue;
     const opposite = d ^ 1; // up<->down, left<->right
-    const behind = room.next[player * 4 + opposite] as number;
+    const behind = room.next[player * 4 + opposite]!;
     const pull = rng.next() < 0.5;
     const bi = behind >= 0 ? boxes.indexOf(behind) : -1;
     if (pull && bi >= 0) {
@@ -113,8 +113,8 @@ function tryRoom(
     player = to;
     let distance = 0;
     for (let i = 0; i < nBoxes; i++) {
-      const a = boxes[i] as number;
-      const t = start[i] as number;
+      const a = boxes[i]!;
+      const t = start[i]!;
       distance +=
         Math.abs(Math.floor(a / width) - Math.floor(t / width)) + Math.abs((a % width) - (t % width));
     }

@@ -60,7 +60,7 @@ export function parseSokobanAction(
   const moves: SokobanMove[] = [];
   for (const part of parts) {
     const m = WORD_RE.exec(part);
-    const word = m ? (m[1] as string).toLowerCase() : '';
+    const word = m ? m[1]!.toLowerCase() : '';
     if (!(SOKOBAN_MOVES as readonly string[]).includes(word)) {
       return { valid: false, reason: `'${excerpt(part, 20)}' is not one of up, down, left, right` };
     }
@@ -68,7 +68,7 @@ export function parseSokobanAction(
   }
   let s = state;
   for (let i = 0; i < moves.length && !isSolved(s); i++) {
-    const r = tryMove(s, moves[i] as SokobanMove);
+    const r = tryMove(s, moves[i]!);
     if (!r) return { valid: false, reason: `move ${i + 1} (${moves[i]}) is blocked` };
     s = r.state;
   }

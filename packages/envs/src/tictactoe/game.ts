@@ -71,7 +71,7 @@ export function fullMask(size: number): number {
 /** True when `bits` contains a complete line of the board `lines` belongs to. */
 export function hasLine(bits: number, lines: Int32Array): boolean {
   for (let i = 0; i < lines.length; i++) {
-    const m = lines[i] as number;
+    const m = lines[i]!;
     if ((bits & m) === m) return true;
   }
   return false;
