@@ -12,13 +12,13 @@ import {
   type EnvV1,
   InvalidArgumentError,
   type ParsedAction,
-  PROMPT_STYLES,
   type PromptStyle,
   type Rng,
   RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer, stepResult } from '../episode/outcomes';
+import { invalidEvent, textEnv } from '../episode/text-env';
 import { validateOptions } from '../options/validate-options';
 import {
   isKuhnTerminalHistory,
@@ -64,17 +64,14 @@ export type KuhnPokerEnv = EnvV1<KuhnState, KuhnAction>;
 /** The Kuhn Poker env. Throws a `ConfigError` naming the bad option. */
 export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
   const resolved = validateOptions(KUHN_ENV_ID, kuhnPokerOptionsSchema, options);
-  return {
-    specificationVersion: 'v1',
+  return textEnv({
     id: KUHN_ENV_ID,
-    options: { ...resolved },
+    options: resolved,
     game: kuhnGame,
-    promptStyles: PROMPT_STYLES,
-    maxTurns: resolved.maxTurns,
     needsOpponent: true,
     createEpisode: (task) => new KuhnEpisode(task, resolved),
     formatAction: (action, style) => formatKuhnAction(action, style),
-  };
+  });
 }
 
 class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
@@ -229,9 +226,9 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     };
   }
 
-  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
+  /** An invalid turn: nothing changes. */
   private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
+    return this.result(0, false, invalidEvent(this.task.style, reason));
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {

@@ -97,7 +97,7 @@ describe('sokoban env', () => {
     expect(new Set(rooms).size).toBe(4);
   });
 
-  it('playing the optimal solution 3 moves a turn solves the room with the SPEC rewards', () => {
+  it('playing the optimal solution 3 moves a turn solves the room with the documented rewards', () => {
     for (let seed = 1; seed <= 8; seed++) {
       const ep = episode(seed);
       ep.reset(0);

@@ -13,10 +13,10 @@ import {
   type EnvV1,
   InvalidArgumentError,
   type ParsedAction,
-  PROMPT_STYLES,
 } from '@mage-rl/core';
 import { z } from 'zod';
 import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED, stepResult } from '../episode/outcomes';
+import { invalidEvent, textEnv } from '../episode/text-env';
 import { validateOptions } from '../options/validate-options';
 import { type SokobanAction, sokobanGame } from './game';
 import { generateRoom } from './generator';
@@ -48,9 +48,9 @@ export type PlayedMoves =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Play one turn's moves and score them (SPEC §2.3): −0.1 per move, +1 per box pushed onto a target, −1
- * per box pushed off one, +10 when solved. Moves after the puzzle is solved are not played. A blocked move
- * rejects the whole turn.
+ * Play one turn's moves and score them: −0.1 per move, +1 per box pushed onto a target, −1 per box
+ * pushed off one, +10 when solved (the reward table of the envs README). Moves after the puzzle is solved
+ * are not played. A blocked move rejects the whole turn.
  */
 export function playSokobanMoves(state: SokobanState, moves: readonly SokobanMove[]): PlayedMoves {
   let s = state;
@@ -101,17 +101,14 @@ export type SokobanEnv = EnvV1<SokobanState, SokobanAction>;
 /** The Sokoban env. Throws a `ConfigError` naming the bad option. */
 export function createSokoban(options: SokobanOptions = {}): SokobanEnv {
   const resolved = validateOptions(SOKOBAN_ENV_ID, sokobanOptionsSchema, options);
-  return {
-    specificationVersion: 'v1',
+  return textEnv({
     id: SOKOBAN_ENV_ID,
-    options: { ...resolved },
+    options: resolved,
     game: sokobanGame,
-    promptStyles: PROMPT_STYLES,
-    maxTurns: resolved.maxTurns,
     needsOpponent: false,
     createEpisode: (task) => new SokobanEpisode(task, resolved),
     formatAction: (moves, style) => formatSokobanAction(moves, style),
-  };
+  });
 }
 
 class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
@@ -208,9 +205,9 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     };
   }
 
-  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
+  /** An invalid turn: nothing changes. */
   private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
+    return this.result(0, false, invalidEvent(this.task.style, reason));
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {

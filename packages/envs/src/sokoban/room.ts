@@ -1,7 +1,8 @@
 /**
  * Sokoban rooms and states. A room is a `width × height` grid (cell = `row * width + col`) with walls and
- * targets; a state is the player cell plus the sorted box cells. Symbols (SPEC §2.3): `#` wall, `_` floor,
- * `O` target, `X` box, `√` box on target, `P` player, `S` player on target.
+ * targets; a state is the player cell plus the sorted box cells. Symbols (the text face, also accepted by
+ * `parseSokoban`): `#` wall, `_` floor, `O` target, `X` box, `√` box on target, `P` player, `S` player on
+ * target.
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
@@ -65,7 +66,7 @@ export function createRoom(
       c < width - 1 ? cell + 1 : -1,
     ];
     for (let d = 0; d < 4; d++) {
-      const to = candidates[d] as number;
+      const to = candidates[d]!;
       if (to >= 0 && !walls[to]) next[cell * 4 + d] = to;
     }
   }
@@ -149,16 +150,16 @@ export interface MoveResult {
 export function tryMove(state: SokobanState, move: SokobanMove): MoveResult | null {
   const { room, player, boxes } = state;
   const d = MOVE_INDEX[move];
-  const to = room.next[player * 4 + d] as number;
+  const to = room.next[player * 4 + d]!;
   if (to < 0) return null;
   const i = boxes.indexOf(to);
   if (i < 0) return { state: { room, player: to, boxes }, targetDelta: 0, pushed: false };
-  const beyond = room.next[to * 4 + d] as number;
+  const beyond = room.next[to * 4 + d]!;
   if (beyond < 0 || boxes.includes(beyond)) return null;
   const moved = boxes.slice();
   moved[i] = beyond;
   moved.sort((a, b) => a - b);
-  const targetDelta = (room.targets[beyond] as number) - (room.targets[to] as number);
+  const targetDelta = room.targets[beyond]! - room.targets[to]!;
   return { state: { room, player: to, boxes: moved }, targetDelta, pushed: true };
 }
 
