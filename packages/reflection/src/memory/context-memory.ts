@@ -1,7 +1,7 @@
 /**
  * The context builder behind every memory mode: it lays out play and reflect prompts in the `turn` and
- * `transcript` layouts (SPEC §4) from what a mode shows of earlier attempts (notes, history, a retrieved
- * block).
+ * `transcript` layouts (architecture/reflection.md) from what a mode shows of earlier attempts (notes,
+ * history, a retrieved block).
  */
 
 import type {
@@ -34,7 +34,7 @@ import {
 import { extractRemark, MAX_NOTE_CHARS } from '../tags';
 
 export interface LayoutOptions {
-  /** Turn layout: how many recent steps of the current attempt to show. Default 7 (SPEC §4). */
+  /** Turn layout: how many recent steps of the current attempt to show. Default 7, as in the paper. */
   readonly historyWindow?: number;
   /** Turn layout: how many of the most recent steps also show the state they acted from. Default 2. */
   readonly observationWindow?: number;
@@ -110,127 +110,18 @@ export function createContextMemory(spec: ContextMemorySpec): MemoryV1 {
     reflects: spec.reflects,
     ...(retrieval ? { commit: () => retrieval.commit() } : {}),
     createSlot(info: MemorySlotInfoV1): MemorySlotV1 {
-      const style: PromptStyle = info.style;
-      const sep = style === 'compact' ? '\n' : '\n\n';
       const retrievalSlot = retrieval?.createSlot(info);
-      const blocks = new Map<number, string>();
-      const retrieved = (
-        attempt: number,
-        initialText: string,
-        earlier: readonly MemoryAttemptV1[],
-      ): string => {
-        if (!retrievalSlot) return '';
-        let block = blocks.get(attempt);
-        if (block === undefined) {
-          block = retrievalSlot.block(
-            attempt,
-            initialText,
-            earlier.filter((a) => a.attempt < attempt),
-          );
-          blocks.set(attempt, block);
-        }
-        return block;
+      const slot: Slot = {
+        spec,
+        info,
+        style: info.style,
+        historyWindow,
+        observationWindow,
+        retrieved: cachedRetrieval(retrievalSlot),
       };
-
-      /** What the mode shows of earlier attempts in the turn layout. */
-      const earlierBlock = (earlier: readonly MemoryAttemptV1[]): string =>
-        earlier
-          .map((a) => {
-            const parts: string[] = [];
-            if (spec.history) parts.push(attemptHistory(a, style));
-            if (spec.notes) parts.push(noteLine(a, style));
-            return parts.join('\n');
-          })
-          .filter((t) => t.length > 0)
-          .join('\n');
-
-      const memorySection = (
-        earlier: readonly MemoryAttemptV1[],
-        attempt: number,
-        initialText: string,
-      ): string => {
-        const own = earlierBlock(earlier);
-        return [retrieved(attempt, initialText, earlier), own ? `${memoryHeading(style)}\n${own}` : '']
-          .filter((t) => t.length > 0)
-          .join(style === 'compact' ? '\n' : '\n\n');
-      };
-
-      // ---- transcript layout ----
-      const opening = (
-        conv: Conversation,
-        attempt: number,
-        initialText: string,
-        earlier: readonly MemoryAttemptV1[],
-        first: string,
-      ) => {
-        conv.user(attemptHeading(attempt, info.attempts, style));
-        conv.user(retrieved(attempt, initialText, earlier));
-        conv.user(currentStateBlock(first, style));
-      };
-
-      const steps = (
-        conv: Conversation,
-        list: readonly MemoryStepV1[],
-        last: (s: MemoryStepV1) => string,
-      ) => {
-        list.forEach((s, j) => {
-          conv.assistant(s.response, s.responseTokens);
-          conv.user(j < list.length - 1 ? `${s.event}\n${s.nextObservation}` : last(s));
-        });
-      };
-
-      const finishedText = (a: MemoryAttemptV1, s: MemoryStepV1): string =>
-        [s.event, a.reveal ?? '', outcomePhrase(a.outcome, style)].filter((t) => t.length > 0).join('\n');
-
-      const appendFinished = (
-        conv: Conversation,
-        a: MemoryAttemptV1,
-        earlier: readonly MemoryAttemptV1[],
-        full: boolean,
-      ): void => {
-        if (full) {
-          opening(conv, a.attempt, a.initialText, earlier, a.steps[0]?.observation ?? a.initialText);
-          steps(conv, a.steps, (s) => finishedText(a, s));
-        } else if (spec.notes && a.reflection) {
-          conv.user(attemptSummary(a.attempt, info.attempts, a.outcome, style));
-        }
-        if (spec.notes && a.reflection) {
-          conv.user(reflectInstruction(a.outcome, style));
-          conv.assistant(a.reflection.response, a.reflection.responseTokens);
-        }
-      };
-
-      const transcriptEarlier = (conv: Conversation, earlier: readonly MemoryAttemptV1[]) => {
-        conv.user(info.rules);
-        for (const a of earlier) appendFinished(conv, a, earlier, spec.history);
-      };
-
       return {
         playMessages(view: MemoryPlayViewV1): readonly ChatMessage[] {
-          if (info.layout === 'transcript') {
-            const conv = new Conversation();
-            transcriptEarlier(conv, view.earlier);
-            opening(
-              conv,
-              view.attempt,
-              view.initialText,
-              view.earlier,
-              view.current[0]?.observation ?? view.observation.text,
-            );
-            steps(conv, view.current, (s) => `${s.event}\n${view.observation.text}`);
-            return conv.finish();
-          }
-          const parts = [rulesAndStart(info.rules, view.initialText, style)];
-          const memory = memorySection(view.earlier, view.attempt, view.initialText);
-          if (memory) parts.push(memory);
-          parts.push(attemptHeading(view.attempt, info.attempts, style));
-          const recent = view.current.slice(Math.max(0, view.current.length - historyWindow));
-          if (recent.length > 0) {
-            const lines = recent.map((s, i) => stepLine(s, recent.length - i <= observationWindow, style));
-            parts.push(`${historyHeading(style)}\n${lines.join('\n')}`);
-          }
-          parts.push(currentStateBlock(view.observation.text, style));
-          return [{ role: 'user', content: parts.join(sep) }];
+          return info.layout === 'transcript' ? transcriptPlay(slot, view) : turnPlay(slot, view);
         },
 
         reflectMessages(view: MemoryReflectViewV1): readonly ChatMessage[] {
@@ -242,37 +133,13 @@ export function createContextMemory(spec: ContextMemorySpec): MemoryV1 {
                 role: 'user',
                 content: reflectInstruction(
                   { success: false, draw: false, truncated: false, label: 'unknown' },
-                  style,
+                  slot.style,
                 ),
               },
             ];
-          if (info.layout === 'transcript') {
-            const conv = new Conversation();
-            transcriptEarlier(conv, before);
-            opening(
-              conv,
-              finished.attempt,
-              finished.initialText,
-              before,
-              finished.steps[0]?.observation ?? finished.initialText,
-            );
-            steps(conv, finished.steps, (s) => finishedText(finished, s));
-            conv.user(reflectInstruction(finished.outcome, style));
-            return conv.finish();
-          }
-          const parts = [rulesAndStart(info.rules, finished.initialText, style)];
-          const memory = memorySection(before, finished.attempt, finished.initialText);
-          if (memory) parts.push(memory);
-          const lines = finished.steps.map((s) => stepLine(s, true, style));
-          if (finished.reveal) lines.push(finished.reveal);
-          parts.push(`${finishedHeading(finished.attempt, info.attempts, style)}\n${lines.join('\n')}`);
-          parts.push(
-            style === 'compact'
-              ? outcomePhrase(finished.outcome, style)
-              : `Result: ${outcomePhrase(finished.outcome, style)}.`,
-          );
-          parts.push(reflectInstruction(finished.outcome, style));
-          return [{ role: 'user', content: parts.join(sep) }];
+          return info.layout === 'transcript'
+            ? transcriptReflect(slot, finished, before)
+            : turnReflect(slot, finished, before);
         },
 
         parseReflection(response: string): ParsedReflectionV1 {
@@ -286,4 +153,199 @@ export function createContextMemory(spec: ContextMemorySpec): MemoryV1 {
       };
     },
   };
+}
+
+/** What one slot's prompts are built from. */
+interface Slot {
+  readonly spec: ContextMemorySpec;
+  readonly info: MemorySlotInfoV1;
+  readonly style: PromptStyle;
+  readonly historyWindow: number;
+  readonly observationWindow: number;
+  /** The retrieved block shown during an attempt (computed once per attempt; empty without retrieval). */
+  readonly retrieved: (attempt: number, initialText: string, earlier: readonly MemoryAttemptV1[]) => string;
+}
+
+/** The retrieval slot's block per attempt, asked once (with the attempts before it) and then reused. */
+function cachedRetrieval(retrievalSlot: RetrievalSlot | undefined): Slot['retrieved'] {
+  const blocks = new Map<number, string>();
+  return (attempt, initialText, earlier) => {
+    if (!retrievalSlot) return '';
+    let block = blocks.get(attempt);
+    if (block === undefined) {
+      block = retrievalSlot.block(
+        attempt,
+        initialText,
+        earlier.filter((a) => a.attempt < attempt),
+      );
+      blocks.set(attempt, block);
+    }
+    return block;
+  };
+}
+
+/** Joins prompt parts: a line break in the compact style, a blank line in the verbose one. */
+function separator(style: PromptStyle): string {
+  return style === 'compact' ? '\n' : '\n\n';
+}
+
+// ---- turn layout ----
+
+/** What the mode shows of earlier attempts in the turn layout. */
+function earlierBlock({ spec, style }: Slot, earlier: readonly MemoryAttemptV1[]): string {
+  return earlier
+    .map((a) => {
+      const parts: string[] = [];
+      if (spec.history) parts.push(attemptHistory(a, style));
+      if (spec.notes) parts.push(noteLine(a, style));
+      return parts.join('\n');
+    })
+    .filter((t) => t.length > 0)
+    .join('\n');
+}
+
+/** The retrieved block and the mode's own memory of earlier attempts (empty when there is neither). */
+function memorySection(
+  slot: Slot,
+  earlier: readonly MemoryAttemptV1[],
+  attempt: number,
+  initialText: string,
+): string {
+  const own = earlierBlock(slot, earlier);
+  return [slot.retrieved(attempt, initialText, earlier), own ? `${memoryHeading(slot.style)}\n${own}` : '']
+    .filter((t) => t.length > 0)
+    .join(separator(slot.style));
+}
+
+/** Turn layout play prompt: rules, memory, heading, the recent steps of this attempt, the current state. */
+function turnPlay(slot: Slot, view: MemoryPlayViewV1): readonly ChatMessage[] {
+  const { info, style, historyWindow, observationWindow } = slot;
+  const parts = [rulesAndStart(info.rules, view.initialText, style)];
+  const memory = memorySection(slot, view.earlier, view.attempt, view.initialText);
+  if (memory) parts.push(memory);
+  parts.push(attemptHeading(view.attempt, info.attempts, style));
+  const recent = view.current.slice(Math.max(0, view.current.length - historyWindow));
+  if (recent.length > 0) {
+    const lines = recent.map((s, i) => stepLine(s, recent.length - i <= observationWindow, style));
+    parts.push(`${historyHeading(style)}\n${lines.join('\n')}`);
+  }
+  parts.push(currentStateBlock(view.observation.text, style));
+  return [{ role: 'user', content: parts.join(separator(style)) }];
+}
+
+/** Turn layout reflect prompt: rules, memory, the finished attempt's full history, its result. */
+function turnReflect(
+  slot: Slot,
+  finished: MemoryAttemptV1,
+  before: readonly MemoryAttemptV1[],
+): readonly ChatMessage[] {
+  const { info, style } = slot;
+  const parts = [rulesAndStart(info.rules, finished.initialText, style)];
+  const memory = memorySection(slot, before, finished.attempt, finished.initialText);
+  if (memory) parts.push(memory);
+  const lines = finished.steps.map((s) => stepLine(s, true, style));
+  if (finished.reveal) lines.push(finished.reveal);
+  parts.push(`${finishedHeading(finished.attempt, info.attempts, style)}\n${lines.join('\n')}`);
+  parts.push(
+    style === 'compact'
+      ? outcomePhrase(finished.outcome, style)
+      : `Result: ${outcomePhrase(finished.outcome, style)}.`,
+  );
+  parts.push(reflectInstruction(finished.outcome, style));
+  return [{ role: 'user', content: parts.join(separator(style)) }];
+}
+
+// ---- transcript layout ----
+
+/** An attempt's opening user text: its heading, the retrieved block, its first state. */
+function opening(
+  slot: Slot,
+  conv: Conversation,
+  attempt: number,
+  initialText: string,
+  earlier: readonly MemoryAttemptV1[],
+  first: string,
+): void {
+  conv.user(attemptHeading(attempt, slot.info.attempts, slot.style));
+  conv.user(slot.retrieved(attempt, initialText, earlier));
+  conv.user(currentStateBlock(first, slot.style));
+}
+
+/** Each step's response, then its event and next state (`last` says what follows the last step). */
+function addSteps(
+  conv: Conversation,
+  list: readonly MemoryStepV1[],
+  last: (s: MemoryStepV1) => string,
+): void {
+  list.forEach((s, j) => {
+    conv.assistant(s.response, s.responseTokens);
+    conv.user(j < list.length - 1 ? `${s.event}\n${s.nextObservation}` : last(s));
+  });
+}
+
+/** What follows the last step of a finished attempt: its event, the reveal, the result. */
+function finishedText(style: PromptStyle, a: MemoryAttemptV1, s: MemoryStepV1): string {
+  return [s.event, a.reveal ?? '', outcomePhrase(a.outcome, style)].filter((t) => t.length > 0).join('\n');
+}
+
+/** A finished earlier attempt: in full (`full`) or as a one-line result, then its reflect exchange. */
+function appendFinished(
+  slot: Slot,
+  conv: Conversation,
+  a: MemoryAttemptV1,
+  earlier: readonly MemoryAttemptV1[],
+  full: boolean,
+): void {
+  const { spec, info, style } = slot;
+  if (full) {
+    opening(slot, conv, a.attempt, a.initialText, earlier, a.steps[0]?.observation ?? a.initialText);
+    addSteps(conv, a.steps, (s) => finishedText(style, a, s));
+  } else if (spec.notes && a.reflection) {
+    conv.user(attemptSummary(a.attempt, info.attempts, a.outcome, style));
+  }
+  if (spec.notes && a.reflection) {
+    conv.user(reflectInstruction(a.outcome, style));
+    conv.assistant(a.reflection.response, a.reflection.responseTokens);
+  }
+}
+
+/** The rules and what the mode keeps of the earlier attempts. */
+function transcriptEarlier(slot: Slot, conv: Conversation, earlier: readonly MemoryAttemptV1[]): void {
+  conv.user(slot.info.rules);
+  for (const a of earlier) appendFinished(slot, conv, a, earlier, slot.spec.history);
+}
+
+function transcriptPlay(slot: Slot, view: MemoryPlayViewV1): readonly ChatMessage[] {
+  const conv = new Conversation();
+  transcriptEarlier(slot, conv, view.earlier);
+  opening(
+    slot,
+    conv,
+    view.attempt,
+    view.initialText,
+    view.earlier,
+    view.current[0]?.observation ?? view.observation.text,
+  );
+  addSteps(conv, view.current, (s) => `${s.event}\n${view.observation.text}`);
+  return conv.finish();
+}
+
+function transcriptReflect(
+  slot: Slot,
+  finished: MemoryAttemptV1,
+  before: readonly MemoryAttemptV1[],
+): readonly ChatMessage[] {
+  const conv = new Conversation();
+  transcriptEarlier(slot, conv, before);
+  opening(
+    slot,
+    conv,
+    finished.attempt,
+    finished.initialText,
+    before,
+    finished.steps[0]?.observation ?? finished.initialText,
+  );
+  addSteps(conv, finished.steps, (s) => finishedText(slot.style, finished, s));
+  conv.user(reflectInstruction(finished.outcome, slot.style));
+  return conv.finish();
 }
