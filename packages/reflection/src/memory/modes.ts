@@ -1,4 +1,4 @@
-/** The four in-context memory modes (SPEC §4): what attempt k's prompts carry about attempts 0..k−1. */
+/** The four in-context memory modes: what attempt k's prompts carry about attempts 0..k−1. */
 
 import { ConfigError, type MemoryV1, UnknownIdError } from '@mage-rl/core';
 import { createContextMemory, type LayoutOptions } from './context-memory';

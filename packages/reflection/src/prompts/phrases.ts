@@ -1,5 +1,5 @@
 /**
- * The fixed wording of prompts in both styles (SPEC §4). `verbose` is natural language for instruction
+ * The fixed wording of prompts in both styles. `verbose` is natural language for instruction
  * models; `compact` uses only the words of `COMPACT_VOCABULARY` (plus numbers and the env's own text) so
  * a tiny word-level tokenizer can read it.
  */

@@ -1,5 +1,5 @@
 /**
- * `a-mem`-style note memory (a retrieval baseline, SPEC §4): every reflection note is stored with
+ * `a-mem`-style note memory (a retrieval baseline): every reflection note is stored with
  * keywords, its task context and links to the most similar earlier notes; each attempt's prompts show
  * the notes most similar to the current task plus the notes they link to. Deterministic lexical
  * similarity, no embedding model; notes persist across meta-episodes (`commit()` after a run).
@@ -7,7 +7,7 @@
 
 import { ConfigError, type MemoryV1, type PromptStyle, type Seat } from '@mage-rl/core';
 import { createContextMemory, type LayoutOptions } from '../memory/context-memory';
-import { addTokens, cosine, keywords, stateFeatures, words } from './lexical';
+import { addTokens, cosine, keywords, taskFeatures, words } from './lexical';
 
 export interface AMemNote {
   /** 0-based id in commit order. */
@@ -47,11 +47,7 @@ function features(
   text = '',
   kw: readonly string[] = [],
 ) {
-  const bag = new Map<string, number>();
-  addTokens(bag, 'env:', [n.envId]);
-  addTokens(bag, 'opp:', [n.opponentId ?? 'none'], 3);
-  addTokens(bag, 'seat:', [n.seat]);
-  stateFeatures(bag, n.initialText);
+  const bag = taskFeatures(n.envId, n.opponentId, n.seat, n.initialText);
   addTokens(bag, 'k:', kw, 2);
   addTokens(bag, 'w:', words(text));
   return bag;

@@ -58,6 +58,21 @@ export function stateFeatures(bag: Map<string, number>, text: string, weight = 1
   });
 }
 
+/** Features of a task: env id, opponent id (weight 3), seat and the initial state. */
+export function taskFeatures(
+  envId: string,
+  opponentId: string | null,
+  seat: string,
+  initialText: string,
+): Map<string, number> {
+  const bag = new Map<string, number>();
+  addTokens(bag, 'env:', [envId]);
+  addTokens(bag, 'opp:', [opponentId ?? 'none'], 3);
+  addTokens(bag, 'seat:', [seat]);
+  stateFeatures(bag, initialText);
+  return bag;
+}
+
 export function cosine(a: FeatureBag, b: FeatureBag): number {
   let dot = 0;
   let na = 0;

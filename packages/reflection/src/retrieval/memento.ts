@@ -1,5 +1,5 @@
 /**
- * `memento`-style case memory (a retrieval baseline, SPEC §4): finished attempts are stored as cases
+ * `memento`-style case memory (a retrieval baseline): finished attempts are stored as cases
  * with their outcome; each attempt's prompts show the most similar cases, by lexical similarity of
  * env, opponent, seat and initial state. Cases persist across meta-episodes (`commit()` after a run).
  */
@@ -14,7 +14,7 @@ import {
 } from '@mage-rl/core';
 import { createContextMemory, type LayoutOptions } from '../memory/context-memory';
 import { resultWord } from '../prompts/phrases';
-import { addTokens, cosine, stateFeatures } from './lexical';
+import { cosine, taskFeatures } from './lexical';
 
 export interface MementoCase {
   readonly envId: string;
@@ -45,20 +45,6 @@ export interface MementoOptions extends LayoutOptions {
 export interface MementoMemory extends MemoryV1 {
   /** Committed cases, oldest first (JSON-safe: save it and pass it back as `cases`). */
   readonly cases: readonly MementoCase[];
-}
-
-function taskFeatures(
-  envId: string,
-  opponentId: string | null,
-  seat: Seat,
-  initialText: string,
-): Map<string, number> {
-  const bag = new Map<string, number>();
-  addTokens(bag, 'env:', [envId]);
-  addTokens(bag, 'opp:', [opponentId ?? 'none'], 3);
-  addTokens(bag, 'seat:', [seat]);
-  stateFeatures(bag, initialText);
-  return bag;
 }
 
 export function caseFromAttempt(info: MemorySlotInfoV1, attempt: MemoryAttemptV1): MementoCase {

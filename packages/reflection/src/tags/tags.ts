@@ -1,4 +1,4 @@
-/** Tag extraction for model responses (SPEC §4). Never throws, whatever the input. */
+/** Tag extraction for model responses: `<remark>` notes, `<action>` moves. Never throws, on any input. */
 
 /** Longest note kept from a reflection (characters). */
 export const MAX_NOTE_CHARS = 2000;
