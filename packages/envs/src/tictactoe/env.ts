@@ -21,6 +21,7 @@ import {
   seatPlayer,
   stepResult,
 } from '../episode/outcomes';
+import { invalidEvent, textEnv } from '../episode/text-env';
 import { validateOptions } from '../options/validate-options';
 import {
   emptyCells,
@@ -67,17 +68,14 @@ export type TicTacToeEnv = EnvV1<TicTacToeState, TicTacToeAction>;
 export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
   const resolved = validateOptions(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options);
   const game = ticTacToeGame(resolved.size);
-  return {
-    specificationVersion: 'v1',
+  return textEnv({
     id: TICTACTOE_ENV_ID,
-    options: { ...resolved },
+    options: resolved,
     game,
-    promptStyles: PROMPT_STYLES,
-    maxTurns: resolved.maxTurns,
     needsOpponent: true,
     createEpisode: (task) => new TicTacToeEpisode(task, resolved),
     formatAction: (cell, style) => formatTicTacToeAction(cell, resolved.size, style),
-  };
+  });
 }
 
 class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> {
@@ -204,7 +202,7 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
 
   /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
   private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, this.task.style === 'compact' ? 'invalid' : `invalid: ${reason}`);
+    return this.result(0, false, invalidEvent(this.task.style, reason));
   }
 
   private result(reward: number, valid: boolean, event: string): EnvStepV1 {
