@@ -9,7 +9,6 @@ import {
   type EnvV1,
   InvalidArgumentError,
   type ParsedAction,
-  PROMPT_STYLES,
   RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
