@@ -186,7 +186,12 @@ function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Chart {
     dashed: r.memory !== rows[0]?.memory,
     points: r.overall.passAtK.map((m, i) => ({ x: i + 1, y: m.mean, lo: m.low, hi: m.high })),
   }));
-  return passAtKChart({ title: `${suite}: success by attempt (mean over seeds, 95% t-interval)`, series });
+  return passAtKChart({
+    title: `${suite}: success by attempt (mean over seeds, 95% t-interval)`,
+    series,
+    // Room for a legend line per series below a plot of the usual height.
+    height: 340 + 18 * series.length,
+  });
 }
 
 export interface ExperimentReportFiles {

@@ -85,9 +85,12 @@ export function lineChart(options: LineChartOptions): Chart {
   const height = options.height ?? 400;
   const percent = options.percent ?? false;
   const margin = { top: 48, right: 20, bottom: 56, left: 68 };
-  const legendRows = Math.ceil(options.series.length / 3);
-  const legendHeight = legendRows * 18 + (legendRows > 0 ? 8 : 0);
   const plotW = width - margin.left - margin.right;
+  // Up to three legend entries per row, fewer when the names are long (about 6.2 px per character).
+  const longest = Math.max(0, ...options.series.map((s) => s.name.length));
+  const legendColumns = Math.max(1, Math.min(3, Math.floor(plotW / (36 + 6.2 * longest))));
+  const legendRows = Math.ceil(options.series.length / legendColumns);
+  const legendHeight = legendRows * 18 + (legendRows > 0 ? 8 : 0);
   const plotH = height - margin.top - margin.bottom - legendHeight;
 
   const points = options.series
@@ -181,13 +184,13 @@ export function lineChart(options: LineChartOptions): Chart {
       }
     }
   });
-  // Legend below the plot, three entries per row.
+  // Legend below the plot.
   const legendTop = margin.top + plotH + 50;
   options.series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length] as string;
-    const col = i % 3;
-    const row = Math.floor(i / 3);
-    const x = margin.left + col * (plotW / 3);
+    const col = i % legendColumns;
+    const row = Math.floor(i / legendColumns);
+    const x = margin.left + col * (plotW / legendColumns);
     const y = legendTop + row * 18;
     parts.push(
       `<line x1="${x}" x2="${x + 22}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
