@@ -1,9 +1,10 @@
 /**
  * `mage experiment`: a grid of methods × seeds (× switch values) on one environment and run preset. Every
  * seed has one warm start shared by all its methods; trained runs skip their in-loop evaluation and every
- * policy (the warm start included) is then evaluated under the same protocols: the same tasks
- * (`<seed>/eval/<suite>`), opponents, sampling and K, with each listed memory. Each unit of work writes
- * its own file atomically, so a killed experiment continues where it stopped. See `architecture/cli.md`.
+ * policy (the warm start included) is then evaluated under the same protocols: the same tasks (those of
+ * the training loop's evaluation), opponents, sampling and K, with each listed memory. Each unit of work
+ * writes its own file atomically, so a killed experiment continues where it stopped. See
+ * `architecture/cli.md`.
  */
 
 import { execFileSync } from 'node:child_process';
@@ -43,7 +44,7 @@ export interface GridAxis {
   readonly values: readonly unknown[];
 }
 
-/** What an experiment runs (`experiment.json`); a resumed experiment must ask for the same. */
+/** What one `mage experiment` call asks for (recorded, merged with earlier calls, in `experiment.json`). */
 export interface ExperimentSpecV1 {
   readonly format: typeof EXPERIMENT_FORMAT;
   readonly env: string;
