@@ -1,4 +1,5 @@
 export * from './corpus';
+export * from './environments';
 export * from './evaluation';
 export * from './presets';
 export * from './teachers';

@@ -12,6 +12,7 @@ export {
   reflectAnchor,
   type Seat,
 } from './env';
+export type * from './env-definition';
 export { CHANCE_PLAYER, type ChanceOutcome, type GameModelV1, TERMINAL_PLAYER } from './game-model';
 export type {
   LearnerRowV1,

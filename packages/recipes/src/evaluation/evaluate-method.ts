@@ -19,6 +19,7 @@ import {
   type SeatOption,
   UnknownIdError,
 } from '@mage-rl/core';
+import { envDefinition } from '../environments/registry';
 import { METHOD_IDS, METHODS, type MethodId } from '../presets/methods';
 import type { TrainConfig } from '../presets/schema';
 import {
@@ -36,7 +37,7 @@ export interface EvaluateMethodOptions<S = unknown, A = unknown> {
   readonly method: string;
   /** Opponent ids (two-player envs). */
   readonly opponents?: readonly string[];
-  /** Default: the `@mage-rl/opponents` registry of `env.id`. */
+  /** Default: the opponents of `env.id`'s definition in the env registry. */
   readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
   /** Meta-episodes per opponent. Default 16. */
   readonly episodes?: number;
@@ -87,13 +88,15 @@ export async function evaluateMethod<S, A>(
   const retrieval = kind === 'memento' || kind === 'a-mem';
   const waveSize =
     options.waveSize ?? (retrieval ? retrievalWaveSize(episodes, opponents.length) : undefined);
-  const makeOpponent = options.makeOpponent ?? opponentFactory<S, A>(options.env.id);
+  const makeOpponent = options.env.needsOpponent
+    ? (options.makeOpponent ?? opponentFactory<S, A>(options.env.id))
+    : undefined;
   const result = await evaluate({
     env: options.env,
     policy: options.policy,
     memory,
     ...(opponents.length > 0 ? { opponents } : {}),
-    ...(makeOpponent && options.env.needsOpponent ? { makeOpponent } : {}),
+    ...(makeOpponent ? { makeOpponent } : {}),
     episodes,
     attempts: options.attempts ?? 3,
     seed: options.seed ?? 0,
@@ -124,7 +127,7 @@ export interface EvaluationSuiteV1 {
 export function evaluationSuites(config: TrainConfig): EvaluationSuiteV1[] {
   const base = { ...config.env.options, ...config.eval.envOptions } as JsonObject;
   const suites: EvaluationSuiteV1[] = [];
-  const twoPlayer = config.env.id !== 'sokoban';
+  const twoPlayer = envDefinition(config.env.id).opponents !== undefined;
   if (!twoPlayer || config.eval.inDomain.length > 0) {
     suites.push({ name: 'in-domain', domain: 'in', opponents: config.eval.inDomain, envOptions: base });
   }

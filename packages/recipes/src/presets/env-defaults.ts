@@ -1,56 +1,41 @@
 /**
- * Per-env defaults (SPEC §5, §3): γ_traj 0.9 for Sokoban, invalid penalty 2.0 for Kuhn, KL 0.1 for
- * Tic-Tac-Toe and Kuhn, length-penalty coefficients, seats, populations and the in-domain and
- * out-of-domain evaluation opponents.
+ * Per-env training defaults: each env's definition carries its own (`../environments`); this module reads
+ * them from the registry, and adds the generic layer every env starts from.
  */
 
-import { POPULATION_PRESETS } from '@mage-rl/opponents';
-import type { RecipeEnvId } from '../wiring';
+import type { EnvDefinitionV1 } from '@mage-rl/core';
+import { envDefinition, FIRST_PARTY_ENV_DEFINITIONS } from '../environments/registry';
 import type { TrainConfigInput } from './schema';
 
-const ids = (envId: 'tictactoe' | 'kuhn-poker', preset: string): string[] =>
-  (POPULATION_PRESETS[envId][preset] ?? []).map((e) => e.id);
+/** The defaults of the first-party envs, by id (each env's `defaults`). */
+export const ENV_DEFAULTS: Readonly<Record<string, TrainConfigInput>> = Object.fromEntries(
+  FIRST_PARTY_ENV_DEFINITIONS.map((d) => [d.id, d.defaults as TrainConfigInput]),
+);
 
-export const ENV_DEFAULTS: Readonly<Record<RecipeEnvId, TrainConfigInput>> = {
-  tictactoe: {
-    // A game stopped by the turn limit scores as a loss, so stalling with invalid moves never pays.
-    env: { options: { truncation: 'loss' } },
-    rollout: { seats: { mixed: 0.5 } },
-    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
-    advantage: { trajGamma: 0.6, invalidPenalty: 0.5, lengthPenaltyCoef: 2 },
-    ppo: { klCoef: 0.1 },
-    eval: {
-      inDomain: ids('tictactoe', 'balanced'),
-      outOfDomain: ids('tictactoe', 'ood'),
-      envOptions: {},
-      outOfDomainEnvOptions: [],
-    },
-  },
-  'kuhn-poker': {
-    env: { options: { revealShowdown: true } },
-    rollout: { seats: { mixed: 0.5 } },
-    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
-    advantage: { trajGamma: 0.6, invalidPenalty: 2, lengthPenaltyCoef: 2 },
-    ppo: { klCoef: 0.1 },
-    eval: {
-      inDomain: ids('kuhn-poker', 'balanced'),
-      outOfDomain: ids('kuhn-poker', 'ood'),
-      // SPEC §2.2: showdown cards revealed in training, hidden in evaluation.
-      envOptions: { revealShowdown: false },
-      outOfDomainEnvOptions: [],
-    },
-  },
-  sokoban: {
+/**
+ * What an env gets before its own defaults: no options; a single-agent env plays first with no
+ * population and no evaluation opponents; a two-player env plays either seat, trains against its first
+ * population and is evaluated against it. The first-party envs set all of these themselves.
+ */
+export function envBaseLayer(definition: EnvDefinitionV1): TrainConfigInput {
+  const populations = definition.opponents?.populations ?? {};
+  const first = Object.keys(populations)[0];
+  const twoPlayer = definition.opponents !== undefined && first !== undefined;
+  return {
     env: { options: {} },
-    rollout: { seats: 'first' },
-    population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
-    advantage: { trajGamma: 0.9, invalidPenalty: 0.5, lengthPenaltyCoef: 1 },
+    rollout: { seats: twoPlayer ? { mixed: 0.5 } : 'first' },
+    population: { preset: twoPlayer ? first : 'none', fixedOpponent: null, mode: 'sampled' },
     eval: {
-      inDomain: [],
+      inDomain: twoPlayer ? (populations[first] ?? []).map((e) => e.id) : [],
       outOfDomain: [],
       envOptions: {},
-      // SPEC §2.3: 1-box and 3-box rooms are the out-of-domain tests.
-      outOfDomainEnvOptions: [{ boxes: 1 }, { boxes: 3 }],
+      outOfDomainEnvOptions: [],
     },
-  },
-};
+  };
+}
+
+/** The generic layer and the defaults of env `id` (from the registry). */
+export function envDefaultsOf(id: string): readonly TrainConfigInput[] {
+  const definition = envDefinition(id);
+  return [envBaseLayer(definition), definition.defaults as TrainConfigInput];
+}

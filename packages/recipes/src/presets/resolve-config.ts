@@ -5,9 +5,10 @@
  */
 
 import { ConfigError, MageError, UnknownIdError } from '@mage-rl/core';
-import { checkOpponentId, createEnvById, populationNames, RECIPE_ENV_IDS, type RecipeEnvId } from '../wiring';
+import { envRegistry } from '../environments/registry';
+import { checkOpponentId, createEnvById, populationNames } from '../wiring';
 import { configErrorFromZod } from './config-errors';
-import { ENV_DEFAULTS } from './env-defaults';
+import { envDefaultsOf } from './env-defaults';
 import { METHOD_IDS, METHODS, type MethodId } from './methods';
 import { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId } from './run-presets';
 import { type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
@@ -97,7 +98,7 @@ function rethrowEnvOption(error: unknown, envId: string, prefix: string): never 
   throw error;
 }
 
-/** Cross-field checks zod cannot express: env options, populations and opponent ids. */
+/** Cross-field checks zod cannot express: env options, populations and opponent ids (single-agent: none). */
 function checkSemantics(config: TrainConfig): void {
   const envId = config.env.id;
   try {
@@ -118,11 +119,11 @@ function checkSemantics(config: TrainConfig): void {
       rethrowEnvOption(error, envId, `eval.outOfDomainEnvOptions.${i}`);
     }
   });
-  if (envId === 'sokoban') {
+  if (!envRegistry().get(envId).opponents) {
     for (const key of ['inDomain', 'outOfDomain'] as const) {
       if (config.eval[key].length > 0) {
         throw new ConfigError(
-          `eval.${key} must be empty for the single-agent env 'sokoban', got ${JSON.stringify(config.eval[key])}.`,
+          `eval.${key} must be empty for the single-agent env '${envId}', got ${JSON.stringify(config.eval[key])}.`,
           { path: `eval.${key}`, context: { value: config.eval[key], allowed: [] } },
         );
       }
@@ -173,6 +174,25 @@ function checkIdentity(partial: TrainConfigInput, options: ResolveTrainConfigOpt
   }
 }
 
+/**
+ * `env.package` names the package an env came from; it must be the one the registry added the env from
+ * (first-party envs have none). The resolved config records it, so the config reproduces the run.
+ */
+function packageOf(envId: string, asked: unknown): string | undefined {
+  const source = envRegistry().packageOf(envId);
+  if (asked !== undefined && asked !== source) {
+    const why =
+      source === undefined
+        ? `env '${envId}' is built in and comes from no package`
+        : `env '${envId}' was added from package '${source}'`;
+    throw new ConfigError(
+      `env.package is ${JSON.stringify(asked)} but ${why}; an env package is loaded with --env-package (or addEnvDefinition in code) before the config is resolved.`,
+      { path: 'env.package', context: { value: asked, package: source ?? null } },
+    );
+  }
+  return source;
+}
+
 /** Merges preset → env defaults → method → `partial` and validates the result. */
 export function resolveTrainConfig(
   partial: TrainConfigInput = {},
@@ -181,14 +201,22 @@ export function resolveTrainConfig(
   checkIdentity(partial, options);
   const preset = pick('preset', options.preset ?? partial.preset ?? 'laptop', RUN_PRESET_IDS);
   const method = pick('method', options.method ?? partial.method ?? 'mage', METHOD_IDS);
-  const envId = pick<RecipeEnvId>('env', options.env ?? partial.env?.id ?? 'tictactoe', RECIPE_ENV_IDS);
+  const envId = envRegistry().get(options.env ?? partial.env?.id ?? 'tictactoe').id;
+  const envPackage = packageOf(envId, partial.env?.package);
   const { provisional: _, ...presetValues } = RUN_PRESETS[preset];
-  const merged = mergeConfig(BASE, presetValues, ENV_DEFAULTS[envId], methodLayer(method, preset), partial, {
-    preset,
-    method,
-    env: { id: envId },
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-  });
+  const merged = mergeConfig(
+    BASE,
+    presetValues,
+    ...envDefaultsOf(envId),
+    methodLayer(method, preset),
+    partial,
+    {
+      preset,
+      method,
+      env: { id: envId, ...(envPackage === undefined ? {} : { package: envPackage }) },
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+    },
+  );
   const parsed = trainConfigSchema.safeParse(merged);
   if (!parsed.success) throw configErrorFromZod(parsed.error, merged, trainConfigSchema);
   checkSemantics(parsed.data);

@@ -2,7 +2,7 @@
 
 import { EPISODE_BASELINES } from '@mage-rl/gigpo';
 import { z } from 'zod';
-import { MEMORY_KINDS, RECIPE_ENV_IDS } from '../wiring';
+import { MEMORY_KINDS } from '../wiring';
 import { METHOD_IDS } from './methods';
 import { RUN_PRESET_IDS } from './run-presets';
 
@@ -15,9 +15,12 @@ const opponentIds = z.array(z.string().min(1));
 
 export const trainConfigSchema = z.strictObject({
   env: z.strictObject({
-    id: z.enum(RECIPE_ENV_IDS),
+    /** An env of the registry: built in, or added from an env package (`resolveTrainConfig` checks it). */
+    id: z.string().min(1),
     /** Options of the training env (validated by the env itself). */
     options: jsonRecord,
+    /** The package the env comes from (`--env-package`); absent for built-in envs. */
+    package: z.string().min(1).optional(),
   }),
   method: z.enum(METHOD_IDS),
   preset: z.enum(RUN_PRESET_IDS),

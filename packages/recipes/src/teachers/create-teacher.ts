@@ -1,30 +1,28 @@
-/** The teacher of an env by id. */
+/** The teacher of an env by id, from its definition in the env registry. */
 
 import { type EnvV1, type PolicyV1, UnknownIdError } from '@mage-rl/core';
-import type { KuhnPokerEnv } from '@mage-rl/envs/kuhn-poker';
-import type { SokobanEnv } from '@mage-rl/envs/sokoban';
-import type { TicTacToeEnv } from '@mage-rl/envs/tictactoe';
-import { type KuhnTeacherOptions, kuhnTeacher } from './kuhn-teacher';
-import { type SokobanTeacherOptions, sokobanTeacher } from './sokoban-teacher';
-import { type TicTacToeTeacherOptions, ticTacToeTeacher } from './tictactoe-teacher';
+import { envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from '../environments/registry';
+import type { KuhnTeacherOptions } from './kuhn-teacher';
+import type { SokobanTeacherOptions } from './sokoban-teacher';
+import type { TicTacToeTeacherOptions } from './tictactoe-teacher';
 
-export const TEACHER_ENV_IDS = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
+/** The first-party envs that have a teacher. */
+export const TEACHER_ENV_IDS: readonly string[] = FIRST_PARTY_ENV_DEFINITIONS.filter((d) => d.warmStart).map(
+  (d) => d.id,
+);
 
 export type AnyTeacherOptions = KuhnTeacherOptions & SokobanTeacherOptions & TicTacToeTeacherOptions;
 
 /**
- * The warm-start teacher of `env` (`tictactoe`, `kuhn-poker` or `sokoban`, built by `@mage-rl/envs`).
- * Throws `UnknownIdError` for other envs.
+ * The warm-start teacher of `env` (its definition's `warmStart.teacher`); each teacher reads the options
+ * it knows. Throws `UnknownIdError` (listing the envs that have one) for envs without a teacher.
  */
 export function createTeacher<S, A>(env: EnvV1<S, A>, options: AnyTeacherOptions = {}): PolicyV1 {
-  switch (env.id) {
-    case 'tictactoe':
-      return ticTacToeTeacher(env as unknown as TicTacToeEnv, options);
-    case 'kuhn-poker':
-      return kuhnTeacher(env as unknown as KuhnPokerEnv, options);
-    case 'sokoban':
-      return sokobanTeacher(env as unknown as SokobanEnv, options);
-    default:
-      throw new UnknownIdError('teacher env', env.id, TEACHER_ENV_IDS);
+  const registry = envRegistry();
+  const warmStart = registry.has(env.id) ? registry.get(env.id).warmStart : undefined;
+  if (!warmStart) {
+    const known = registry.definitions.filter((d) => d.warmStart).map((d) => d.id);
+    throw new UnknownIdError('teacher env', env.id, known);
   }
+  return warmStart.teacher(env as unknown as EnvV1, options);
 }

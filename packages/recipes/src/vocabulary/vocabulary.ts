@@ -1,14 +1,13 @@
 /**
- * The word list of the compact prompt grammar (SPEC §9): the future word-level tokenizer of mage-tiny is
- * built from it. Compact text separates every token by whitespace, so words are whitespace-split pieces
- * and punctuation tokens (`<action>`, `</remark>`, `(`, `,`, `->` …) are words of their own.
+ * The word list of the compact prompt grammar (SPEC §9): the word-level tokenizer of mage-tiny is built
+ * from it. Compact text separates every token by whitespace, so words are whitespace-split pieces and
+ * punctuation tokens (`<action>`, `</remark>`, `(`, `,`, `->` …) are words of their own. Each env brings
+ * its own words (`warmStart.words` of its definition); this module adds what every env shares.
  */
 
-import { kuhnRules } from '@mage-rl/envs/kuhn-poker';
-import { SOKOBAN_MOVES, SOKOBAN_SYMBOLS, sokobanRules } from '@mage-rl/envs/sokoban';
-import { TICTACTOE_MAX_SIZE, TICTACTOE_MIN_SIZE, ticTacToeRules } from '@mage-rl/envs/tictactoe';
-import { kuhnOpponentRegistry, ticTacToeOpponentRegistry } from '@mage-rl/opponents';
+import type { EnvDefinitionV1 } from '@mage-rl/core';
 import { COMPACT_VOCABULARY } from '@mage-rl/reflection';
+import { FIRST_PARTY_ENV_DEFINITIONS } from '../environments/registry';
 
 /** Sorted unique whitespace-separated words of `texts`. */
 export function collectVocabulary(texts: Iterable<string>): string[] {
@@ -27,38 +26,12 @@ export function sortWords(words: Iterable<string>): string[] {
   return [...words].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Outcome labels of the three envs (`AttemptOutcome.label`). */
-export const OUTCOME_LABELS: readonly string[] = ['win', 'loss', 'draw', 'truncated', 'solved', 'deadlock'];
-
-/**
- * Words the envs' compact observations and history lines use besides their rules text: headings, the
- * agent/opponent names, Kuhn cards, actions and chip results, Sokoban moves and result words.
- */
-export const ENV_COMPACT_WORDS: readonly string[] = [
-  'board',
-  'room',
-  'card',
-  'history',
+/** Words every env's compact text may use: the action tags, punctuation, the invalid-turn event, sides. */
+const SHARED_ENV_WORDS: readonly string[] = [
   'none',
   'end',
   'you',
   'opponent',
-  'opp',
-  'PASS',
-  'BET',
-  'J',
-  'Q',
-  'K',
-  '?',
-  'showdown',
-  '+1',
-  '-1',
-  '+2',
-  '-2',
-  ...SOKOBAN_MOVES,
-  ...Object.values(SOKOBAN_SYMBOLS),
-  'solved',
-  'stuck',
   'invalid',
   '(',
   ')',
@@ -69,43 +42,49 @@ export const ENV_COMPACT_WORDS: readonly string[] = [
   '</action>',
 ];
 
-/** The compact rules text of every env and seat, for every board size / moves-per-turn value. */
-export function compactRulesTexts(): string[] {
-  const out: string[] = [];
-  for (let size = TICTACTOE_MIN_SIZE; size <= TICTACTOE_MAX_SIZE; size++) {
-    out.push(ticTacToeRules(size, 'compact', 8));
-  }
-  for (const agent of [0, 1]) out.push(kuhnRules('compact', 6, 5, agent));
-  for (let moves = 1; moves <= 20; moves++) out.push(sokobanRules('compact', 7, moves));
-  return out;
-}
+const envWords = (definitions: readonly EnvDefinitionV1[]): string[] =>
+  definitions.flatMap((d) => d.warmStart?.words ?? []);
 
-/** Opponent ids as memento / a-mem prompts print them (`opponent mcts-100`). */
-export function knownOpponentIds(): string[] {
-  return [...ticTacToeOpponentRegistry().ids, ...kuhnOpponentRegistry().ids, 'none'];
+/**
+ * Words of the first-party envs' compact text — rules of every size, observations, events, actions and
+ * outcome labels — plus the words every env shares. Sorted.
+ */
+export const ENV_COMPACT_WORDS: readonly string[] = sortWords(
+  new Set([...SHARED_ENV_WORDS, ...envWords(FIRST_PARTY_ENV_DEFINITIONS)]),
+);
+
+/**
+ * Opponent ids as memento / a-mem prompts print them (`opponent mcts-100`): those of the first-party envs
+ * and of `extra` env definitions, and `none`.
+ */
+export function knownOpponentIds(extra: readonly EnvDefinitionV1[] = []): string[] {
+  const ids = [...FIRST_PARTY_ENV_DEFINITIONS, ...extra].flatMap((d) => d.opponents?.ids ?? []);
+  return [...ids, 'none'];
 }
 
 /**
- * The fixed part of the compact vocabulary: the reflection scaffolding (`COMPACT_VOCABULARY`), the envs'
- * compact words and rules, every outcome label, the known opponent ids, `-` (note bullets) and every
- * number 0–99. Sorted.
+ * The fixed part of the compact vocabulary: the reflection scaffolding (`COMPACT_VOCABULARY`), the words
+ * of the first-party envs and of `extra` env definitions, the known opponent ids, `-` (note bullets) and
+ * every number 0–99. Sorted.
  */
-export function compactBaseVocabulary(): string[] {
+export function compactBaseVocabulary(extra: readonly EnvDefinitionV1[] = []): string[] {
   const words = new Set<string>([
     ...COMPACT_VOCABULARY,
     ...ENV_COMPACT_WORDS,
-    ...OUTCOME_LABELS,
-    ...knownOpponentIds(),
+    ...envWords(extra),
+    ...knownOpponentIds(extra),
     '-',
   ]);
-  for (const text of compactRulesTexts()) addWords(words, text);
   for (let i = 0; i < 100; i++) words.add(String(i));
   return sortWords(words);
 }
 
-/** The base vocabulary plus every word of `texts` (corpus prompts and responses). Sorted. */
-export function compactVocabulary(texts: Iterable<string> = []): string[] {
-  const words = new Set(compactBaseVocabulary());
+/** The base vocabulary (with `extra` env definitions) plus every word of `texts`. Sorted. */
+export function compactVocabulary(
+  texts: Iterable<string> = [],
+  extra: readonly EnvDefinitionV1[] = [],
+): string[] {
+  const words = new Set(compactBaseVocabulary(extra));
   for (const text of texts) addWords(words, text);
   return sortWords(words);
 }

@@ -9,6 +9,4 @@ export {
   opponentFactory,
   type PopulationChoice,
   populationNames,
-  RECIPE_ENV_IDS,
-  type RecipeEnvId,
 } from './registry';

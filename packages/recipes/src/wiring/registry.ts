@@ -1,6 +1,6 @@
 /**
- * Explicit wiring of the first-party packages by id: envs, opponent factories, populations and the
- * memories of the methods. No registration by import side effects.
+ * Explicit wiring by id over the env registry (`../environments`): envs, opponent factories, populations,
+ * and the memories of the methods. No registration by import side effects.
  */
 
 import {
@@ -13,10 +13,6 @@ import {
   type PopulationV1,
   UnknownIdError,
 } from '@mage-rl/core';
-import { createKuhnPoker, type KuhnPokerOptions } from '@mage-rl/envs/kuhn-poker';
-import { createSokoban, type SokobanOptions } from '@mage-rl/envs/sokoban';
-import { createTicTacToe, type TicTacToeOptions } from '@mage-rl/envs/tictactoe';
-import { opponentRegistry, POPULATION_PRESETS, populationPreset } from '@mage-rl/opponents';
 import {
   type AMemOptions,
   createAMemMemory,
@@ -27,9 +23,7 @@ import {
   type MementoOptions,
   type MemoryMode,
 } from '@mage-rl/reflection';
-
-export const RECIPE_ENV_IDS = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
-export type RecipeEnvId = (typeof RECIPE_ENV_IDS)[number];
+import { envDefinition } from '../environments/registry';
 
 /** Memory modes of `@mage-rl/reflection` plus the two retrieval baselines. */
 export const MEMORY_KINDS = [
@@ -46,46 +40,38 @@ const _modesAreKinds: readonly MemoryKind[] = [] as MemoryMode[];
 
 /** Builds env `id` with `options` (validated by the env: a bad option throws `ConfigError`). */
 export function createEnvById(id: string, options: Readonly<Record<string, unknown>> = {}): EnvV1 {
-  switch (id) {
-    case 'tictactoe':
-      return createTicTacToe(options as TicTacToeOptions) as unknown as EnvV1;
-    case 'kuhn-poker':
-      return createKuhnPoker(options as KuhnPokerOptions) as unknown as EnvV1;
-    case 'sokoban':
-      return createSokoban(options as SokobanOptions) as unknown as EnvV1;
-    default:
-      throw new UnknownIdError('env', id, RECIPE_ENV_IDS);
-  }
+  return envDefinition(id).create(options);
 }
 
 /**
- * A `makeOpponent` for the runner: fresh opponents of env `envId` by id (`undefined` for Sokoban). `S`
- * and `A` are the env's state and action types (the registry of `envId` builds opponents of that env).
+ * A `makeOpponent` for the runner: fresh opponents of env `envId` by id (`undefined` for single-agent
+ * envs). `S` and `A` are the env's state and action types (the definition of `envId` builds opponents of
+ * that env).
  */
 export function opponentFactory<S = unknown, A = unknown>(
   envId: string,
 ): ((id: string) => OpponentV1<S, A>) | undefined {
-  if (envId === 'sokoban') return undefined;
-  const registry = opponentRegistry(envId);
-  return (id) => registry.create(id) as OpponentV1<S, A>;
+  const opponents = envDefinition(envId).opponents;
+  if (!opponents) return undefined;
+  return (id) => opponents.create(id) as OpponentV1<S, A>;
 }
 
 /** Throws `UnknownIdError` (listing the known ids) unless env `envId` has opponent `id`. */
 export function checkOpponentId(envId: string, id: string): void {
-  const registry = opponentRegistry(envId);
-  if (!registry.has(id)) {
-    throw new UnknownIdError('opponent', id, [...registry.patterns, ...registry.ids]);
+  const opponents = envDefinition(envId).opponents;
+  if (!opponents?.has(id)) {
+    throw new UnknownIdError('opponent', id, opponents ? [...opponents.patterns, ...opponents.ids] : []);
   }
 }
 
-/** Population preset names of an env (`balanced`, `ood`, … plus `fixed`). */
+/** Population preset names of an env (`balanced`, `ood`, … plus `fixed`); none for single-agent envs. */
 export function populationNames(envId: string): string[] {
-  const byEnv = (POPULATION_PRESETS as Readonly<Record<string, Readonly<Record<string, unknown>>>>)[envId];
-  return byEnv ? [...Object.keys(byEnv), 'fixed'] : [];
+  const opponents = envDefinition(envId).opponents;
+  return opponents ? [...Object.keys(opponents.populations), 'fixed'] : [];
 }
 
 export interface PopulationChoice {
-  /** A preset of `@mage-rl/opponents` (`balanced`, `patterns`, `ood`) or `fixed`. */
+  /** A population of the env (`balanced`, `patterns`, `ood`) or `fixed`. */
   readonly preset: string;
   /** The opponent of the `fixed` population. */
   readonly fixedOpponent: string | null;
@@ -95,15 +81,21 @@ export interface PopulationChoice {
 
 /** The training population of a two-player env; `undefined` for single-agent envs. */
 export function createPopulationFor(envId: string, choice: PopulationChoice): PopulationV1 | undefined {
-  if (envId === 'sokoban') return undefined;
+  const opponents = envDefinition(envId).opponents;
+  if (!opponents) return undefined;
+  const options = { mode: choice.mode, grouping: choice.grouping };
   if (choice.preset === 'fixed') {
     const id = choice.fixedOpponent;
-    if (id === null) throw new UnknownIdError('opponent', 'null', opponentRegistry(envId).ids);
+    if (id === null) throw new UnknownIdError('opponent', 'null', opponents.ids);
     checkOpponentId(envId, id);
     const fixed = fixedPopulation(id);
-    return createPopulation(fixed.name, fixed.entries, { mode: choice.mode, grouping: choice.grouping });
+    return createPopulation(fixed.name, fixed.entries, options);
   }
-  return populationPreset(envId, choice.preset, { mode: choice.mode, grouping: choice.grouping });
+  const entries = Object.hasOwn(opponents.populations, choice.preset)
+    ? opponents.populations[choice.preset]
+    : undefined;
+  if (!entries) throw new UnknownIdError('population', choice.preset, Object.keys(opponents.populations));
+  return createPopulation(`${envId}-${choice.preset}`, entries, options);
 }
 
 export interface MethodMemoryOptions extends LayoutOptions {

@@ -1,0 +1,96 @@
+import type { JsonObject } from '../json';
+import type { PopulationEntry } from '../population';
+import type { EnvV1, PromptStyle } from './env';
+import type { GameModelV1 } from './game-model';
+import type { OpponentV1 } from './opponent';
+import type { PolicyV1 } from './policy';
+
+/**
+ * An environment as the trainer and the CLI know it: how to build it, its training defaults, its
+ * opponents, its warm-start teacher and how reports name its results. The first-party envs are
+ * definitions like any other; a package that exports one (`envDefinition`, or its default export) can be
+ * trained with `mage train --env-package <name or path>`.
+ */
+export interface EnvDefinitionV1<S = unknown, A = unknown> {
+  readonly specificationVersion: 'v1';
+  /** `tictactoe`, `higher-lower` …: `--env`, `env.id` of configs, and the `id` of every env `create` builds. */
+  readonly id: string;
+  /** One line for help texts. */
+  readonly description: string;
+  /** Builds the env with `options` (the config's `env.options`); a bad option throws `ConfigError`. */
+  create(options: Readonly<Record<string, unknown>>): EnvV1<S, A>;
+  /**
+   * Training defaults: a partial train config, layered over the run preset and under the method and the
+   * user's values — for example `{ advantage: { trajGamma: 0.9, invalidPenalty: 0.5 }, ppo: { klCoef: 0.1 },
+   * eval: { outOfDomainEnvOptions: [{ boxes: 3 }] } }`. The trainer validates the merged config.
+   */
+  readonly defaults: JsonObject;
+  /** Who the agent plays against. Absent for single-agent envs. */
+  readonly opponents?: EnvOpponentsV1<S, A>;
+  /** What the embedded model's supervised warm start needs. Absent: train from a model of your own. */
+  readonly warmStart?: EnvWarmStartV1<S, A>;
+  /** How reports and the game commands name results. */
+  readonly labels?: EnvLabelsV1;
+}
+
+export interface EnvOpponentsV1<S = unknown, A = unknown> {
+  /** Opponent ids: the fixed ones plus examples of parametric ones (`mcts-100`). */
+  readonly ids: readonly string[];
+  /** Parametric id patterns, for messages (`mcts-<N>`). */
+  readonly patterns: readonly string[];
+  /** Whether `id` names an opponent (parametric ids included). */
+  has(id: string): boolean;
+  /** A fresh opponent; throws `UnknownIdError` for an unknown id. */
+  create(id: string): OpponentV1<S, A>;
+  /** Named training populations (`balanced`, `ood` …) as weighted opponent ids; `fixed` is added by the trainer. */
+  readonly populations: Readonly<Record<string, readonly PopulationEntry[]>>;
+  /** The game `mage match` (and, where small enough, `mage solve` and `mage best-response`) plays on. */
+  readonly match?: EnvMatchGameV1<S, A>;
+}
+
+export interface EnvMatchGameV1<S = unknown, A = unknown> {
+  readonly model: GameModelV1<S, A>;
+  /** The initial state of a game (chance nodes included). */
+  readonly root: S;
+  /** Names `mage solve` and `mage best-response` accept for this game (`kuhn`); absent: not offered to them. */
+  readonly solveNames?: readonly string[];
+  /** The exact value of the game for player 0, when known, shown beside the solver's (`−1/18`). */
+  readonly value?: { readonly value: number; readonly text: string };
+  /** A readable table of a strategy (information-state key → action key → probability). */
+  strategyTable?(strategy: Readonly<Record<string, Readonly<Record<string, number>>>>): {
+    readonly columns: readonly string[];
+    readonly rows: readonly (readonly (string | number)[])[];
+  };
+}
+
+export interface EnvWarmStartV1<S = unknown, A = unknown> {
+  /**
+   * A scripted, non-exploiting teacher: a `PolicyV1` that reads `request.facts` (the observation on play
+   * turns, the finished attempt on reflect turns), answers play turns with `env.formatAction(…)` and reflect
+   * turns with a `<remark>` note, and draws its randomness from `request.seed`.
+   */
+  teacher(env: EnvV1<S, A>, options: EnvTeacherOptionsV1): PolicyV1;
+  /**
+   * The whitespace-separated words of the env's compact text — rules (for every option value), observations,
+   * events, actions, outcome labels — which the embedded model's word-level vocabulary must hold.
+   */
+  readonly words: readonly string[];
+}
+
+export interface EnvTeacherOptionsV1 {
+  /** The run's prompt style; actions and notes follow it. Default `compact`. */
+  readonly style?: PromptStyle;
+  /** The config's `warmStart.noise`: the fraction of random moves, for teachers that take one. */
+  readonly noise?: number;
+  /** The config's `warmStart.mistakes`: the fraction of deliberate invalid moves (never trained on). */
+  readonly mistakes?: number;
+}
+
+export interface EnvLabelsV1 {
+  /** Display name (`Kuhn Poker`). Default: the id. */
+  readonly name?: string;
+  /** What a success is (`win`, `room solved`). Default `success`. */
+  readonly success?: string;
+  /** The unit of the game model's returns (`chips per hand`). Default: reward units. */
+  readonly returnUnit?: string;
+}

@@ -1,0 +1,85 @@
+/** Run-time check of an env definition from a package: clear errors instead of failures deep in a run. */
+
+import { ConfigError, type EnvDefinitionV1, isJsonSafe } from '@mage-rl/core';
+
+type Plain = Record<string, unknown>;
+
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** Env ids name run and cache directories: letters, digits, `.`, `_`, `-`. */
+const ID = /^[A-Za-z0-9][\w.-]*$/;
+
+/** The config keys that identify a run: chosen by the user, never by an env's defaults. */
+const IDENTITY_KEYS = ['method', 'preset', 'seed'] as const;
+
+/** A problem with the definition, as a sentence fragment (`create must be a function`), or null. */
+function problemOf(d: Plain): string | null {
+  if (d.specificationVersion !== 'v1') {
+    return `has specificationVersion ${JSON.stringify(d.specificationVersion)}; expected 'v1' (EnvDefinitionV1 of @mage-rl/core)`;
+  }
+  if (typeof d.id !== 'string' || !ID.test(d.id)) {
+    return `has id ${JSON.stringify(d.id)}; an id is letters, digits, '.', '_' and '-'`;
+  }
+  if (typeof d.description !== 'string') return 'needs a description (a string)';
+  if (typeof d.create !== 'function') return 'needs create(options), a function returning an EnvV1';
+  if (!isPlain(d.defaults) || !isJsonSafe(d.defaults)) {
+    return 'needs defaults: a JSON object (a partial train config, {} for none)';
+  }
+  for (const key of IDENTITY_KEYS) {
+    if (key in d.defaults) return `sets defaults.${key}, which only the user chooses`;
+  }
+  const env = d.defaults.env;
+  if (isPlain(env) && ('id' in env || 'package' in env)) {
+    return 'sets defaults.env.id or defaults.env.package, which come from the registry';
+  }
+  if (d.opponents !== undefined) {
+    const o = d.opponents;
+    if (!isPlain(o)) return 'has opponents that are not an object';
+    if (!isStrings(o.ids) || !isStrings(o.patterns))
+      return 'needs opponents.ids and opponents.patterns (string lists)';
+    if (typeof o.has !== 'function' || typeof o.create !== 'function') {
+      return 'needs opponents.has(id) and opponents.create(id) (functions)';
+    }
+    if (!isPlain(o.populations)) return 'needs opponents.populations (name → [{ id, weight }])';
+    for (const [name, entries] of Object.entries(o.populations)) {
+      const ok =
+        Array.isArray(entries) &&
+        entries.every((e) => isPlain(e) && typeof e.id === 'string' && typeof e.weight === 'number');
+      if (!ok) return `has opponents.populations.${name} that is not a list of { id, weight }`;
+    }
+    if (o.match !== undefined && (!isPlain(o.match) || !isPlain(o.match.model) || !('root' in o.match))) {
+      return 'has opponents.match without a game model and root';
+    }
+  }
+  if (d.warmStart !== undefined) {
+    const w = d.warmStart;
+    if (!isPlain(w) || typeof w.teacher !== 'function' || !isStrings(w.words)) {
+      return 'needs warmStart.teacher(env, options) (a function) and warmStart.words (a string list)';
+    }
+  }
+  if (d.labels !== undefined) {
+    const l = d.labels;
+    const strings = isPlain(l) && Object.values(l).every((v) => v === undefined || typeof v === 'string');
+    if (!strings) return 'has labels that are not an object of strings';
+  }
+  return null;
+}
+
+/** `value` as an `EnvDefinitionV1`, or a `ConfigError` naming the package and what is wrong. */
+export function checkEnvDefinition(value: unknown, source: string): EnvDefinitionV1 {
+  if (!isPlain(value)) {
+    throw new ConfigError(
+      `Env package '${source}' does not export an env definition: expected an EnvDefinitionV1 object (from @mage-rl/core), got ${value === null ? 'null' : typeof value}.`,
+      { path: 'env.package', context: { package: source } },
+    );
+  }
+  const problem = problemOf(value);
+  if (problem) {
+    throw new ConfigError(`Env package '${source}': its env definition ${problem}.`, {
+      path: 'env.package',
+      context: { package: source },
+    });
+  }
+  return value as unknown as EnvDefinitionV1;
+}

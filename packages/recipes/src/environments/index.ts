@@ -1,0 +1,11 @@
+export { checkEnvDefinition } from './check-definition';
+export { kuhnPokerEnvDefinition } from './kuhn-poker';
+export {
+  addEnvDefinition,
+  type EnvRegistry,
+  envDefinition,
+  envRegistry,
+  FIRST_PARTY_ENV_DEFINITIONS,
+} from './registry';
+export { sokobanEnvDefinition } from './sokoban';
+export { ticTacToeEnvDefinition } from './tictactoe';

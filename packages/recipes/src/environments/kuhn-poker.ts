@@ -1,0 +1,92 @@
+/**
+ * Kuhn Poker as the trainer knows it: its defaults (invalid penalty 2, γ_traj 0.6, KL 0.1, mixed seats,
+ * showdown cards revealed in training and hidden in evaluation), the archetype and CFR opponents and
+ * their populations, evaluation against the archetypes in-domain and CFR out-of-domain, the CFR+ teacher,
+ * the words of its compact text, and the game `mage solve kuhn` solves.
+ */
+
+import type { EnvDefinitionV1 } from '@mage-rl/core';
+import {
+  createKuhnPoker,
+  KUHN_ENV_ID,
+  KUHN_INITIAL_STATE,
+  type KuhnAction,
+  type KuhnPokerOptions,
+  type KuhnState,
+  kuhnGame,
+  kuhnRules,
+} from '@mage-rl/envs/kuhn-poker';
+import { kuhnOpponentRegistry, POPULATION_PRESETS } from '@mage-rl/opponents';
+import type { TrainConfigInput } from '../presets/schema';
+import { kuhnTeacher } from '../teachers/kuhn-teacher';
+import { populationIds, textWords } from './words';
+
+const populations = POPULATION_PRESETS['kuhn-poker'];
+
+/** Headings, cards, actions, chip results, outcome labels and the compact rules of both seats. */
+function compactWords(): string[] {
+  const words = ['card', 'history', 'you', 'opp', 'PASS', 'BET', 'J', 'Q', 'K', '?', 'showdown'];
+  const results = ['+1', '-1', '+2', '-2', 'win', 'loss', 'truncated'];
+  return textWords(
+    [...words, ...results],
+    [0, 1].map((agent) => kuhnRules('compact', 6, 5, agent)),
+  );
+}
+
+type Strategy = Readonly<Record<string, Readonly<Record<string, number>>>>;
+
+/** Rows `[key, player, card, history, P(PASS), P(BET)]` of a strategy, ordered by player, history, card. */
+export function kuhnStrategyRows(strategy: Strategy): (string | number)[][] {
+  const cardOrder = 'JQK';
+  return Object.entries(strategy)
+    .map(([key, row]) => {
+      const [card = '', history = ''] = key.split(':');
+      return [key, history.length % 2, card, history || '-', row.PASS ?? 0, row.BET ?? 0] as (
+        | string
+        | number
+      )[];
+    })
+    .sort(
+      (a, b) =>
+        (a[1] as number) - (b[1] as number) ||
+        String(a[3]).length - String(b[3]).length ||
+        cardOrder.indexOf(String(a[2])) - cardOrder.indexOf(String(b[2])),
+    );
+}
+
+export const kuhnPokerEnvDefinition: EnvDefinitionV1<KuhnState, KuhnAction> = {
+  specificationVersion: 'v1',
+  id: KUHN_ENV_ID,
+  description: 'Kuhn Poker (3 cards, one betting round) against archetype and CFR opponents',
+  create: (options) => createKuhnPoker(options as KuhnPokerOptions),
+  defaults: {
+    env: { options: { revealShowdown: true } },
+    rollout: { seats: { mixed: 0.5 } },
+    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
+    advantage: { trajGamma: 0.6, invalidPenalty: 2, lengthPenaltyCoef: 2 },
+    ppo: { klCoef: 0.1 },
+    eval: {
+      inDomain: populationIds(populations, 'balanced'),
+      outOfDomain: populationIds(populations, 'ood'),
+      // Showdown cards revealed in training, hidden in evaluation.
+      envOptions: { revealShowdown: false },
+      outOfDomainEnvOptions: [],
+    },
+  } satisfies TrainConfigInput,
+  opponents: {
+    ...kuhnOpponentRegistry(),
+    populations,
+    match: {
+      model: kuhnGame,
+      root: KUHN_INITIAL_STATE,
+      solveNames: ['kuhn'],
+      value: { value: -1 / 18, text: '−1/18' },
+      strategyTable: (strategy) => ({
+        columns: ['info state', 'player', 'card', 'history', 'P(PASS)', 'P(BET)'],
+        rows: kuhnStrategyRows(strategy),
+      }),
+    },
+  },
+  warmStart: { teacher: kuhnTeacher, words: compactWords() },
+  labels: { name: 'Kuhn Poker', success: 'a hand won (payoff > 0)', returnUnit: 'chips per hand' },
+};

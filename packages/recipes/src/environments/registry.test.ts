@@ -1,0 +1,119 @@
+import { ConfigError, type EnvDefinitionV1, UnknownIdError } from '@mage-rl/core';
+import { createNimEnv, firstLegalOpponent, nimGame, randomLegalOpponent } from '@mage-rl/core/testing';
+import { describe, expect, it } from 'vitest';
+import { evaluationSuites } from '../evaluation';
+import { populationOf, resolveTrainConfig } from '../presets';
+import { createTeacher } from '../teachers';
+import { createEnvById, opponentFactory } from '../wiring';
+import { addEnvDefinition, envDefinition, envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from './registry';
+
+const thrown = (f: () => unknown): unknown => {
+  try {
+    f();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+};
+
+/** Nim from core's testing kit as a two-player env package would define it. */
+const nim: EnvDefinitionV1 = {
+  specificationVersion: 'v1',
+  id: 'nim',
+  description: 'Nim: take one or two stones; whoever takes the last one wins',
+  create: (options) => createNimEnv(options),
+  defaults: { advantage: { trajGamma: 0.8 } },
+  opponents: {
+    ids: ['random', 'first-legal'],
+    patterns: [],
+    has: (id) => id === 'random' || id === 'first-legal',
+    create: (id) => {
+      if (id === 'random') return randomLegalOpponent(nimGame);
+      if (id === 'first-legal') return firstLegalOpponent(nimGame);
+      throw new UnknownIdError('opponent', id, ['random', 'first-legal']);
+    },
+    populations: {
+      mixed: [
+        { id: 'random', weight: 1 },
+        { id: 'first-legal', weight: 1 },
+      ],
+    },
+  },
+};
+
+describe('env registry', () => {
+  it('holds the first-party envs, each building its own id, and lists them for unknown ids', () => {
+    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban']);
+    for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
+      expect(d.create({}).id).toBe(d.id);
+      expect(envDefinition(d.id)).toBe(d);
+    }
+    const error = thrown(() => envDefinition('chess'));
+    expect(error).toBeInstanceOf(UnknownIdError);
+    expect(String((error as Error).message)).toMatch(/Known env ids: tictactoe, kuhn-poker, sokoban/);
+    expect(() => envDefinition('toString')).toThrow(UnknownIdError);
+  });
+
+  it('refuses invalid definitions, built-in ids and ids of another package, naming the package', () => {
+    const cases: [unknown, RegExp][] = [
+      [42, /'bad' does not export an env definition/],
+      [{ ...nim, specificationVersion: 'v2' }, /specificationVersion "v2"/],
+      [{ ...nim, id: 'a b' }, /has id "a b"/],
+      [{ ...nim, create: undefined }, /needs create\(options\)/],
+      [{ ...nim, defaults: { seed: 3 } }, /sets defaults.seed/],
+      [{ ...nim, opponents: { ...nim.opponents, create: 1 } }, /opponents.has\(id\) and opponents.create/],
+      [{ ...nim, warmStart: { words: [] } }, /warmStart.teacher/],
+      [{ ...nim, id: 'sokoban' }, /defines env 'sokoban', which is built in/],
+    ];
+    for (const [value, message] of cases) {
+      const error = thrown(() => addEnvDefinition(value, { package: 'bad' }));
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as Error).message).toMatch(message);
+    }
+    expect(envRegistry().has('nim')).toBe(false);
+  });
+
+  it('an added env resolves with the generic layer under its defaults, records its package, and trains', () => {
+    addEnvDefinition(nim, { package: 'nim-package' });
+    expect(() => addEnvDefinition(nim, { package: 'other' })).toThrow(/already added/);
+    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'nim']);
+    const c = resolveTrainConfig({}, { env: 'nim', preset: 'smoke' });
+    expect(c.env).toEqual({ id: 'nim', options: {}, package: 'nim-package' });
+    expect(c.advantage.trajGamma).toBe(0.8);
+    expect(c.rollout.seats).toEqual({ mixed: 0.5 });
+    expect(c.population.preset).toBe('mixed');
+    expect(c.eval.inDomain).toEqual(['random', 'first-legal']);
+    expect(populationOf(c)?.name).toBe('nim-mixed');
+    expect(evaluationSuites(c).map((s) => s.name)).toEqual(['in-domain']);
+    expect(createEnvById('nim').id).toBe('nim');
+    expect(opponentFactory('nim')?.('random').id).toBe('random');
+    // The package is part of the config: another one is refused, a built-in env has none.
+    expect(() => resolveTrainConfig({ env: { package: 'x' } }, { env: 'nim' })).toThrow(
+      /env 'nim' was added from package 'nim-package'/,
+    );
+    expect(() => resolveTrainConfig({ env: { package: 'x' } }, { env: 'tictactoe' })).toThrow(
+      /env 'tictactoe' is built in/,
+    );
+    expect(resolveTrainConfig({}, { env: 'tictactoe' }).env).not.toHaveProperty('package');
+    // Unknown opponents and populations list the env's own.
+    expect(() => resolveTrainConfig({ eval: { outOfDomain: ['minimax'] } }, { env: 'nim' })).toThrow(
+      /Unknown opponent 'minimax'. Known opponent ids: random, first-legal/,
+    );
+    // No warm-start teacher: the error lists the envs that have one.
+    expect(() => createTeacher(createEnvById('nim'))).toThrow(
+      /Unknown teacher env 'nim'. Known teacher env ids: tictactoe, kuhn-poker, sokoban/,
+    );
+  });
+
+  it('a single-agent env gets no population and no evaluation opponents', () => {
+    const { opponents: _, ...solo } = nim;
+    addEnvDefinition({ ...solo, id: 'solo-nim' }, { package: 'solo' });
+    const c = resolveTrainConfig({}, { env: 'solo-nim' });
+    expect(c.rollout.seats).toBe('first');
+    expect(c.population.preset).toBe('none');
+    expect(populationOf(c)).toBeUndefined();
+    expect(() => resolveTrainConfig({ eval: { inDomain: ['random'] } }, { env: 'solo-nim' })).toThrow(
+      /eval.inDomain must be empty for the single-agent env 'solo-nim'/,
+    );
+  });
+});

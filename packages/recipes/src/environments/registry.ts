@@ -1,0 +1,81 @@
+/**
+ * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban) and
+ * the definitions of env packages added explicitly for this process (`addEnvDefinition`, which the CLI
+ * calls for `--env-package` / `env.package`). Config resolution, wiring, evaluation suites, teachers,
+ * the vocabulary and the CLI all read it; importing a module never adds anything.
+ */
+
+import { ConfigError, type EnvDefinitionV1, UnknownIdError } from '@mage-rl/core';
+import { checkEnvDefinition } from './check-definition';
+import { kuhnPokerEnvDefinition } from './kuhn-poker';
+import { sokobanEnvDefinition } from './sokoban';
+import { ticTacToeEnvDefinition } from './tictactoe';
+
+/** The envs that ship with mage-rl, in the order help texts and error messages list them. */
+export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
+  ticTacToeEnvDefinition,
+  kuhnPokerEnvDefinition,
+  sokobanEnvDefinition,
+];
+
+/** A snapshot of the registry. */
+export interface EnvRegistry {
+  /** First-party ids first, then added ones in the order they were added. */
+  readonly ids: readonly string[];
+  readonly definitions: readonly EnvDefinitionV1[];
+  has(id: string): boolean;
+  /** The definition of `id`; `UnknownIdError` listing the known ids otherwise. */
+  get(id: string): EnvDefinitionV1;
+  /** The package an env was added from (as it was named); `undefined` for first-party envs. */
+  packageOf(id: string): string | undefined;
+}
+
+const firstParty = new Map(FIRST_PARTY_ENV_DEFINITIONS.map((d) => [d.id, d]));
+const added = new Map<string, { readonly definition: EnvDefinitionV1; readonly package: string }>();
+
+/** The registry as it is now: first-party envs plus every env package added so far. */
+export function envRegistry(): EnvRegistry {
+  const definitions = [...FIRST_PARTY_ENV_DEFINITIONS, ...[...added.values()].map((e) => e.definition)];
+  const ids = definitions.map((d) => d.id);
+  const find = (id: string) => firstParty.get(id) ?? added.get(id)?.definition;
+  return {
+    ids,
+    definitions,
+    has: (id) => find(id) !== undefined,
+    get(id) {
+      const definition = find(id);
+      if (!definition) throw new UnknownIdError('env', id, ids);
+      return definition;
+    },
+    packageOf: (id) => added.get(id)?.package,
+  };
+}
+
+/** The definition of env `id`; `UnknownIdError` listing the known ids otherwise. */
+export function envDefinition(id: string): EnvDefinitionV1 {
+  return envRegistry().get(id);
+}
+
+/**
+ * Checks `value` (what an env package exports) and adds it to the registry of this process, recording
+ * the package it came from. Adding the same package again replaces its definition; an id that is built
+ * in or already added from another package is refused (`ConfigError`).
+ */
+export function addEnvDefinition(value: unknown, source: { readonly package: string }): EnvDefinitionV1 {
+  const definition = checkEnvDefinition(value, source.package);
+  if (firstParty.has(definition.id)) {
+    throw new ConfigError(
+      `Env package '${source.package}' defines env '${definition.id}', which is built in; give its env another id.`,
+      { path: 'env.package', context: { package: source.package, id: definition.id } },
+    );
+  }
+  const before = added.get(definition.id);
+  if (before && before.package !== source.package) {
+    throw new ConfigError(
+      `Env package '${source.package}' defines env '${definition.id}', which package '${before.package}' already added.`,
+      { path: 'env.package', context: { package: source.package, id: definition.id, other: before.package } },
+    );
+  }
+  added.set(definition.id, { definition, package: source.package });
+  return definition;
+}

@@ -1,0 +1,66 @@
+/**
+ * Tic-Tac-Toe as the trainer knows it: its defaults (a game stopped by the turn limit scores as a loss,
+ * γ_traj 0.6, invalid penalty 0.5, KL 0.1, mixed seats), its opponents and populations (`balanced`,
+ * `patterns`, `ood`), evaluation against the balanced mix in-domain and MCTS-1000 out-of-domain, the
+ * win-or-block teacher and the words of its compact text.
+ */
+
+import type { EnvDefinitionV1 } from '@mage-rl/core';
+import {
+  createTicTacToe,
+  initialTicTacToeState,
+  TICTACTOE_ENV_ID,
+  TICTACTOE_MAX_SIZE,
+  TICTACTOE_MIN_SIZE,
+  type TicTacToeAction,
+  type TicTacToeOptions,
+  type TicTacToeState,
+  ticTacToeGame,
+  ticTacToeRules,
+} from '@mage-rl/envs/tictactoe';
+import { POPULATION_PRESETS, ticTacToeOpponentRegistry } from '@mage-rl/opponents';
+import type { TrainConfigInput } from '../presets/schema';
+import { ticTacToeTeacher } from '../teachers/tictactoe-teacher';
+import { populationIds, textWords } from './words';
+
+const populations = POPULATION_PRESETS.tictactoe;
+
+/** Compact rules of every board size, the board heading and the outcome labels. */
+function compactWords(): string[] {
+  const rules: string[] = [];
+  for (let size = TICTACTOE_MIN_SIZE; size <= TICTACTOE_MAX_SIZE; size++) {
+    rules.push(ticTacToeRules(size, 'compact', 8));
+  }
+  return textWords(['board', 'win', 'loss', 'draw', 'truncated'], rules);
+}
+
+export const ticTacToeEnvDefinition: EnvDefinitionV1<TicTacToeState, TicTacToeAction> = {
+  specificationVersion: 'v1',
+  id: TICTACTOE_ENV_ID,
+  description: 'Tic-Tac-Toe (3×3 to 5×5) against scripted and MCTS opponents',
+  create: (options) => createTicTacToe(options as TicTacToeOptions),
+  defaults: {
+    // A game stopped by the turn limit scores as a loss, so stalling with invalid moves never pays.
+    env: { options: { truncation: 'loss' } },
+    rollout: { seats: { mixed: 0.5 } },
+    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
+    advantage: { trajGamma: 0.6, invalidPenalty: 0.5, lengthPenaltyCoef: 2 },
+    ppo: { klCoef: 0.1 },
+    eval: {
+      inDomain: populationIds(populations, 'balanced'),
+      outOfDomain: populationIds(populations, 'ood'),
+      envOptions: {},
+      outOfDomainEnvOptions: [],
+    },
+  } satisfies TrainConfigInput,
+  opponents: {
+    ...ticTacToeOpponentRegistry(),
+    populations,
+    match: { model: ticTacToeGame(3), root: initialTicTacToeState(3) },
+  },
+  warmStart: {
+    teacher: ticTacToeTeacher,
+    words: compactWords(),
+  },
+  labels: { name: 'Tic-Tac-Toe', success: 'win' },
+};
