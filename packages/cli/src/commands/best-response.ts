@@ -1,13 +1,13 @@
-/** `mage best-response kuhn --opponent <id> [--seat 0|1|mixed] [--json]`. */
+/** `mage best-response <game> --opponent <id> [--seat 0|1|mixed] [--json]` on a game `mage solve` knows. */
 
 import { ConfigError } from '@mage-rl/core';
 import { bestResponse, type PolicyFn } from '@mage-rl/opponents';
 import type { Command } from 'commander';
-import { printJson, printTable } from '../output/format';
+import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { createCliOpponent, solvableGame } from '../registry';
 import { oneOf } from './game-options';
-import { strategyRows } from './solve';
+import { printStrategy, solveNames } from './solve';
 
 const SEATS = ['0', '1', 'mixed'] as const;
 
@@ -16,7 +16,7 @@ export interface BestResponseJson {
   readonly opponent: string;
   /** The agent's seat: `0` (acts first), `1`, or `mixed` (half the hands each). */
   readonly seat: '0' | '1' | 'mixed';
-  /** Best-response value for the agent in chips per hand (mean of both seats for `mixed`). */
+  /** Best-response value for the agent per game (Kuhn: chips per hand; mean of both seats for `mixed`). */
   readonly value: number;
   /** Best-response value per agent seat. */
   readonly valueBySeat: { readonly '0': number; readonly '1': number };
@@ -27,16 +27,18 @@ export interface BestResponseJson {
 export function bestResponseCommand(program: Command, io: Io): void {
   program
     .command('best-response')
-    .description('exact best response against a fixed opponent: value in chips per hand and the strategy')
-    .argument('<game>', 'the game: kuhn')
+    .description('exact best response against a fixed opponent: its value per game and the strategy')
+    .argument('<game>', `the game: ${solveNames().join(' | ')}`)
     .requiredOption(
       '--opponent <id>',
-      'opponent id (conservative, aggressive, intermediate, cfr, cfr-sampled, random)',
+      'opponent id of the game (Kuhn: conservative, aggressive, intermediate, cfr, …)',
     )
     .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed', 'mixed')
     .option('--json', 'print JSON')
     .action((name: string, opts: { opponent: string; seat: string; json?: boolean }) => {
-      const { envId, game, root } = solvableGame(name);
+      const solvable = solvableGame(name);
+      const { envId, game, root } = solvable;
+      const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
       const seat = oneOf(opts.seat, '--seat', SEATS);
       const opponent = createCliOpponent(envId, opts.opponent);
       if (!('policy' in opponent) || typeof opponent.policy !== 'function') {
@@ -66,14 +68,9 @@ export function bestResponseCommand(program: Command, io: Io): void {
         return;
       }
       io.stdout(
-        `Best response to '${opponent.id}' (agent seat ${seat}): ${value.toFixed(6)} chips/hand` +
+        `Best response to '${opponent.id}' (agent seat ${seat}): ${value.toFixed(6)} ${unit}` +
           ` (seat 0: ${br0.value.toFixed(6)}, seat 1: ${br1.value.toFixed(6)})\n\n`,
       );
-      printTable(
-        io,
-        ['info state', 'player', 'card', 'history', 'P(PASS)', 'P(BET)'],
-        strategyRows(strategy),
-        3,
-      );
+      printStrategy(io, solvable, strategy);
     });
 }

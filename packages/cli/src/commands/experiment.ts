@@ -2,7 +2,7 @@
 
 import { join, resolve } from 'node:path';
 import { ConfigError, pathExists, readJsonFile } from '@mage-rl/core';
-import { MEMORY_KINDS, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
+import { envDefinition, envRegistry, MEMORY_KINDS, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import {
@@ -15,9 +15,10 @@ import {
 } from '../pipelines/experiment';
 import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
 import type { Io } from '../program/error-boundary';
+import { useEnvPackage } from '../registry';
 import { writeExperimentReport } from '../report/experiment-report';
 import { oneOf } from './game-options';
-import { ENV_CHOICES, iterationLine, progressFor, seedOf } from './learning';
+import { ENV_PACKAGE_HELP, envFlagHelp, iterationLine, progressFor, seedOf } from './learning';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 const list = (text: string): string[] =>
@@ -64,11 +65,15 @@ async function experimentReport(outDir: string) {
     throw new ConfigError(`'${path}' is not an experiment record (no spec.env).`, { path: '--out' });
   }
   const commands = Array.isArray(saved.commands) ? saved.commands : [];
+  // What success means in this env, when its definition is at hand (a package env needs --env-package).
+  const registry = envRegistry();
+  const success = registry.has(saved.spec.env) ? registry.get(saved.spec.env).labels?.success : undefined;
   return writeExperimentReport(await readExperimentEvals(outDir), outDir, {
     title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
     lines: [
       `Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`,
       '',
+      ...(success ? [`Success: ${success}.`, ''] : []),
       `Machine: ${Object.entries(saved.machine ?? {})
         .map(([k, v]) => `${k} ${String(v)}`)
         .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
@@ -78,6 +83,7 @@ async function experimentReport(outDir: string) {
 
 interface ExperimentFlags {
   env: string;
+  envPackage?: string;
   preset: string;
   methods: string;
   seeds: string;
@@ -97,7 +103,8 @@ export function experimentCommand(program: Command, io: Io): void {
     .description(
       'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
     )
-    .option('--env <id>', ENV_CHOICES.join(' | '), 'tictactoe')
+    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option(
       '--methods <ids>',
@@ -122,7 +129,15 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--report-only', 'run nothing: rewrite results.json and report.md from the evaluations in --out')
     .option('--json', 'print the results as JSON (no progress output)')
     .action(async (opts: ExperimentFlags, command: Command) => {
-      const env = oneOf(opts.env, '--env', ENV_CHOICES);
+      const { overrides, definition } = await useEnvPackage(
+        opts.envPackage,
+        overridesFromFlags({
+          ...(opts.config ? { config: opts.config } : {}),
+          ...(opts.set ? { set: opts.set } : {}),
+        }),
+      );
+      const typedEnv = command.getOptionValueSource('env') !== 'default';
+      const env = envDefinition(typedEnv || !definition ? opts.env : definition.id).id;
       const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
       const spec: ExperimentSpecV1 = {
         format: EXPERIMENT_FORMAT,
@@ -130,10 +145,7 @@ export function experimentCommand(program: Command, io: Io): void {
         preset,
         methods: list(opts.methods),
         seeds: list(opts.seeds).map(seedOf),
-        overrides: overridesFromFlags({
-          ...(opts.config ? { config: opts.config } : {}),
-          ...(opts.set ? { set: opts.set } : {}),
-        }),
+        overrides,
         grid: (opts.grid ?? []).map(gridAxis),
         evalMemories: list(opts.evalMemory).map((m) =>
           oneOf(m, '--eval-memory', [...MEMORY_KINDS, 'method']),

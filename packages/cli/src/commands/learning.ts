@@ -17,6 +17,8 @@ import type { OnnxLearner } from '@mage-rl/learner';
 import {
   createEnvById,
   createTeacher,
+  envDefinition,
+  envRegistry,
   evaluateMethod,
   METHOD_IDS,
   type MethodId,
@@ -31,10 +33,23 @@ import { loadModel } from '../pipelines/policy-model';
 import { DEFAULT_CACHE_DIR, pretrainMageTiny, warmStartDir } from '../pipelines/pretrain';
 import { trainConfigOf, trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
+import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
-export const ENV_CHOICES = ['tictactoe', 'kuhn-poker', 'sokoban'] as const;
+/** Help of `--env`: the ids of the env registry. */
+export function envFlagHelp(): string {
+  return `${envRegistry().ids.join(' | ')}, or the env of --env-package`;
+}
+
+/** Help of `--env-package`. */
+export const ENV_PACKAGE_HELP =
+  'add the env of a package: an npm name (resolved from the working directory) or a path, exporting an EnvDefinitionV1 as `envDefinition` or default';
+
+/** The env id a learning command uses: `--env` when typed, else the env of the env package, else the default. */
+function envFlag(opts: { readonly env: string }, typed: boolean, packageEnv: string | undefined): string {
+  return typed || packageEnv === undefined ? opts.env : packageEnv;
+}
 
 export function seedOf(value: string): number {
   const n = Number(value);
@@ -93,7 +108,8 @@ export function pretrainCommand(program: Command, io: Io): void {
     .description(
       'warm-start mage-tiny on transcripts of non-exploiting teachers (cached by env, preset and seed)',
     )
-    .option('--env <ids>', `comma-separated envs: ${ENV_CHOICES.join(', ')}`, 'tictactoe')
+    .option('--env <ids>', `comma-separated envs: ${envFlagHelp()}`, 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'seed of the corpus, tokenizer and weights', '1')
     .option('--out <dir>', 'output directory (default: the cache entry under --cache-dir)')
@@ -104,16 +120,22 @@ export function pretrainCommand(program: Command, io: Io): void {
     )
     .option('--json', 'print the result as JSON')
     .action(
-      async (opts: {
-        env: string;
-        preset: string;
-        seed: string;
-        out?: string;
-        cacheDir: string;
-        evalEpisodes: string;
-        json?: boolean;
-      }) => {
-        const envs = opts.env.split(',').map((e) => oneOf(e.trim(), '--env', ENV_CHOICES));
+      async (
+        opts: {
+          env: string;
+          envPackage?: string;
+          preset: string;
+          seed: string;
+          out?: string;
+          cacheDir: string;
+          evalEpisodes: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const { definition } = await useEnvPackage(opts.envPackage, {});
+        const envText = envFlag(opts, command.getOptionValueSource('env') !== 'default', definition?.id);
+        const envs = envText.split(',').map((e) => envDefinition(e.trim()).id);
         const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
         const seed = seedOf(opts.seed);
         const outDir = resolve(opts.out ?? warmStartDir(opts.cacheDir, { envs, preset, seed }));
@@ -206,7 +228,8 @@ export function trainCommand(program: Command, io: Io): void {
     .description(
       'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
     )
-    .option('--env <id>', ENV_CHOICES.join(' | '), 'tictactoe')
+    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
     .option('--method <id>', `training method: ${METHOD_IDS.join(' | ')}`, 'mage')
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
@@ -224,6 +247,7 @@ export function trainCommand(program: Command, io: Io): void {
       async (
         opts: OverrideFlags & {
           env: string;
+          envPackage?: string;
           method: string;
           preset: string;
           seed: string;
@@ -235,9 +259,11 @@ export function trainCommand(program: Command, io: Io): void {
           json?: boolean;
         },
       ) => {
-        const overrides = overridesFromFlags(opts);
-        const id = identityOf(opts, (flag) => command.getOptionValueSource(flag) !== 'default', overrides);
-        const env = oneOf(id.env, '--env', ENV_CHOICES);
+        const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
+        const { overrides, definition } = await useEnvPackage(opts.envPackage, overridesFromFlags(opts));
+        const flags = { ...opts, env: envFlag(opts, typed('env'), definition?.id) };
+        const id = identityOf(flags, typed, overrides);
+        const env = envDefinition(id.env).id;
         const method = oneOf(id.method, '--method', METHOD_IDS) as MethodId;
         const preset = oneOf(id.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
         const seed = seedOf(id.seed);
@@ -369,7 +395,8 @@ export function evalCommand(program: Command, io: Io): void {
     .description(
       'evaluate a policy for K attempts against named opponents (react, reflexion, memento, a-mem need no training)',
     )
-    .option('--env <id>', ENV_CHOICES.join(' | '), 'tictactoe')
+    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
     .option(
       '--policy <spec>',
@@ -390,18 +417,25 @@ export function evalCommand(program: Command, io: Io): void {
     .option('--seed <n>', 'evaluation seed', '0')
     .option('--json', 'print JSON')
     .action(
-      async (opts: {
-        env: string;
-        method: string;
-        policy: string;
-        opponents?: string;
-        episodes: string;
-        attempts: string;
-        preset: string;
-        seed: string;
-        json?: boolean;
-      }) => {
-        const env = oneOf(opts.env, '--env', ENV_CHOICES);
+      async (
+        opts: {
+          env: string;
+          envPackage?: string;
+          method: string;
+          policy: string;
+          opponents?: string;
+          episodes: string;
+          attempts: string;
+          preset: string;
+          seed: string;
+          json?: boolean;
+        },
+        command: Command,
+      ) => {
+        const { definition } = await useEnvPackage(opts.envPackage, {});
+        const env = envDefinition(
+          envFlag(opts, command.getOptionValueSource('env') !== 'default', definition?.id),
+        ).id;
         const method = oneOf(opts.method, '--method', METHOD_IDS) as MethodId;
         const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
         const config = resolveTrainConfig({}, { preset, method, env });
@@ -446,8 +480,9 @@ export function evalCommand(program: Command, io: Io): void {
             pct(s.invalidActionRate.rate),
           ]);
           const k = m.attempts;
+          const success = envDefinition(env).labels?.success ?? 'success';
           io.stdout(
-            `${env}, method ${method}, policy ${opts.policy}: cumulative success pass@k (95% Wilson interval)\n\n`,
+            `${env}, method ${method}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
           );
           io.stdout(
             `${formatTable(

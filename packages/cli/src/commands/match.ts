@@ -1,11 +1,11 @@
-/** `mage match --env tictactoe|kuhn-poker --agent <id> --opponent <id> --games N [--seat …] [--seed S]`. */
+/** `mage match --env <id> --agent <id> --opponent <id> --games N [--seat …] [--seed S]` on an env's game. */
 
 import { createRng } from '@mage-rl/core';
 import { MATCH_SEATS, type MatchSeat, playMatch } from '@mage-rl/opponents';
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { createCliOpponent, matchGame } from '../registry';
+import { createCliOpponent, matchGame, OPPONENT_ENV_IDS } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 
 export interface MatchJson {
@@ -26,15 +26,25 @@ export interface MatchJson {
   readonly agentFirst: number;
   /** Mean return of the agent per game in game units (Tic-Tac-Toe ±1/0; Kuhn chips). */
   readonly meanReturn: number;
-  /** Kuhn Poker only: mean chips per hand for the agent (same as `meanReturn`). */
+  /**
+   * Envs whose definition names a return unit repeat `meanReturn` under that unit's name: Kuhn Poker's
+   * `chips per hand` gives `meanChipsPerHand`.
+   */
   readonly meanChipsPerHand?: number;
+  readonly [unitKey: `mean${string}`]: number | undefined;
+}
+
+/** `chips per hand` → `meanChipsPerHand`. */
+export function returnUnitKey(unit: string): `mean${string}` {
+  const words = unit.split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return `mean${words.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
 }
 
 export function matchCommand(program: Command, io: Io): void {
   program
     .command('match')
     .description('play two scripted players against each other and count wins, draws and losses')
-    .requiredOption('--env <id>', 'tictactoe | kuhn-poker')
+    .requiredOption('--env <id>', OPPONENT_ENV_IDS.join(' | '))
     .requiredOption('--agent <id>', 'the first player’s opponent id (the one results are reported for)')
     .requiredOption('--opponent <id>', 'the other player’s opponent id')
     .option('--games <n>', 'number of games', '100')
@@ -51,7 +61,8 @@ export function matchCommand(program: Command, io: Io): void {
         seed: string;
         json?: boolean;
       }) => {
-        const { envId, game, root } = matchGame(opts.env);
+        const { envId, game, root, definition } = matchGame(opts.env);
+        const unit = definition.labels?.returnUnit;
         const games = positiveInt(opts.games, '--games', 10_000_000);
         const seat = oneOf(opts.seat, '--seat', MATCH_SEATS);
         const agent = createCliOpponent(envId, opts.agent);
@@ -80,7 +91,7 @@ export function matchCommand(program: Command, io: Io): void {
           lossRate: r.losses / games,
           agentFirst: r.agentFirst,
           meanReturn: r.meanReturn,
-          ...(envId === 'kuhn-poker' ? { meanChipsPerHand: r.meanReturn } : {}),
+          ...(unit ? { [returnUnitKey(unit)]: r.meanReturn } : {}),
         };
         if (opts.json) {
           printJson(io, json);
@@ -95,11 +106,7 @@ export function matchCommand(program: Command, io: Io): void {
           ['losses', r.losses, json.lossRate],
         ];
         printTable(io, ['result', 'games', 'rate'], rows, 3);
-        io.stdout(
-          envId === 'kuhn-poker'
-            ? `\nmean chips per hand for ${agent.id}: ${r.meanReturn.toFixed(4)}\n`
-            : `\nmean return for ${agent.id}: ${r.meanReturn.toFixed(4)}\n`,
-        );
+        io.stdout(`\nmean ${unit ?? 'return'} for ${agent.id}: ${r.meanReturn.toFixed(4)}\n`);
       },
     );
 }

@@ -6,7 +6,13 @@
 
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CheckpointError, type JsonObject, pathExists, writeJsonAtomic } from '@mage-rl/core';
+import {
+  CheckpointError,
+  type EnvDefinitionV1,
+  type JsonObject,
+  pathExists,
+  writeJsonAtomic,
+} from '@mage-rl/core';
 import {
   type AdamWOptions,
   createMageTinyConfig,
@@ -31,10 +37,17 @@ export interface MageTinyManifest {
   readonly warmStart: JsonObject;
 }
 
-/** The tokenizer over the compact grammar plus every piece of `texts` (warm-start prompts and responses). */
-export function buildMageTinyTokenizer(texts: Iterable<string>): WordLevelTokenizer {
+/**
+ * The tokenizer over the compact grammar plus every piece of `texts` (warm-start prompts and responses).
+ * `envs`: env definitions from packages whose words (and opponent ids) join the first-party ones.
+ */
+export function buildMageTinyTokenizer(
+  texts: Iterable<string>,
+  options: { readonly envs?: readonly EnvDefinitionV1[] } = {},
+): WordLevelTokenizer {
   const pieces = new Set<string>();
-  for (const word of compactBaseVocabulary()) for (const p of wordLevelPieces(word)) pieces.add(p);
+  for (const word of compactBaseVocabulary(options.envs))
+    for (const p of wordLevelPieces(word)) pieces.add(p);
   for (const text of texts) for (const p of wordLevelPieces(text)) pieces.add(p);
   pieces.delete('\n'); // the tokenizer has its own newline token
   return createWordLevelTokenizer({ vocab: [...pieces].sort() });

@@ -8,12 +8,21 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { LearnerRowV1, PackedRowV1 } from '@mage-rl/core';
-import { createRng, InvalidArgumentError, type JsonObject, packRows, throwIfAborted } from '@mage-rl/core';
+import {
+  ConfigError,
+  createRng,
+  InvalidArgumentError,
+  type JsonObject,
+  packRows,
+  throwIfAborted,
+} from '@mage-rl/core';
 import { weightedNllLoss } from '@mage-rl/gigpo';
 import { countParams, createLrSchedule, type LrSchedule } from '@mage-rl/learner';
 import {
   buildWarmStartCorpus,
   createEnvById,
+  envDefinition,
+  envRegistry,
   evaluateMethod,
   memoryOf,
   opponentFactory,
@@ -82,12 +91,19 @@ export function warmStartKey(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>,
 ): string {
   // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
+  // Envs from packages add the package they came from.
+  const registry = envRegistry();
+  const packages = [...options.envs].sort().flatMap((env) => {
+    const source = registry.packageOf(env);
+    return source === undefined ? [] : [`${env}=${source}`];
+  });
   const text = JSON.stringify({
     v: 3,
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,
     ws: { ...RUN_PRESETS[options.preset].warmStart, ...options.warmStart },
+    ...(packages.length > 0 ? { packages } : {}),
   });
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
@@ -96,6 +112,15 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
   const started = performance.now();
   const log = options.log ?? (() => {});
   if (options.envs.length === 0) throw new InvalidArgumentError('pretrain needs at least one env.');
+  const definitions = options.envs.map((env) => envDefinition(env));
+  for (const d of definitions) {
+    if (!d.warmStart) {
+      throw new ConfigError(
+        `Env '${d.id}' has no warm-start teacher (its definition has no warmStart), so mage-tiny cannot be warm-started on it. Start from a model of your own with --model <dir> (a mage-tiny or Hugging Face checkpoint directory), or add warmStart (a teacher and the words of its compact text) to its definition.`,
+        { path: 'warmStart', context: { env: d.id } },
+      );
+    }
+  }
   const configs = options.envs.map((env) => ({
     env,
     formats: FORMATS.map((f) => ({
@@ -150,6 +175,7 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
   // 2. Tokenizer and model.
   const tokenizer = buildMageTinyTokenizer(
     examples.flatMap((e) => [...e.messages.map((m) => m.content), e.response]),
+    { envs: definitions },
   );
   const first = configs[0]?.formats[0]?.config as TrainConfig;
   const ws = first.warmStart;

@@ -1,3 +1,4 @@
+export { type EnvPackageUse, loadEnvPackage, resolveEnvPackage, useEnvPackage } from './env-package';
 export {
   createCliOpponent,
   createEnv,

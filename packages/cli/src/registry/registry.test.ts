@@ -1,5 +1,9 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { UnknownIdError } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
+import { loadEnvPackage, resolveEnvPackage } from './env-package';
 import { createCliOpponent, createEnv, ENV_IDS, knownOpponentIds, matchGame, solvableGame } from './registry';
 
 describe('cli registry', () => {
@@ -21,5 +25,40 @@ describe('cli registry', () => {
     expect(matchGame('kuhn-poker').game.numPlayers).toBe(2);
     expect(solvableGame('kuhn').envId).toBe('kuhn-poker');
     expect(() => solvableGame('tictactoe')).toThrow(/Known game ids: kuhn/);
+  });
+});
+
+describe('env packages', () => {
+  it('resolves a package name from the working directory through its exports, and takes a default export', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mage-env-pkg-'));
+    try {
+      const pkg = join(root, 'node_modules', '@acme', 'coin-env');
+      await mkdir(join(pkg, 'lib'), { recursive: true });
+      await writeFile(
+        join(pkg, 'package.json'),
+        JSON.stringify({
+          name: '@acme/coin-env',
+          type: 'module',
+          exports: { '.': { import: './lib/index.js' } },
+        }),
+      );
+      await writeFile(
+        join(pkg, 'lib', 'index.js'),
+        `export default { specificationVersion: 'v1', id: 'coin', description: 'a coin', defaults: {},
+           create: () => ({ specificationVersion: 'v1', id: 'coin' }) };\n`,
+      );
+      const cwd = join(root, 'project', 'src');
+      await mkdir(cwd, { recursive: true });
+      expect(resolveEnvPackage('@acme/coin-env', cwd)).toBe(join(pkg, 'lib', 'index.js'));
+      expect(() => resolveEnvPackage('@acme/coin-env/extra', cwd)).toThrow(/exports no '.\/extra'/);
+      const definition = await loadEnvPackage('@acme/coin-env', cwd);
+      expect(definition.id).toBe('coin');
+      expect(createEnv('coin').id).toBe('coin');
+      expect(() => createCliOpponent('coin', 'random')).toThrow(
+        /Unknown env 'coin'. Known env ids: tictactoe, kuhn-poker/,
+      );
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });

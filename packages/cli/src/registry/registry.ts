@@ -1,29 +1,30 @@
 /**
- * The CLI's explicit registry of environments and opponents by id (no registration by import side
- * effects). Unknown ids fail with `UnknownIdError`, whose message lists the known ids.
+ * What the game commands (`mage match`, `mage solve`, `mage best-response`) need from the env registry
+ * of `@mage-rl/recipes`: envs, their opponents and their games by id. There is no second list of envs
+ * here; unknown ids fail with `UnknownIdError`, whose message lists the known ids.
  */
 
-import { type EnvV1, type GameModelV1, type OpponentV1, UnknownIdError } from '@mage-rl/core';
-import { createKuhnPoker, KUHN_INITIAL_STATE, kuhnGame } from '@mage-rl/envs/kuhn-poker';
-import { createSokoban } from '@mage-rl/envs/sokoban';
-import { createTicTacToe, initialTicTacToeState, ticTacToeGame } from '@mage-rl/envs/tictactoe';
-import { opponentRegistry } from '@mage-rl/opponents';
+import {
+  type EnvDefinitionV1,
+  type EnvV1,
+  type GameModelV1,
+  type OpponentV1,
+  UnknownIdError,
+} from '@mage-rl/core';
+import { envDefinition, envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from '@mage-rl/recipes';
 
 type AnyEnv = EnvV1<unknown, unknown>;
 
-/** Env factories by id; each takes the env's own options object (validated by the env). */
-export const ENV_FACTORIES: Readonly<Record<string, (options?: Record<string, unknown>) => AnyEnv>> = {
-  tictactoe: (options) => createTicTacToe(options ?? {}) as unknown as AnyEnv,
-  'kuhn-poker': (options) => createKuhnPoker(options ?? {}) as unknown as AnyEnv,
-  sokoban: (options) => createSokoban(options ?? {}) as unknown as AnyEnv,
-};
+/** Factories of the first-party envs by id; each takes the env's own options object. */
+export const ENV_FACTORIES: Readonly<Record<string, (options?: Record<string, unknown>) => AnyEnv>> =
+  Object.fromEntries(FIRST_PARTY_ENV_DEFINITIONS.map((d) => [d.id, (options = {}) => d.create(options)]));
 
-export const ENV_IDS: readonly string[] = Object.keys(ENV_FACTORIES);
+/** Ids of the first-party envs. */
+export const ENV_IDS: readonly string[] = FIRST_PARTY_ENV_DEFINITIONS.map((d) => d.id);
 
+/** Env `id` of the registry (first-party or added from an env package) with `options`. */
 export function createEnv(id: string, options?: Record<string, unknown>): AnyEnv {
-  const make = Object.hasOwn(ENV_FACTORIES, id) ? ENV_FACTORIES[id] : undefined;
-  if (!make) throw new UnknownIdError('env', id, ENV_IDS);
-  return make(options);
+  return envDefinition(id).create(options ?? {});
 }
 
 /** A two-player game the CLI can play scripted matches on: its model and the initial state. */
@@ -31,51 +32,64 @@ export interface MatchGame {
   readonly envId: string;
   readonly game: GameModelV1<unknown, unknown>;
   readonly root: unknown;
+  readonly definition: EnvDefinitionV1;
 }
 
-const MATCH_GAMES: Readonly<Record<string, () => MatchGame>> = {
-  tictactoe: () => ({
-    envId: 'tictactoe',
-    game: ticTacToeGame(3) as unknown as GameModelV1<unknown, unknown>,
-    root: initialTicTacToeState(3),
-  }),
-  'kuhn-poker': () => ({
-    envId: 'kuhn-poker',
-    game: kuhnGame as unknown as GameModelV1<unknown, unknown>,
-    root: KUHN_INITIAL_STATE,
-  }),
-};
+const withMatch = (): EnvDefinitionV1[] => envRegistry().definitions.filter((d) => d.opponents?.match);
 
-/** Env ids that have opponents (and so matches). */
-export const OPPONENT_ENV_IDS: readonly string[] = Object.keys(MATCH_GAMES);
+/** First-party env ids that have opponents (and so matches). */
+export const OPPONENT_ENV_IDS: readonly string[] = FIRST_PARTY_ENV_DEFINITIONS.filter(
+  (d) => d.opponents?.match,
+).map((d) => d.id);
+
+/** The env `envId` if it has opponents and a game to match them on. */
+function matchDefinition(envId: string): EnvDefinitionV1 {
+  const registry = envRegistry();
+  const definition = registry.has(envId) ? registry.get(envId) : undefined;
+  if (!definition?.opponents?.match) {
+    throw new UnknownIdError(
+      'env',
+      envId,
+      withMatch().map((d) => d.id),
+    );
+  }
+  return definition;
+}
 
 export function matchGame(envId: string): MatchGame {
-  const make = Object.hasOwn(MATCH_GAMES, envId) ? MATCH_GAMES[envId] : undefined;
-  if (!make) throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
-  return make();
+  const definition = matchDefinition(envId);
+  const match = definition.opponents?.match as NonNullable<
+    NonNullable<EnvDefinitionV1['opponents']>['match']
+  >;
+  return { envId: definition.id, game: match.model, root: match.root, definition };
 }
 
 /** Known opponent ids of an env (parametric ones as patterns, e.g. `mcts-<N>`). */
 export function knownOpponentIds(envId: string): readonly string[] {
-  if (!OPPONENT_ENV_IDS.includes(envId)) throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
-  const reg = opponentRegistry(envId);
+  const opponents = matchDefinition(envId).opponents;
+  const patterns = opponents?.patterns ?? [];
   return [
-    ...reg.patterns,
-    ...reg.ids.filter((id) => !reg.patterns.some((p) => id.startsWith(p.split('<')[0] ?? ''))),
+    ...patterns,
+    ...(opponents?.ids ?? []).filter((id) => !patterns.some((p) => id.startsWith(p.split('<')[0] ?? ''))),
   ];
 }
 
 /** Builds opponent `id` of env `envId`. */
 export function createCliOpponent(envId: string, id: string): OpponentV1<unknown, unknown> {
-  if (!OPPONENT_ENV_IDS.includes(envId)) throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
-  return opponentRegistry(envId).create(id);
+  const opponents = matchDefinition(envId).opponents;
+  if (!opponents) throw new UnknownIdError('env', envId, []);
+  return opponents.create(id);
 }
 
-/** Game names accepted by `mage solve` / `mage best-response` and the env they stand for. */
-const SOLVABLE: Readonly<Record<string, string>> = { kuhn: 'kuhn-poker', 'kuhn-poker': 'kuhn-poker' };
-
+/** The game `mage solve` / `mage best-response` know by `name`: one of its `solveNames`, or its env id. */
 export function solvableGame(name: string): MatchGame {
-  const envId = Object.hasOwn(SOLVABLE, name) ? SOLVABLE[name] : undefined;
-  if (!envId) throw new UnknownIdError('game', name, ['kuhn']);
-  return matchGame(envId);
+  const solvable = withMatch().filter((d) => d.opponents?.match?.solveNames);
+  const found = solvable.find((d) => d.id === name || d.opponents?.match?.solveNames?.includes(name));
+  if (!found)
+    throw new UnknownIdError(
+      'game',
+      name,
+      solvable.flatMap((d) => d.opponents?.match?.solveNames ?? []),
+    );
+  return matchGame(found.id);
 }
