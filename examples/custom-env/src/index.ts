@@ -1,3 +1,4 @@
+export { envDefinition } from './definition';
 export {
   createHigherLower,
   type HigherLowerOptions,

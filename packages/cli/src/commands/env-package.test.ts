@@ -1,0 +1,115 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCaptured, runJson } from '../testing/cli.test-helper';
+
+const example = fileURLToPath(new URL('../../../../examples/custom-env', import.meta.url));
+
+interface TrainJson {
+  readonly runDir: string;
+  readonly warmStart: string;
+  readonly iterations: number;
+}
+
+describe('--env-package', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mage-env-package-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says what is wrong with a missing package, a module without a definition, an unknown env (none added yet)', async () => {
+    for (const [argv, message] of [
+      [['train', '--env-package', join(dir, 'nope'), '--show-config'], /no such file or directory/],
+      [
+        ['train', '--env-package', 'no-such-env-package', '--show-config'],
+        /cannot find package 'no-such-env-package'/,
+      ],
+      [
+        ['train', '--env-package', join(example, 'src', 'higher-lower.ts'), '--show-config'],
+        /exports no 'envDefinition' and no default export.*createHigherLower/,
+      ],
+      [
+        ['eval', '--env', 'higher-lower'],
+        /Unknown env 'higher-lower'. Known env ids: tictactoe, kuhn-poker, sokoban/,
+      ],
+    ] as const) {
+      const r = await runCaptured([...argv]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(message);
+    }
+  });
+
+  it("adds the package's env: its id is the default --env, and the config records the package", async () => {
+    const config = await runJson<{ env: { id: string; options: object; package: string } }>([
+      'train',
+      '--env-package',
+      example,
+      '--preset',
+      'smoke',
+      '--show-config',
+    ]);
+    expect(config.env).toEqual({ id: 'higher-lower', options: {}, package: example });
+    // The printed config reproduces itself through --config (which loads the package it names).
+    const file = join(dir, 'config.json');
+    await writeFile(file, JSON.stringify(config));
+    expect(await runJson(['train', '--config', file, '--show-config'])).toEqual(config);
+  });
+
+  it('evaluates the env with its teacher', async () => {
+    const r = await runJson<{ env: string; metrics: { overall: { invalidActionRate: { rate: number } } } }>([
+      'eval',
+      '--env-package',
+      example,
+      '--method',
+      'reflexion',
+      '--episodes',
+      '4',
+    ]);
+    expect(r.env).toBe('higher-lower');
+    expect(r.metrics.overall.invalidActionRate.rate).toBe(0);
+  });
+});
+
+describe('mage train --env-package examples/custom-env (slow: warm start of its own + 1 iteration)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mage-train-custom-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("warm-starts mage-tiny with the package's teacher, trains and evaluates the example env", async () => {
+    const runDir = join(dir, 'run');
+    const r = await runJson<TrainJson>([
+      'train',
+      '--env-package',
+      example,
+      '--env',
+      'higher-lower',
+      '--preset',
+      'smoke',
+      '--iterations',
+      '1',
+      '--run-dir',
+      runDir,
+      '--cache-dir',
+      join(dir, 'cache'),
+    ]);
+    expect(r.iterations).toBe(1);
+    expect(r.warmStart).toContain('higher-lower-smoke-');
+    const lines = (await readFile(join(runDir, 'metrics.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; iteration: number; tokens?: number });
+    const update = lines.find((l) => l.type === 'update');
+    expect(update?.iteration).toBe(0);
+    expect(update?.tokens).toBeGreaterThan(0);
+    expect(lines.some((l) => l.type === 'eval')).toBe(true);
+  }, 600_000);
+});
