@@ -8,7 +8,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, type EnvDefinitionV1, MageError } from '@mage-rl/core';
 import { addEnvDefinition, mergeConfig, resolveTrainConfig, type TrainConfigInput } from '@mage-rl/recipes';
 
@@ -53,10 +53,12 @@ function packageEntry(spec: string, dir: string, subpath: string): string {
     if (subpath === '.' && existsSync(join(dir, 'index.js'))) return join(dir, 'index.js');
     throw fail(spec, `'${dir}' has no package.json.`);
   }
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    exports?: unknown;
-    main?: unknown;
-  };
+  let manifest: { exports?: unknown; main?: unknown };
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof manifest;
+  } catch (cause) {
+    throw fail(spec, `'${manifestPath}' is not valid JSON.`, cause);
+  }
   const exported = manifest.exports;
   if (exported !== undefined) {
     const keys = typeof exported === 'object' && exported !== null ? Object.keys(exported) : [];
@@ -85,7 +87,7 @@ function splitName(spec: string): [string, string] {
 /** The file to import for `spec`: a path (file or package directory), or a package name from `cwd`. */
 export function resolveEnvPackage(spec: string, cwd: string): string {
   if (isPathLike(spec)) {
-    const path = spec.startsWith('file:') ? new URL(spec).pathname : resolve(cwd, spec);
+    const path = spec.startsWith('file:') ? fileURLToPath(spec) : resolve(cwd, spec);
     if (!existsSync(path)) throw fail(spec, `no such file or directory: '${path}'.`);
     return statSync(path).isDirectory() ? packageEntry(spec, path, '.') : path;
   }
