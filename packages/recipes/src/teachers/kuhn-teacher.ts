@@ -1,5 +1,5 @@
 /**
- * The Kuhn Poker warm-start teacher (SPEC §9): samples its action from an equilibrium strategy (the CFR+
+ * The Kuhn Poker warm-start teacher: samples its action from an equilibrium strategy (the CFR+
  * average strategy, computed once per iteration count and memoised). An equilibrium never adapts to the
  * opponent, so the teacher teaches legal play, not exploitation.
  */
