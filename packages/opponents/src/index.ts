@@ -38,6 +38,7 @@ export {
 export {
   KUHN_CFR_DEFAULT_ITERATIONS,
   type KuhnCfrOpponentOptions,
+  kuhnAverageStrategy,
   kuhnCfrOpponent,
   kuhnCfrStrategy,
 } from './kuhn/cfr-opponents';

@@ -3,6 +3,7 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { at } from '../columns/at';
 
 /**
  * - `differential` (MAGE): r̃_0 = R_0, r̃_k = R_k − R_{k−1} — improvement over the previous attempt.
@@ -15,12 +16,15 @@ export const META_REWARD_MODES: readonly MetaRewardMode[] = ['differential', 'cu
 
 /**
  * Meta-rewards r̃ of one meta-episode from its episode rewards R_0..R_{K−1} (an attempt that never ran
- * has R_k = 0). Writes into `out` when given (it may alias `episodeRewards`).
+ * has R_k = 0). Writes into `out` when given (it may alias `episodeRewards`). With `offset` and `count`
+ * the meta-episode is `episodeRewards[offset .. offset+count−1]`, written to the same range of `out`.
  */
 export function metaRewards(
   episodeRewards: ArrayLike<number>,
   mode: MetaRewardMode,
   out: Float64Array = new Float64Array(episodeRewards.length),
+  offset = 0,
+  count = episodeRewards.length - offset,
 ): Float64Array {
   if (out.length < episodeRewards.length) {
     throw new InvalidArgumentError(
@@ -28,8 +32,8 @@ export function metaRewards(
     );
   }
   let previous = 0;
-  for (let k = 0; k < episodeRewards.length; k++) {
-    const r = episodeRewards[k] as number;
+  for (let k = offset; k < offset + count; k++) {
+    const r = at(episodeRewards, k);
     out[k] = mode === 'differential' ? r - previous : r;
     previous = r;
   }

@@ -2,7 +2,8 @@
  * Row penalties. They lower the episode-level score of a row only; step returns never see them.
  */
 
-import type { LengthPenaltyOptions } from '../advantages/types';
+import type { AdvantageRowInput, LengthPenaltyOptions } from '../advantages/types';
+import { at, itemAt } from '../columns/at';
 
 /**
  * coef × min(1, (L − M/2)/(M/2)) when the response length L exceeds half the limit M, else 0.
@@ -41,4 +42,17 @@ export function rowPenaltyResolved(
   o: { readonly invalidPenalty: number; readonly lengthPenalty: LengthPenaltyOptions | null },
 ): number {
   return rowPenalty(valid, responseTokens, o.invalidPenalty, o.lengthPenalty);
+}
+
+/** Subtracts every row's penalty from its score (nothing to do when no row can be penalised). */
+export function subtractRowPenalties(
+  scores: Float64Array,
+  rows: readonly AdvantageRowInput[],
+  o: { readonly invalidPenalty: number; readonly lengthPenalty: LengthPenaltyOptions | null },
+): void {
+  if (penaltyFree(o)) return;
+  for (let i = 0; i < rows.length; i++) {
+    const row = itemAt(rows, i);
+    scores[i] = at(scores, i) - rowPenaltyResolved(row.valid, row.responseTokens, o);
+  }
 }

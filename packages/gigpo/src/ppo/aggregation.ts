@@ -1,5 +1,6 @@
 import type { TokenLossInput } from '@mage-rl/core';
 import { InvalidArgumentError } from '@mage-rl/core';
+import { at } from '../columns/at';
 
 /**
  * How per-token losses become one scalar:
@@ -27,18 +28,18 @@ export function aggregationScales(
   }
   let maxRow = -1;
   for (let j = 0; j < n; j++) {
-    const r = rowOfToken[j] as number;
+    const r = at(rowOfToken, j);
     if (r < 0) throw new InvalidArgumentError(`rowOfToken[${j}] is negative (${r}).`);
     if (r > maxRow) maxRow = r;
   }
   const counts = new Int32Array(maxRow + 1);
   for (let j = 0; j < n; j++) {
-    const r = rowOfToken[j] as number;
-    counts[r] = (counts[r] as number) + 1;
+    const r = at(rowOfToken, j);
+    counts[r] = at(counts, r) + 1;
   }
   let rowsWithTokens = 0;
-  for (let r = 0; r <= maxRow; r++) if ((counts[r] as number) > 0) rowsWithTokens++;
-  for (let j = 0; j < n; j++) out[j] = 1 / (rowsWithTokens * (counts[rowOfToken[j] as number] as number));
+  for (const c of counts) if (c > 0) rowsWithTokens++;
+  for (let j = 0; j < n; j++) out[j] = 1 / (rowsWithTokens * at(counts, at(rowOfToken, j)));
   return out;
 }
 

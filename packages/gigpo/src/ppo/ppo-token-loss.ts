@@ -11,6 +11,7 @@
 
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
 import { ConfigError } from '@mage-rl/core';
+import { at } from '../columns/at';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
 import { DEFAULT_KL_CLAMP } from './kl';
 
@@ -63,7 +64,9 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
 
   return (input: TokenLossInput): TokenLossOutput => {
     const n = checkTokenInput(input, klCoef > 0, 'ppoTokenLoss');
-    const { logprobs, oldLogprobs, advantages, refLogprobs } = input;
+    const { logprobs, oldLogprobs, advantages } = input;
+    // Checked above: present whenever klCoef > 0.
+    const refLogprobs = klCoef > 0 ? input.refLogprobs : undefined;
     const scales = aggregationScales(n, input.rowOfToken, aggregation);
     const weights = new Float32Array(n);
     let loss = 0;
@@ -74,11 +77,11 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
     let clipped = 0;
     let dualClipped = 0;
     for (let j = 0; j < n; j++) {
-      const lp = logprobs[j] as number;
-      const logRatio = lp - (oldLogprobs[j] as number);
+      const lp = at(logprobs, j);
+      const logRatio = lp - at(oldLogprobs, j);
       const ratio = Math.exp(logRatio);
-      const a = advantages[j] as number;
-      const s = scales[j] as number;
+      const a = at(advantages, j);
+      const s = at(scales, j);
       const unclipped = -a * ratio;
       const clippedRatio = ratio < lo ? lo : Math.min(ratio, hi);
       const clippedLoss = -a * clippedRatio;
@@ -99,8 +102,8 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
         dualClipped++;
       }
       let tokenLoss = pg;
-      if (klCoef > 0) {
-        const d = (refLogprobs as Float32Array)[j]! - lp;
+      if (refLogprobs !== undefined) {
+        const d = at(refLogprobs, j) - lp;
         const ed = Math.exp(d);
         const k = ed - d - 1;
         if (k > klClamp) {

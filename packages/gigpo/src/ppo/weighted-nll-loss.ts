@@ -6,6 +6,7 @@
 
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
 import { InvalidArgumentError } from '@mage-rl/core';
+import { at } from '../columns/at';
 import { aggregationScales, type LossAggregation } from './aggregation';
 
 export interface WeightedNllLossOptions {
@@ -28,8 +29,8 @@ export function weightedNllLoss(options: WeightedNllLossOptions = {}): TokenLoss
     let loss = 0;
     let nll = 0;
     for (let j = 0; j < n; j++) {
-      const lp = input.logprobs[j] as number;
-      const s = scales[j] as number;
+      const lp = at(input.logprobs, j);
+      const s = at(scales, j);
       loss -= s * lp;
       nll -= lp;
       weights[j] = s;

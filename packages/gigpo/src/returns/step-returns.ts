@@ -7,6 +7,7 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { at } from '../columns/at';
 
 /**
  * The hot-loop kernel. For attempts `offset .. offset+count−1` of one slot it writes
@@ -26,14 +27,14 @@ export function fillAttemptValues(
 ): void {
   let nextHead = 0;
   for (let k = offset + count - 1; k >= offset; k--) {
-    const t = turns[k] as number;
+    const t = at(turns, k);
     if (t <= 0) {
       values[k] = 0;
       heads[k] = 0;
       nextHead = 0;
       continue;
     }
-    const v = (meta[k] as number) + trajGamma * nextHead;
+    const v = at(meta, k) + trajGamma * nextHead;
     const h = t === 1 ? v : stepGamma ** (t - 1) * v;
     values[k] = v;
     heads[k] = h;
@@ -75,10 +76,10 @@ export function slotStepReturns(input: SlotReturnsInput): SlotReturns {
   const heads = new Float64Array(k);
   fillAttemptValues(metaRewards, playTurns, stepGamma, trajGamma, values, heads);
   const play: Float64Array[] = [];
-  for (let a = 0; a < k; a++) {
-    const t = Math.max(0, playTurns[a] as number);
+  for (const [a, value] of values.entries()) {
+    const t = Math.max(0, at(playTurns, a));
     const g = new Float64Array(t);
-    for (let i = 0; i < t; i++) g[i] = stepGamma ** (t - 1 - i) * (values[a] as number);
+    for (let i = 0; i < t; i++) g[i] = stepGamma ** (t - 1 - i) * value;
     play.push(g);
   }
   return { play, reflect: heads };

@@ -1,23 +1,32 @@
 /** The CFR opponents of Kuhn Poker: `cfr` (argmax of the average strategy) and `cfr-sampled`. */
 
 import { KUHN_INITIAL_STATE, type KuhnAction, type KuhnState, kuhnGame } from '@mage-rl/envs/kuhn-poker';
-import { createCfrSolver } from '../cfr/cfr';
+import { type CfrAlgorithm, createCfrSolver } from '../cfr/cfr';
 import { type PolicyOpponentV1, policyOpponent } from '../strategy/policy-opponent';
 import { argmaxIndex, type TabularStrategy, tablePolicy } from '../strategy/strategy';
 
 export const KUHN_CFR_DEFAULT_ITERATIONS = 1000;
 
-const CACHE = new Map<number, TabularStrategy>();
+const CACHE = new Map<string, TabularStrategy>();
 
-/** Vanilla CFR's average Kuhn strategy after `iterations` (memoised: the computation is deterministic). */
-export function kuhnCfrStrategy(iterations = KUHN_CFR_DEFAULT_ITERATIONS): TabularStrategy {
-  const cached = CACHE.get(iterations);
+/**
+ * The average Kuhn strategy of `algorithm` after `iterations` (memoised: the computation is
+ * deterministic).
+ */
+export function kuhnAverageStrategy(algorithm: CfrAlgorithm, iterations: number): TabularStrategy {
+  const key = `${algorithm}/${iterations}`;
+  const cached = CACHE.get(key);
   if (cached) return cached;
-  const solver = createCfrSolver({ game: kuhnGame, root: KUHN_INITIAL_STATE, algorithm: 'cfr' });
+  const solver = createCfrSolver({ game: kuhnGame, root: KUHN_INITIAL_STATE, algorithm });
   solver.run(iterations);
   const strategy = solver.averageStrategy();
-  CACHE.set(iterations, strategy);
+  CACHE.set(key, strategy);
   return strategy;
+}
+
+/** Vanilla CFR's average Kuhn strategy after `iterations` (memoised). */
+export function kuhnCfrStrategy(iterations = KUHN_CFR_DEFAULT_ITERATIONS): TabularStrategy {
+  return kuhnAverageStrategy('cfr', iterations);
 }
 
 export interface KuhnCfrOpponentOptions {

@@ -116,14 +116,20 @@ export function kuhnOpponentRegistry(): OpponentRegistry<KuhnState, KuhnAction> 
 export const OPPONENT_ENV_IDS = ['tictactoe', 'kuhn-poker'] as const;
 export type OpponentEnvId = (typeof OPPONENT_ENV_IDS)[number];
 
+/** The registry of every env in `OPPONENT_ENV_IDS`. */
+const REGISTRIES = new Map<string, () => OpponentRegistry<unknown, unknown>>([
+  ['tictactoe', ticTacToeOpponentRegistry],
+  ['kuhn-poker', kuhnOpponentRegistry],
+]);
+
 /** The opponent registry of an env id. */
 export function opponentRegistry(envId: 'tictactoe'): OpponentRegistry<TicTacToeState, TicTacToeAction>;
 export function opponentRegistry(envId: 'kuhn-poker'): OpponentRegistry<KuhnState, KuhnAction>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown> {
-  if (envId === 'tictactoe') return ticTacToeOpponentRegistry();
-  if (envId === 'kuhn-poker') return kuhnOpponentRegistry();
-  throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
+  const registry = REGISTRIES.get(envId);
+  if (registry === undefined) throw new UnknownIdError('env', envId, OPPONENT_ENV_IDS);
+  return registry();
 }
 
 /** Builds opponent `id` for env `envId`. */

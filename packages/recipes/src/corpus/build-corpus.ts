@@ -1,5 +1,5 @@
 /**
- * The supervised warm-start corpus (SPEC §9): meta-episodes played by a non-exploiting teacher through
+ * The supervised warm-start corpus (architecture/recipes.md): meta-episodes played by a non-exploiting teacher through
  * the core runner, turned into (prompt messages, response) pairs — one per policy call, play and reflect
  * turns alike — exactly as the model will see them at RL time.
  */

@@ -66,20 +66,22 @@ function problemOf(d: Plain): string | null {
   return null;
 }
 
+/** Whether `value` passes the checks of `problemOf`, which are what an `EnvDefinitionV1` promises at run time. */
+function isEnvDefinition(value: unknown): value is EnvDefinitionV1 {
+  return isPlain(value) && problemOf(value) === null;
+}
+
 /** `value` as an `EnvDefinitionV1`, or a `ConfigError` naming the package and what is wrong. */
 export function checkEnvDefinition(value: unknown, source: string): EnvDefinitionV1 {
+  if (isEnvDefinition(value)) return value;
   if (!isPlain(value)) {
     throw new ConfigError(
       `Env package '${source}' does not export an env definition: expected an EnvDefinitionV1 object (from @mage-rl/core), got ${value === null ? 'null' : typeof value}.`,
       { path: 'env.package', context: { package: source } },
     );
   }
-  const problem = problemOf(value);
-  if (problem) {
-    throw new ConfigError(`Env package '${source}': its env definition ${problem}.`, {
-      path: 'env.package',
-      context: { package: source },
-    });
-  }
-  return value as unknown as EnvDefinitionV1;
+  throw new ConfigError(`Env package '${source}': its env definition ${problemOf(value)}.`, {
+    path: 'env.package',
+    context: { package: source },
+  });
 }

@@ -35,22 +35,18 @@ function compactWords(): string[] {
 
 type Strategy = Readonly<Record<string, Readonly<Record<string, number>>>>;
 
+type StrategyRow = [key: string, player: number, card: string, history: string, pass: number, bet: number];
+
 /** Rows `[key, player, card, history, P(PASS), P(BET)]` of a strategy, ordered by player, history, card. */
 export function kuhnStrategyRows(strategy: Strategy): (string | number)[][] {
   const cardOrder = 'JQK';
   return Object.entries(strategy)
-    .map(([key, row]) => {
+    .map(([key, row]): StrategyRow => {
       const [card = '', history = ''] = key.split(':');
-      return [key, history.length % 2, card, history || '-', row.PASS ?? 0, row.BET ?? 0] as (
-        | string
-        | number
-      )[];
+      return [key, history.length % 2, card, history || '-', row.PASS ?? 0, row.BET ?? 0];
     })
     .sort(
-      (a, b) =>
-        (a[1] as number) - (b[1] as number) ||
-        String(a[3]).length - String(b[3]).length ||
-        cardOrder.indexOf(String(a[2])) - cardOrder.indexOf(String(b[2])),
+      (a, b) => a[1] - b[1] || a[3].length - b[3].length || cardOrder.indexOf(a[2]) - cardOrder.indexOf(b[2]),
     );
 }
 

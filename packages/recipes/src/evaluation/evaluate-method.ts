@@ -1,5 +1,5 @@
 /**
- * Evaluation by method (SPEC §6): builds the memory a method plays with (none, reflection, memento,
+ * Evaluation by method (the methods of `METHODS`): builds the memory a method plays with (none, reflection, memento,
  * a-mem …) and runs core's `evaluate`, so `react`, `reflexion`, `memento` and `a-mem` run without any
  * training, and trained methods are evaluated with the memory they were trained with.
  */

@@ -5,6 +5,7 @@
  */
 
 import { ConfigError, MageError, UnknownIdError } from '@mage-rl/core';
+import { DEFAULT_ADVANTAGE_OPTIONS } from '@mage-rl/gigpo';
 import { envRegistry } from '../environments/registry';
 import { checkOpponentId, createEnvById, populationNames } from '../wiring';
 import { configErrorFromZod } from './config-errors';
@@ -43,21 +44,19 @@ export function mergeConfig(...layers: readonly unknown[]): Plain {
   return out;
 }
 
+// gigpo's defaults; the method layer sets the anchor scope and episode baseline.
+const {
+  anchorScope: _anchorScope,
+  episodeBaseline: _episodeBaseline,
+  lengthPenalty: _lengthPenalty,
+  ...GIGPO_DEFAULTS
+} = DEFAULT_ADVANTAGE_OPTIONS;
+
 const BASE: TrainConfigInput = {
   seed: 0,
   trains: true,
   rollout: { memory: 'reflection' },
-  advantage: {
-    estimator: 'gigpo',
-    metaReward: 'differential',
-    normalization: 'mean',
-    stepGamma: 0.95,
-    trajGamma: 0.6,
-    stepWeight: 1,
-    grouping: 'per-opponent',
-    invalidPenalty: 0.5,
-    lengthPenaltyCoef: 0,
-  },
+  advantage: { ...GIGPO_DEFAULTS, grouping: 'per-opponent', lengthPenaltyCoef: 0 },
   ppo: { klCoef: 0 },
 };
 

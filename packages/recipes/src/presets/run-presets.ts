@@ -22,6 +22,25 @@ export type RunPresetValues = Pick<TrainConfig, 'train' | 'warmStart'> & {
   readonly provisional: boolean;
 };
 
+/** Rollouts sample the full distribution for K = 3 attempts and stop a slot early once it is solved. */
+function rolloutSampling(context: 'turn' | 'transcript', style: 'verbose' | 'compact') {
+  return { attempts: 3, context, style, earlyStop: true, temperature: 1, topP: 1, topK: 0 } as const;
+}
+
+/** The PPO numbers of every preset (the learning rate and mini-batch size vary with scale). */
+const PPO = {
+  clip: 0.2,
+  dualClip: 3,
+  entropyCoef: 0.001,
+  epochs: 1,
+  gradClip: 1,
+  weightDecay: 0.01,
+  aggregation: 'token-mean',
+} as const;
+
+/** The evaluation protocol of every preset (the number of episodes varies with scale). */
+const EVAL_SAMPLING = { attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true } as const;
+
 export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
   /** The paper's: 16 groups × 8 slots, K = 3, 150 iterations, lr 1e-6, clip 0.2, mini-batch 64, 1 epoch. */
   paper: {
@@ -29,29 +48,13 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     rollout: {
       groups: 16,
       groupSize: 8,
-      attempts: 3,
-      context: 'turn',
-      style: 'verbose',
-      earlyStop: true,
-      temperature: 1,
-      topP: 1,
-      topK: 0,
+      ...rolloutSampling('turn', 'verbose'),
       // Ours: the spec gives no response limits at paper scale.
       maxTokens: { play: 512, reflect: 1024 },
     },
-    ppo: {
-      lr: 1e-6,
-      clip: 0.2,
-      dualClip: 3,
-      entropyCoef: 0.001,
-      epochs: 1,
-      miniBatchRows: 64,
-      gradClip: 1,
-      weightDecay: 0.01,
-      aggregation: 'token-mean',
-    },
+    ppo: { lr: 1e-6, miniBatchRows: 64, ...PPO },
     train: { iterations: 150, evalEvery: 10, checkpointEvery: 10, evaluate: true },
-    eval: { episodes: 128, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    eval: { episodes: 128, ...EVAL_SAMPLING },
     warmStart: {
       groups: 0,
       groupSize: 0,
@@ -69,28 +72,12 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     rollout: {
       groups: 8,
       groupSize: 4,
-      attempts: 3,
-      context: 'transcript',
-      style: 'compact',
-      earlyStop: true,
-      temperature: 1,
-      topP: 1,
-      topK: 0,
+      ...rolloutSampling('transcript', 'compact'),
       maxTokens: { play: 16, reflect: 128 },
     },
-    ppo: {
-      lr: 1e-4,
-      clip: 0.2,
-      dualClip: 3,
-      entropyCoef: 0.001,
-      epochs: 1,
-      miniBatchRows: 64,
-      gradClip: 1,
-      weightDecay: 0.01,
-      aggregation: 'token-mean',
-    },
+    ppo: { lr: 1e-4, miniBatchRows: 64, ...PPO },
     train: { iterations: 16, evalEvery: 0, checkpointEvery: 4, evaluate: true },
-    eval: { episodes: 16, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    eval: { episodes: 16, ...EVAL_SAMPLING },
     warmStart: {
       groups: 32,
       groupSize: 2,
@@ -108,28 +95,12 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
     rollout: {
       groups: 2,
       groupSize: 2,
-      attempts: 3,
-      context: 'transcript',
-      style: 'compact',
-      earlyStop: true,
-      temperature: 1,
-      topP: 1,
-      topK: 0,
+      ...rolloutSampling('transcript', 'compact'),
       maxTokens: { play: 8, reflect: 16 },
     },
-    ppo: {
-      lr: 1e-4,
-      clip: 0.2,
-      dualClip: 3,
-      entropyCoef: 0.001,
-      epochs: 1,
-      miniBatchRows: 16,
-      gradClip: 1,
-      weightDecay: 0.01,
-      aggregation: 'token-mean',
-    },
+    ppo: { lr: 1e-4, miniBatchRows: 16, ...PPO },
     train: { iterations: 2, evalEvery: 2, checkpointEvery: 1, evaluate: true },
-    eval: { episodes: 1, attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true },
+    eval: { episodes: 1, ...EVAL_SAMPLING },
     warmStart: {
       groups: 4,
       groupSize: 1,

@@ -24,5 +24,5 @@ export function createTeacher<S, A>(env: EnvV1<S, A>, options: AnyTeacherOptions
     const known = registry.definitions.filter((d) => d.warmStart).map((d) => d.id);
     throw new UnknownIdError('teacher env', env.id, known);
   }
-  return warmStart.teacher(env as unknown as EnvV1, options);
+  return warmStart.teacher(env, options);
 }

@@ -1,34 +1,25 @@
 /**
- * The Kuhn Poker warm-start teacher (SPEC §9): samples its action from an equilibrium strategy (the CFR+
+ * The Kuhn Poker warm-start teacher: samples its action from an equilibrium strategy (the CFR+
  * average strategy, computed once per iteration count and memoised). An equilibrium never adapts to the
  * opponent, so the teacher teaches legal play, not exploitation.
  */
 
 import { InvalidArgumentError, type PolicyV1, type Rng } from '@mage-rl/core';
 import {
-  KUHN_INITIAL_STATE,
   type KuhnBettingAction,
   type KuhnCard,
   type KuhnPokerEnv,
   type KuhnState,
   kuhnGame,
 } from '@mage-rl/envs/kuhn-poker';
-import { createCfrSolver, type TabularStrategy, tablePolicy } from '@mage-rl/opponents';
+import { kuhnAverageStrategy, type TabularStrategy, tablePolicy } from '@mage-rl/opponents';
 import { infoString, type TeacherOptions, teacherPolicy } from './teacher-policy';
 
 export const KUHN_TEACHER_ITERATIONS = 2000;
 
-const CACHE = new Map<number, TabularStrategy>();
-
 /** CFR+ average strategy of Kuhn Poker after `iterations` (deterministic, memoised). */
 export function kuhnEquilibriumStrategy(iterations = KUHN_TEACHER_ITERATIONS): TabularStrategy {
-  const cached = CACHE.get(iterations);
-  if (cached) return cached;
-  const solver = createCfrSolver({ game: kuhnGame, root: KUHN_INITIAL_STATE, algorithm: 'cfr+' });
-  solver.run(iterations);
-  const strategy = solver.averageStrategy();
-  CACHE.set(iterations, strategy);
-  return strategy;
+  return kuhnAverageStrategy('cfr+', iterations);
 }
 
 const CARDS: readonly string[] = ['J', 'Q', 'K'];

@@ -1,5 +1,5 @@
 /**
- * Templated *factual* reflection notes for the warm start (SPEC §9): what happened in the finished attempt
+ * Templated *factual* reflection notes for the warm start: what happened in the finished attempt
  * — its result, every turn's move and the opponent's reply (the env's own history lines), and the revealed
  * cards — never strategic advice. Compact notes use only `COMPACT_VOCABULARY` words, the env's compact
  * event words and numbers, so mage-tiny's word-level tokenizer covers them.

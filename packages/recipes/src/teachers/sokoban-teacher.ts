@@ -1,5 +1,5 @@
 /**
- * The Sokoban warm-start teacher (SPEC §9): the moves of an optimal solution (the envs' BFS solver),
+ * The Sokoban warm-start teacher: the moves of an optimal solution (the envs' BFS solver),
  * mixed with a seeded fraction of random legal moves (noise), up to `movesPerTurn` moves per turn.
  */
 

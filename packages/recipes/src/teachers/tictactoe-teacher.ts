@@ -1,5 +1,5 @@
 /**
- * The Tic-Tac-Toe warm-start teacher (SPEC §9): win if possible, else block if needed, else a random
+ * The Tic-Tac-Toe warm-start teacher: win if possible, else block if needed, else a random
  * legal move. It never models the opponent, so it teaches format and legal play, not exploitation.
  */
 

@@ -23,6 +23,7 @@ import {
   type TrainConfig,
 } from '../presets';
 import { createEnvById, opponentFactory } from '../wiring';
+import { toJsonObject } from './config-json';
 
 export interface TrainingOptionsOfArgs {
   readonly learner: LearnerV1;
@@ -109,7 +110,7 @@ export function trainingOptionsOf(config: TrainConfig, args: TrainingOptionsOfAr
     entropyCoef: config.ppo.entropyCoef,
     ...(config.train.evaluate ? { evaluation: trainingEvaluationOf(config) } : {}),
     checkpointEvery: config.train.checkpointEvery,
-    config: config as unknown as JsonObject,
+    config: toJsonObject(config),
     ...(args.runDir === undefined ? {} : { runDir: args.runDir }),
     ...(args.resume === undefined ? {} : { resume: args.resume }),
     ...(args.keepCheckpoints === undefined ? {} : { keepCheckpoints: args.keepCheckpoints }),

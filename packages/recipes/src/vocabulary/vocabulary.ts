@@ -1,6 +1,6 @@
 /**
- * The word list of the compact prompt grammar (SPEC §9): the word-level tokenizer of mage-tiny is built
- * from it. Compact text separates every token by whitespace, so words are whitespace-split pieces and
+ * The word list of the compact prompt grammar: the word-level tokenizer of mage-tiny is built from it.
+ * Compact text separates every token by whitespace, so words are whitespace-split pieces and
  * punctuation tokens (`<action>`, `</remark>`, `(`, `,`, `->` …) are words of their own. Each env brings
  * its own words (`warmStart.words` of its definition); this module adds what every env shares.
  */
