@@ -63,6 +63,36 @@ export function rolloutFailure<S, A>(
   });
 }
 
+/**
+ * What `error`, thrown by the memory or by the env, becomes at `slot`: a `RUNNER_FAILURE` for the memory,
+ * an `ENV_FAILURE` for the env (`OPPONENT_FAILURE` when its opponent threw), "<message>: <its message>".
+ */
+export function slotFailure<S, A>(
+  run: RolloutState<S, A>,
+  slot: SlotState<S, A>,
+  blame: 'memory' | 'env',
+  message: string,
+  error: unknown,
+): RolloutFailureError {
+  const code = blame === 'memory' ? 'RUNNER_FAILURE' : failureCode(error, 'ENV_FAILURE');
+  return rolloutFailure(run, code, `${message}: ${describe(error)}`, slot, error);
+}
+
+/** `fn()`, with whatever it throws reported through `slotFailure`. */
+export function guardSlot<S, A, T>(
+  run: RolloutState<S, A>,
+  slot: SlotState<S, A>,
+  blame: 'memory' | 'env',
+  message: string,
+  fn: () => T,
+): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw slotFailure(run, slot, blame, message, error);
+  }
+}
+
 /** Throws an `AbortedError` (with the tick, when given) once `signal` is aborted. */
 export function throwIfAbortedHere(signal: AbortSignal | undefined, tick?: number): void {
   if (signal?.aborted) {

@@ -1,9 +1,8 @@
 /** Applying a play turn's response: parse, step the env, record the row and the step, maybe end the attempt. */
 
-import { MageError } from '../errors';
 import type { RowRecord } from '../records';
 import { type EnvStepV1, playAnchor } from '../spec';
-import { describe, failureCode, rolloutFailure } from './failures';
+import { guardSlot, rolloutFailure, slotFailure } from './failures';
 import { finishAttempt } from './finish-attempt';
 import { RolloutFailureError } from './options';
 import type { RolloutState } from './rollout-state';
@@ -64,25 +63,18 @@ export function applyPlayTurn<S, A>(
   return row;
 }
 
+/** Parses the response and steps the env with it; also says whether it parsed, and as which action text. */
 function stepEnv<S, A>(
   run: RolloutState<S, A>,
   slot: SlotState<S, A>,
   text: string,
 ): { step: EnvStepV1; actionText: string | null; parsedValid: boolean } {
-  try {
+  return guardSlot(run, slot, 'env', `Env '${run.options.env.id}' threw on a play turn`, () => {
     const parsed = slot.episode.parse(text);
     const parsedValid = parsed.valid;
     const actionText = parsed.valid ? parsed.text : null;
     return { step: slot.episode.step(parsed), actionText, parsedValid };
-  } catch (error) {
-    throw rolloutFailure(
-      run,
-      failureCode(error, 'ENV_FAILURE'),
-      `Env '${run.options.env.id}' threw on a play turn: ${describe(error)}`,
-      slot,
-      error,
-    );
-  }
+  });
 }
 
 /** The step ended the attempt: it must carry an outcome; whatever throws in between is the env's. */
@@ -100,13 +92,7 @@ function endAttempt<S, A>(run: RolloutState<S, A>, slot: SlotState<S, A>, step: 
   try {
     finishAttempt(run, slot, step.outcome);
   } catch (error) {
-    if (MageError.isInstance(error) && error instanceof RolloutFailureError) throw error;
-    throw rolloutFailure(
-      run,
-      failureCode(error, 'ENV_FAILURE'),
-      `Env '${env.id}' failed between attempts: ${describe(error)}`,
-      slot,
-      error,
-    );
+    if (error instanceof RolloutFailureError) throw error;
+    throw slotFailure(run, slot, 'env', `Env '${env.id}' failed between attempts`, error);
   }
 }

@@ -3,7 +3,7 @@
 import type { MemoryReflectionV1 } from '../memory';
 import type { RowRecord } from '../records';
 import { reflectAnchor } from '../spec';
-import { describe, failureCode, rolloutFailure } from './failures';
+import { guardSlot } from './failures';
 import { announceAttempt } from './finish-attempt';
 import type { RolloutState } from './rollout-state';
 import type { ResponseRowBase } from './rows';
@@ -20,18 +20,13 @@ export function applyReflectTurn<S, A>(
   prompt: string,
 ): RowRecord {
   const text = base.responseText;
-  let parsed: { note: string; valid: boolean };
-  try {
-    parsed = slot.memory.parseReflection(text);
-  } catch (error) {
-    throw rolloutFailure(
-      run,
-      'RUNNER_FAILURE',
-      `Memory '${run.options.memory.id}' failed to parse a reflection: ${describe(error)}`,
-      slot,
-      error,
-    );
-  }
+  const parsed = guardSlot(
+    run,
+    slot,
+    'memory',
+    `Memory '${run.options.memory.id}' failed to parse a reflection`,
+    () => slot.memory.parseReflection(text),
+  );
   const row: RowRecord = {
     ...base,
     attempt: slot.attempt + 1,
@@ -55,16 +50,8 @@ export function applyReflectTurn<S, A>(
   const record = { ...last.record, reflection: parsed.note };
   slot.records[last.index] = record;
   announceAttempt(run, slot, finished, record);
-  try {
-    startAttempt(slot, slot.attempt + 1);
-  } catch (error) {
-    throw rolloutFailure(
-      run,
-      failureCode(error, 'ENV_FAILURE'),
-      `Env '${run.options.env.id}' failed to reset: ${describe(error)}`,
-      slot,
-      error,
-    );
-  }
+  guardSlot(run, slot, 'env', `Env '${run.options.env.id}' failed to reset`, () =>
+    startAttempt(slot, slot.attempt + 1),
+  );
   return row;
 }

@@ -2,7 +2,7 @@
 
 import { messagesToText, PLAY_STOP, REFLECT_STOP } from '../memory';
 import type { PolicyRequestV1 } from '../spec';
-import { describe, rolloutFailure } from './failures';
+import { guardSlot } from './failures';
 import type { RolloutState } from './rollout-state';
 import { lastFinished, requestSeed, type SlotState } from './slot-state';
 
@@ -15,18 +15,13 @@ export interface PreparedTurn<S, A> {
 
 /** The slot's request for this tick; a throwing memory is a `RUNNER_FAILURE`. */
 export function prepareTurn<S, A>(run: RolloutState<S, A>, slot: SlotState<S, A>): PreparedTurn<S, A> {
-  let request: PolicyRequestV1;
-  try {
-    request = slot.phase === 'play' ? playRequest(run, slot) : reflectRequest(run, slot);
-  } catch (error) {
-    throw rolloutFailure(
-      run,
-      'RUNNER_FAILURE',
-      `Memory '${run.options.memory.id}' failed to build a prompt: ${describe(error)}`,
-      slot,
-      error,
-    );
-  }
+  const request = guardSlot(
+    run,
+    slot,
+    'memory',
+    `Memory '${run.options.memory.id}' failed to build a prompt`,
+    () => (slot.phase === 'play' ? playRequest(run, slot) : reflectRequest(run, slot)),
+  );
   return { slot, request, promptText: messagesToText(request.messages) };
 }
 
