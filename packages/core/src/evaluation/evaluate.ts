@@ -1,5 +1,5 @@
 /**
- * Evaluation (issue 6 item 5): N meta-episodes per named opponent with a given policy and memory,
+ * Evaluation: N meta-episodes per named opponent with a given policy and memory,
  * returning per-opponent and overall metrics. Works with scripted policies and with a learner's policy.
  */
 

@@ -1,5 +1,6 @@
 /**
- * Atomic file helpers (SPEC §12): a reader sees either the old content or the new one, never a mix.
+ * Atomic file helpers, so that a killed run never leaves a half-written file: a reader sees either the
+ * old content or the new one, never a mix.
  * Files are written to a temporary sibling, fsynced, renamed over the target, and the directory is
  * fsynced; directories are built under a temporary name and renamed into place once complete.
  */

@@ -1,5 +1,5 @@
 /**
- * The memory / context-builder contract (SPEC §4). The runner knows *what happened* (rules, initial
+ * The memory / context-builder contract. The runner knows *what happened* (rules, initial
  * state, steps, outcomes, notes); a `MemoryV1` decides *what the policy sees*: it builds the chat
  * messages of every play turn and reflect turn, parses reflections into notes, and may keep cases across
  * meta-episodes (retrieval memories). Implementations live in `@mage-rl/reflection`; core only defines

@@ -1,7 +1,7 @@
 /**
- * Rollout metrics (SPEC §6, issue 6 item 4): per attempt, cumulative success (pass@k), independent
- * success, draw rate and mean return; invalid-action rate, response and reflection lengths; overall and
- * per opponent, with 95% Wilson intervals for every rate.
+ * Rollout metrics: per attempt, cumulative success (pass@k), independent success, draw rate and mean
+ * return; invalid-action rate, response and reflection lengths; overall and per opponent, with 95%
+ * Wilson intervals for every rate (see architecture/runner.md).
  */
 
 import { InvalidArgumentError } from '../errors';
@@ -55,6 +55,74 @@ export interface MetaEpisodeMetricsV1 {
 
 const mean = (sum: number, n: number): number => (n > 0 ? sum / n : 0);
 
+/** Counts of one attempt index k over a set of slots. */
+interface AttemptTally {
+  /** Slots that played attempt k. */
+  played: number;
+  wins: number;
+  draws: number;
+  /** Slots that succeeded in some attempt ≤ k. */
+  passes: number;
+  /** Sum of the returns of attempt k. */
+  returns: number;
+}
+
+/** Counts of the play (or reflect) turns of a set of rows. */
+interface TurnTally {
+  turns: number;
+  invalid: number;
+  chars: number;
+  tokens: number;
+}
+
+/** Per attempt index 0 … attempts − 1 the tally of `slots`; attempts outside that range are ignored. */
+function tallyAttempts(
+  slots: readonly SlotRecord[],
+  attempts: number,
+): { tallies: AttemptTally[]; returnSum: number; attemptsPlayed: number } {
+  const tallies: AttemptTally[] = Array.from({ length: attempts }, () => ({
+    played: 0,
+    wins: 0,
+    draws: 0,
+    passes: 0,
+    returns: 0,
+  }));
+  let returnSum = 0;
+  let attemptsPlayed = 0;
+  for (const slot of slots) {
+    let firstWin = attempts;
+    for (const a of slot.attempts) {
+      const tally = tallies[a.attempt];
+      if (tally === undefined) continue;
+      tally.played++;
+      tally.returns += a.return;
+      returnSum += a.return;
+      attemptsPlayed++;
+      if (a.outcome.success) {
+        tally.wins++;
+        firstWin = Math.min(firstWin, a.attempt);
+      }
+      if (a.outcome.draw) tally.draws++;
+    }
+    for (const tally of tallies.slice(firstWin)) tally.passes++;
+  }
+  return { tallies, returnSum, attemptsPlayed };
+}
+
+/** The tallies of the play rows and of the reflect rows. */
+function tallyTurns(rows: readonly RowRecord[]): { play: TurnTally; reflect: TurnTally } {
+  const play: TurnTally = { turns: 0, invalid: 0, chars: 0, tokens: 0 };
+  const reflect: TurnTally = { turns: 0, invalid: 0, chars: 0, tokens: 0 };
+  for (const row of rows) {
+    const tally = row.phase === 'play' ? play : reflect;
+    tally.turns++;
+    if (!row.valid) tally.invalid++;
+    tally.chars += row.responseText.length;
+    tally.tokens += row.responseTokens.length;
+  }
+  return { play, reflect };
+}
+
 /** Metrics of a set of slots and their rows; `attempts` is K. */
 export function summarizeSlots(
   slots: readonly SlotRecord[],
@@ -64,76 +132,35 @@ export function summarizeSlots(
   if (!Number.isInteger(attempts) || attempts < 1) {
     throw new InvalidArgumentError(`attempts must be a positive integer, got ${attempts}.`);
   }
-  const played = new Int32Array(attempts);
-  const wins = new Int32Array(attempts);
-  const draws = new Int32Array(attempts);
-  const passes = new Int32Array(attempts);
-  const returns = new Float64Array(attempts);
-  let returnSum = 0;
-  let attemptsPlayed = 0;
-  for (const slot of slots) {
-    let firstWin = attempts;
-    for (const a of slot.attempts) {
-      if (a.attempt < 0 || a.attempt >= attempts) continue;
-      const k = a.attempt;
-      played[k] = (played[k] as number) + 1;
-      returns[k] = (returns[k] as number) + a.return;
-      returnSum += a.return;
-      attemptsPlayed++;
-      if (a.outcome.success) {
-        wins[k] = (wins[k] as number) + 1;
-        firstWin = Math.min(firstWin, a.attempt);
-      }
-      if (a.outcome.draw) draws[k] = (draws[k] as number) + 1;
-    }
-    for (let k = firstWin; k < attempts; k++) passes[k] = (passes[k] as number) + 1;
-  }
-  let playTurns = 0;
-  let invalidPlay = 0;
-  let playChars = 0;
-  let playTokens = 0;
-  let reflectTurns = 0;
-  let invalidReflect = 0;
-  let reflectChars = 0;
-  let reflectTokens = 0;
-  for (const row of rows) {
-    if (row.phase === 'play') {
-      playTurns++;
-      if (!row.valid) invalidPlay++;
-      playChars += row.responseText.length;
-      playTokens += row.responseTokens.length;
-    } else {
-      reflectTurns++;
-      if (!row.valid) invalidReflect++;
-      reflectChars += row.responseText.length;
-      reflectTokens += row.responseTokens.length;
-    }
-  }
-  const perAttempt: AttemptMetricsV1[] = [];
-  for (let k = 0; k < attempts; k++) {
-    const n = played[k] as number;
-    perAttempt.push({
-      attempt: k,
-      played: n,
-      passAtK: rate(passes[k] as number, slots.length),
-      success: rate(wins[k] as number, n),
-      draw: rate(draws[k] as number, n),
-      meanReturn: mean(returns[k] as number, n),
-    });
-  }
+  const { tallies, returnSum, attemptsPlayed } = tallyAttempts(slots, attempts);
+  const { play, reflect } = tallyTurns(rows);
   return {
     metaEpisodes: slots.length,
-    perAttempt,
+    perAttempt: tallies.map((t, k) => ({
+      attempt: k,
+      played: t.played,
+      passAtK: rate(t.passes, slots.length),
+      success: rate(t.wins, t.played),
+      draw: rate(t.draws, t.played),
+      meanReturn: mean(t.returns, t.played),
+    })),
     meanReturn: mean(returnSum, attemptsPlayed),
-    invalidActionRate: rate(invalidPlay, playTurns),
-    invalidReflectionRate: rate(invalidReflect, reflectTurns),
-    playTurns,
-    reflectTurns,
-    meanResponseChars: mean(playChars, playTurns),
-    meanResponseTokens: mean(playTokens, playTurns),
-    meanReflectionChars: mean(reflectChars, reflectTurns),
-    meanReflectionTokens: mean(reflectTokens, reflectTurns),
+    invalidActionRate: rate(play.invalid, play.turns),
+    invalidReflectionRate: rate(reflect.invalid, reflect.turns),
+    playTurns: play.turns,
+    reflectTurns: reflect.turns,
+    meanResponseChars: mean(play.chars, play.turns),
+    meanResponseTokens: mean(play.tokens, play.turns),
+    meanReflectionChars: mean(reflect.chars, reflect.turns),
+    meanReflectionTokens: mean(reflect.tokens, reflect.turns),
   };
+}
+
+/** Appends `value` to the list of `key`. */
+function push<T>(map: Map<string, T[]>, key: string, value: T): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /** Overall and per-opponent metrics of a batch (or of several batches' slots and rows). */
@@ -146,16 +173,9 @@ export function computeMetrics(
   for (const slot of batch.slots) {
     const id = slot.task.opponentId ?? 'none';
     opponentOfSlot.set(slot.slot, id);
-    const list = slotsBy.get(id) ?? [];
-    list.push(slot);
-    slotsBy.set(id, list);
+    push(slotsBy, id, slot);
   }
-  for (const row of batch.rows) {
-    const id = opponentOfSlot.get(row.slot) ?? row.opponentId ?? 'none';
-    const list = rowsBy.get(id) ?? [];
-    list.push(row);
-    rowsBy.set(id, list);
-  }
+  for (const row of batch.rows) push(rowsBy, opponentOfSlot.get(row.slot) ?? row.opponentId ?? 'none', row);
   const byOpponent: Record<string, MetricsSummaryV1> = {};
   for (const id of [...slotsBy.keys()].sort()) {
     byOpponent[id] = summarizeSlots(slotsBy.get(id) ?? [], rowsBy.get(id) ?? [], batch.attempts);

@@ -1,4 +1,4 @@
-/** Rates with 95% Wilson score intervals (SPEC §6). */
+/** Rates with 95% Wilson score intervals: every rate the rollout metrics report. */
 
 /** z for a two-sided 95% interval. */
 export const Z_95 = 1.959963984540054;

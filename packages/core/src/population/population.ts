@@ -1,8 +1,10 @@
 /**
- * Populations: weighted lists of opponent ids, and how groups get their opponents (SPEC §3.3).
+ * Populations: weighted lists of opponent ids, and how groups get their opponents (sampled per group,
+ * partitioned into contiguous blocks, or mixed within a group).
  * Pure and seeded; opponent *construction* lives with the opponents.
  */
 
+import { at } from '../arrays';
 import { ConfigError } from '../errors';
 import type { Rng } from '../rng';
 
@@ -66,34 +68,26 @@ export function assignOpponents(
   const iterRng = rng.split(`iteration-${iteration}`);
   const byGroup: string[] =
     population.mode === 'partition'
-      ? partition(ids, weights, groups)
-      : Array.from(
-          { length: groups },
-          (_, g) => ids[iterRng.split(`group-${g}`).weighted(weights)] as string,
-        );
+      ? partition(population.entries, groups)
+      : Array.from({ length: groups }, (_, g) => at(ids, iterRng.split(`group-${g}`).weighted(weights)));
   return byGroup.map((groupOpponent, g) =>
     Array.from({ length: groupSize }, (_, s) =>
       population.grouping === 'mixed'
-        ? (ids[iterRng.split(`group-${g}`).split(`slot-${s}`).weighted(weights)] as string)
+        ? at(ids, iterRng.split(`group-${g}`).split(`slot-${s}`).weighted(weights))
         : groupOpponent,
     ),
   );
 }
 
-/** Largest-remainder apportionment of `groups` into contiguous blocks. */
-function partition(ids: readonly string[], weights: readonly number[], groups: number): string[] {
-  const total = weights.reduce((a, b) => a + b, 0);
-  const exact = weights.map((w) => (w / total) * groups);
-  const counts = exact.map(Math.floor);
-  let left = groups - counts.reduce((a, b) => a + b, 0);
-  const order = exact.map((x, i) => ({ i, r: x - Math.floor(x) })).sort((a, b) => b.r - a.r || a.i - b.i);
-  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) {
-    const idx = (order[k] as { i: number }).i;
-    counts[idx] = (counts[idx] as number) + 1;
-  }
-  const out: string[] = [];
-  counts.forEach((c, i) => {
-    for (let j = 0; j < c; j++) out.push(ids[i] as string);
+/** Largest-remainder apportionment of `groups` into contiguous blocks, one per entry in entry order. */
+function partition(entries: PopulationV1['entries'], groups: number): string[] {
+  const total = entries.reduce((a, e) => a + e.weight, 0);
+  const blocks = entries.map(({ id, weight }, i) => {
+    const exact = (weight / total) * groups;
+    return { id, i, count: Math.floor(exact), remainder: exact - Math.floor(exact) };
   });
-  return out;
+  let left = groups - blocks.reduce((a, b) => a + b.count, 0);
+  const order = [...blocks].sort((a, b) => b.remainder - a.remainder || a.i - b.i);
+  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) at(order, k).count++;
+  return blocks.flatMap((b) => Array.from({ length: b.count }, () => b.id));
 }

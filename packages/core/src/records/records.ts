@@ -1,12 +1,12 @@
 /**
- * JSON-serialisable records of what happened in a rollout. Rows are the unit of credit assignment
- * (SPEC §1): one row per policy call.
+ * JSON-serialisable records of what happened in a rollout. Rows are the unit of credit assignment: one
+ * row per policy call, with the advantage of the row given to every one of its response tokens.
  */
 
 import type { AttemptOutcome, Seat } from '../spec/env';
 import type { TurnPhase } from '../spec/policy';
 
-/** Identity of a task (SPEC §1): env id + options, seed, opponent and seat. */
+/** Identity of a task: env id (+ the env's options), seed, opponent and seat determine the game. */
 export interface TaskRecord {
   readonly envId: string;
   readonly seed: number;

@@ -127,13 +127,12 @@ class Xoshiro128 implements Rng {
     }
     if (total <= 0) throw new InvalidArgumentError('rng.weighted() needs a positive total weight.');
     let r = this.next() * total;
-    for (let i = 0; i < weights.length; i++) {
-      r -= weights[i] as number;
+    for (const [i, w] of weights.entries()) {
+      r -= w;
       if (r < 0) return i;
     }
     // Floating-point slack: return the last index with positive weight.
-    for (let i = weights.length - 1; i >= 0; i--) if ((weights[i] as number) > 0) return i;
-    return weights.length - 1;
+    return weights.findLastIndex((w) => w > 0);
   }
 
   split(label: string | number): Rng {

@@ -1,4 +1,5 @@
 export {
+  type OpponentSourceOptions,
   RolloutFailureError,
   type RunMetaEpisodesOptions,
   type RunnerEvent,

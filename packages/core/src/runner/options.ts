@@ -1,4 +1,4 @@
-/** Options, events and errors of the meta-episode runner (SPEC §6 steps 1–3). */
+/** Options, events and errors of the meta-episode runner, and the validation of its options. */
 
 import { ConfigError, type MageErrorOptions, RolloutError } from '../errors';
 import type { ContextLayout, MemoryV1 } from '../memory';
@@ -11,17 +11,21 @@ import type { PolicyV1, SamplingOptions } from '../spec/policy';
 /** Every group plays `first`, every group plays `second`, or a fraction of the groups plays second. */
 export type SeatOption = Seat | { readonly mixed: number };
 
-export interface RunMetaEpisodesOptions<S = unknown, A = unknown> {
-  readonly env: EnvV1<S, A>;
-  readonly policy: PolicyV1;
-  /** What earlier attempts put into the context, and how prompts are laid out (`@mage-rl/reflection`). */
-  readonly memory: MemoryV1;
+/** Where the opponents of a run's slots come from (for envs that need one). */
+export interface OpponentSourceOptions<S = unknown, A = unknown> {
   /** Opponents drawn per group through `assignOpponents` (mutually exclusive with `opponents`). */
   readonly population?: PopulationV1;
   /** Opponent ids assigned to groups in turn: group g faces `opponents[g % opponents.length]`. */
   readonly opponents?: readonly string[];
   /** Builds a fresh opponent for an id (core cannot import `@mage-rl/opponents`). One per slot. */
   readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
+}
+
+export interface RunMetaEpisodesOptions<S = unknown, A = unknown> extends OpponentSourceOptions<S, A> {
+  readonly env: EnvV1<S, A>;
+  readonly policy: PolicyV1;
+  /** What earlier attempts put into the context, and how prompts are laid out (`@mage-rl/reflection`). */
+  readonly memory: MemoryV1;
   readonly groups: number;
   readonly groupSize: number;
   /** K. Default 3. */

@@ -30,7 +30,10 @@ export interface AttemptOutcome {
 export interface EnvObservationV1 {
   /** The current state rendered for the agent in the episode's prompt style, without history. */
   readonly text: string;
-  /** Key of the state the agent acts from, without history and without the opponent id (SPEC §1). */
+  /**
+   * Key of the state the agent acts from, without history and without the opponent id: turns with equal
+   * anchors (and opponents) share credit in step-level advantages.
+   */
   readonly anchor: string;
   /** Extra JSON-safe facts (legal moves, the agent's card …). */
   readonly info: JsonObject;
@@ -50,7 +53,10 @@ export interface EnvStepV1 {
   readonly outcome?: AttemptOutcome;
 }
 
-/** One concrete task: everything that determines it besides the env id and options (SPEC §1). */
+/**
+ * One concrete task: everything that determines it besides the env id and options, so (env, options,
+ * seed, opponent, seat) replays the same game.
+ */
 export interface EnvTaskV1<S = unknown, A = unknown> {
   readonly seed: number;
   readonly seat: Seat;
@@ -107,12 +113,12 @@ export interface EnvV1<S = unknown, A = unknown> {
   formatAction(action: A, style: PromptStyle): string;
 }
 
-/** Anchor of a play turn: env state key plus opponent id (SPEC §1). */
+/** Anchor of a play turn: env state key plus opponent id (`none` without one), e.g. `nim:3|random`. */
 export function playAnchor(stateAnchor: string, opponentId: string | undefined): string {
   return `${stateAnchor}|${opponentId ?? 'none'}`;
 }
 
-/** Anchor of a reflect turn (SPEC §1). */
+/** Anchor of a reflect turn: all reflect turns against one opponent share it, e.g. `reflection|random`. */
 export function reflectAnchor(opponentId: string | undefined): string {
   return `reflection|${opponentId ?? 'none'}`;
 }

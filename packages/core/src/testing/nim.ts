@@ -36,6 +36,11 @@ export interface NimOptions {
   readonly maxTurns?: number;
 }
 
+/** The return of `player` (0 or 1): +1 for the winner, −1 for the loser, 0 before the end. */
+function nimReturn(s: NimState, player: number): number {
+  return s.winner === null ? 0 : s.winner === player ? 1 : -1;
+}
+
 export const nimGame: GameModelV1<NimState, NimAction> = {
   specificationVersion: 'v1',
   numPlayers: 2,
@@ -46,7 +51,7 @@ export const nimGame: GameModelV1<NimState, NimAction> = {
     return { stones, toMove: 1 - s.toMove, winner: stones === 0 ? s.toMove : null };
   },
   isTerminal: (s) => s.winner !== null,
-  returns: (s) => (s.winner === null ? [0, 0] : s.winner === 0 ? [1, -1] : [-1, 1]),
+  returns: (s) => [nimReturn(s, 0), nimReturn(s, 1)],
   actionKey: (a) => String(a),
   stateKey: (s) => `${s.stones}:${s.toMove}:${s.winner ?? '-'}`,
 };
@@ -157,7 +162,7 @@ class NimEpisode implements EnvEpisodeV1<NimState, NimAction> {
       event += `, opponent took ${reply}`;
     }
     this.current = state;
-    const reward = nimGame.isTerminal(state) ? (nimGame.returns(state)[this.agent] as number) : 0;
+    const reward = nimReturn(state, this.agent);
     return this.result(reward, true, event);
   }
 

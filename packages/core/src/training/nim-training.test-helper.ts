@@ -7,6 +7,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { at } from '../arrays';
 import { CheckpointError } from '../errors';
 import { writeFileAtomic } from '../io';
 import type { MemoryV1 } from '../memory';
@@ -51,19 +52,21 @@ export function centredReturns(rows: readonly RowRecord[]): number[] {
     const key = `${r.slot}#${r.attempt}`;
     attemptReturn.set(key, (attemptReturn.get(key) ?? 0) + r.reward);
   }
-  const scores = rows.map((r) =>
-    r.phase === 'play' ? (attemptReturn.get(`${r.slot}#${r.attempt}`) ?? 0) - (r.valid ? 0 : 0.5) : 0,
-  );
+  const scored = rows.map((r) => ({
+    group: r.group,
+    score: r.phase === 'play' ? (attemptReturn.get(`${r.slot}#${r.attempt}`) ?? 0) - (r.valid ? 0 : 0.5) : 0,
+  }));
   const sum = new Map<string, { s: number; n: number }>();
-  rows.forEach((r, i) => {
-    const g = sum.get(r.group) ?? { s: 0, n: 0 };
-    g.s += scores[i] as number;
+  for (const { group, score } of scored) {
+    const g = sum.get(group) ?? { s: 0, n: 0 };
+    g.s += score;
     g.n++;
-    sum.set(r.group, g);
-  });
-  return rows.map((r, i) => {
-    const g = sum.get(r.group) as { s: number; n: number };
-    return (scores[i] as number) - g.s / g.n;
+    sum.set(group, g);
+  }
+  return scored.map(({ group, score }) => {
+    const g = sum.get(group);
+    if (!g) throw new Error(`centredReturns: no sum for group ${group}`);
+    return score - g.s / g.n;
   });
 }
 
@@ -78,17 +81,17 @@ export function clippedPgLoss(options: { clip?: number; klCoef?: number } = {}):
     let clipped = 0;
     let approxKl = 0;
     let refKl = 0;
-    for (let j = 0; j < n; j++) {
-      const lp = logprobs[j] as number;
-      const ratio = Math.exp(lp - (oldLogprobs[j] as number));
-      const a = advantages[j] as number;
+    for (const [j, lp] of logprobs.entries()) {
+      const old = at(oldLogprobs, j);
+      const ratio = Math.exp(lp - old);
+      const a = at(advantages, j);
       const isClipped = (a > 0 && ratio > 1 + clip) || (a < 0 && ratio < 1 - clip);
       if (isClipped) clipped++;
       const pg = -a * (isClipped ? Math.min(Math.max(ratio, 1 - clip), 1 + clip) : ratio);
       let w = isClipped ? 0 : a * ratio;
-      approxKl += (oldLogprobs[j] as number) - lp;
+      approxKl += old - lp;
       if (refLogprobs && klCoef > 0) {
-        const d = (refLogprobs[j] as number) - lp;
+        const d = at(refLogprobs, j) - lp;
         refKl += Math.exp(d) - d - 1;
         loss += klCoef * (Math.exp(d) - d - 1);
         w -= klCoef * (1 - Math.exp(d));

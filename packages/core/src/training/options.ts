@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { ConfigError } from '../errors';
 import type { JsonObject, JsonValue } from '../json';
 import type { ContextLayout, MemoryV1 } from '../memory';
-import type { PopulationV1 } from '../population';
 import type { RowRecord } from '../records';
-import type { RunnerEvent, SeatOption } from '../runner';
-import type { EnvV1, LearnerV1, OpponentV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
+import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
+import type { EnvV1, LearnerV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
 
 /** One evaluation suite: opponents (for two-player envs) and optionally another env configuration. */
 export interface EvaluationSuiteOptions<S = unknown, A = unknown> {
@@ -50,14 +49,11 @@ export interface MemoryStateOptions {
   restore(state: JsonValue): void;
 }
 
-export interface TrainingOptions<S = unknown, A = unknown> {
+export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourceOptions<S, A> {
   readonly env: EnvV1<S, A>;
   /** The policy being trained; rollouts sample from `learner.policy`. */
   readonly learner: LearnerV1;
   readonly memory: MemoryV1;
-  readonly population?: PopulationV1;
-  readonly opponents?: readonly string[];
-  readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
   /** Per-row advantages of one iteration's rows, in row order (e.g. `@mage-rl/gigpo` computeAdvantages). */
   readonly advantages: (rows: readonly RowRecord[]) => ArrayLike<number>;
   /** Per-token objective (e.g. `@mage-rl/gigpo` ppoTokenLoss). */

@@ -89,9 +89,7 @@ export function packRows(rows: readonly LearnerRowV1[], options: PackRowsOptions
       length <= maxTokens &&
       extendsSequence(row.promptTokens, current.tokens)
     ) {
-      for (let i = current.tokens.length; i < row.promptTokens.length; i++) {
-        current.tokens.push(row.promptTokens[i] as number);
-      }
+      for (const token of row.promptTokens.slice(current.tokens.length)) current.tokens.push(token);
       current.spans.push(spanOf(row, current.tokens.length));
       current.tokens.push(...row.responseTokens);
       current.source.push(index);

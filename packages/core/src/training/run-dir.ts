@@ -105,9 +105,9 @@ export async function latestCheckpoint(runDir: string): Promise<CheckpointRef | 
   const paths = runPaths(runDir);
   let best: { iteration: number; name: string } | null = null;
   if (await pathExists(paths.latest)) {
-    const pointer = (await readJsonFile(paths.latest)) as { iteration?: unknown; dir?: unknown };
-    if (typeof pointer.dir === 'string' && Number.isInteger(pointer.iteration)) {
-      best = { iteration: pointer.iteration as number, name: pointer.dir };
+    const { iteration, dir } = (await readJsonFile(paths.latest)) as { iteration?: unknown; dir?: unknown };
+    if (typeof dir === 'string' && typeof iteration === 'number' && Number.isInteger(iteration)) {
+      best = { iteration, name: dir };
     }
   }
   const listed = await listCheckpoints(runDir);

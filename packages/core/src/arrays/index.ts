@@ -1,0 +1,1 @@
+export { at } from './at';
