@@ -117,9 +117,9 @@ export function parseWordLevelTokenizer(tokenizerJson: string, modelMaxLength?: 
   const entries = Object.entries(model.vocab as Record<string, unknown>);
   const tokens: string[] = new Array(entries.length);
   for (const [t, id] of entries) {
-    if (!Number.isInteger(id) || (id as number) < 0 || (id as number) >= entries.length)
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= entries.length)
       throw bad(`id of ${JSON.stringify(t)} out of range`);
-    tokens[id as number] = t;
+    tokens[id] = t;
   }
   for (let i = 0; i < tokens.length; i++) if (tokens[i] === undefined) throw bad(`no token with id ${i}`);
   const added = (parsed as { added_tokens?: { content?: unknown; special?: unknown }[] }).added_tokens ?? [];
