@@ -4,8 +4,9 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 import type { Graph, GraphNode } from './graph';
-import { dimAt, padPairs, type Shape, sameShape, sizeOf, type Tensor, zip } from './tensor';
+import { dimAt, padPairs, type Shape, sameShape, sizeOf, type Tensor } from './tensor';
 
 type Grad = Tensor | null;
 

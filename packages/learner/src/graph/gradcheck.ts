@@ -12,6 +12,7 @@ import {
   type TensorArray,
   type TensorValue,
 } from '../runtime/session';
+import { at } from '../util/arrays';
 import { gradients } from './autodiff';
 import { createGraph, type Graph } from './graph';
 import { serializeGraph } from './serialize';
@@ -97,7 +98,7 @@ export async function checkGradients(options: GradcheckOptions): Promise<Gradche
       let n2 = 0;
       for (const j of indices) {
         const numeric = await centralDifference(lossOnly, feedMap, data, j, eps);
-        const a = valueAt(analytic, j);
+        const a = at(analytic, j);
         diff2 += (a - numeric) ** 2;
         a2 += a * a;
         n2 += numeric * numeric;
@@ -113,13 +114,6 @@ export async function checkGradients(options: GradcheckOptions): Promise<Gradche
   }
 }
 
-/** `data[j]`, checked to be in range. */
-function valueAt(data: Float64Array, j: number): number {
-  const v = data[j];
-  if (v === undefined) throw new RangeError(`Index ${j} is outside ${data.length} values.`);
-  return v;
-}
-
 function pickIndices(rng: Rng, n: number, max: number): number[] {
   const all = [...Array(n).keys()];
   if (n <= max) return all;
@@ -133,11 +127,11 @@ async function centralDifference(
   j: number,
   eps: number,
 ): Promise<number> {
-  const original = valueAt(data, j);
+  const original = at(data, j);
   const lossAt = async (v: number): Promise<number> => {
     data[j] = v;
     const out = await session.run(feeds);
-    return valueAt(outputData(out, 'loss', Float64Array), 0);
+    return at(outputData(out, 'loss', Float64Array), 0);
   };
   try {
     const plus = await lossAt(original + eps);

@@ -4,6 +4,7 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 import {
   broadcastShapes,
   type DType,
@@ -17,7 +18,6 @@ import {
   shapeString,
   sizeOf,
   type Tensor,
-  zip,
 } from './tensor';
 
 export type AttrValue =

@@ -1,6 +1,7 @@
 /** Typed symbolic tensors of the graph builder. Shapes are static; `-1` marks a dimension unknown at build time. */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 
 export type DType = 'float32' | 'float64' | 'float16' | 'int64' | 'int32' | 'bool';
 
@@ -57,19 +58,6 @@ export function dimAt(shape: Shape, axis: number): number {
   if (d === undefined)
     throw new InvalidArgumentError(`Axis ${axis} is out of range for rank ${shape.length}.`);
   return d;
-}
-
-/** Pairs of equal-length lists, element by element (throws when the lengths differ). */
-export function zip<A, B>(as: readonly A[], bs: readonly B[]): [A, B][] {
-  if (as.length !== bs.length) {
-    throw new InvalidArgumentError(`zip(): lists of ${as.length} and ${bs.length} elements.`);
-  }
-  const rest = bs[Symbol.iterator]();
-  return as.map((a) => {
-    const b = rest.next();
-    if (b.done === true) throw new InvalidArgumentError('zip(): the second list ended early.');
-    return [a, b.value];
-  });
 }
 
 /** ONNX `pads` (every axis' begin, then every axis' end) as one [begin, end] pair per axis. */

@@ -6,7 +6,8 @@
 
 import { InvalidArgumentError } from '@mage-rl/core';
 import type { Graph } from '../graph/graph';
-import { dimAt, type Tensor, zip } from '../graph/tensor';
+import { dimAt, type Tensor } from '../graph/tensor';
+import { zip } from '../util/arrays';
 import type { ModelConfig } from './config';
 import { layerPrefix } from './params';
 
