@@ -1,5 +1,7 @@
 /** Tiny Hugging Face-layout files for tests: a byte-level BPE tokenizer (no merges) with ChatML specials. */
 
+import { specialAddedToken } from '../tokenizer/word-level-hf';
+
 /** GPT-2's byte → printable character map. */
 export function bytesToUnicode(): string[] {
   const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
@@ -24,15 +26,7 @@ export function tinyTokenizerFiles(): Record<string, string> {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: TINY_SPECIALS.map((content, i) => ({
-      id: 256 + i,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: TINY_SPECIALS.map((content, i) => specialAddedToken(256 + i, content)),
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: null,

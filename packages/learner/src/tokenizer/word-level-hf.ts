@@ -30,6 +30,17 @@ export const WORD_LEVEL_CHAT_TEMPLATE =
 /** The WordPiece decoder's continuation prefix; no vocabulary word can start with it (NUL). */
 const NO_PREFIX = '\u0000';
 
+/** The `tokenizer.json` entry of special token `content` with id `id` (matched verbatim, never split). */
+export const specialAddedToken = (id: number, content: string) => ({
+  id,
+  content,
+  single_word: false,
+  lstrip: false,
+  rstrip: false,
+  normalized: false,
+  special: true,
+});
+
 /** `tokenizer.json` and `tokenizer_config.json` contents (for `exportHfModel({ tokenizerFiles })`). */
 export function wordLevelTokenizerFiles(tokenizer: WordLevelTokenizer): Record<string, string> {
   const vocab: Record<string, number> = {};
@@ -40,15 +51,7 @@ export function wordLevelTokenizerFiles(tokenizer: WordLevelTokenizer): Record<s
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: tokenizer.specialTokens.map((content, id) => ({
-      id,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: tokenizer.specialTokens.map((content, id) => specialAddedToken(id, content)),
     normalizer: null,
     pre_tokenizer: {
       type: 'Split',
