@@ -22,7 +22,7 @@ import { createGenerator } from '../sampling/generator';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 import { loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
-import { createLearnerParams, syncWeights } from './params';
+import { createLearnerParams, type LearnerParams, syncWeights } from './params';
 import { createLearnerPolicy } from './policy';
 import { seqOf, validateRows } from './rows';
 import { createSampledResponses } from './sampled';
@@ -82,6 +82,26 @@ const resolveRunner = (runner: OnnxLearnerOptions['runner']): GraphRunner =>
       ? createWorkerRunner()
       : runner;
 
+/** Where the learner's graphs run, for which model and parameters, in micro-batches of which size. */
+function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: LearnerParams): GraphContext {
+  const rows = options.microBatchRows ?? 8;
+  return {
+    runner,
+    config: options.config,
+    lora: options.lora,
+    trainable: params.trainSpecs.map((s) => s.name),
+    limits: {
+      rows,
+      tokens: options.microBatchTokens ?? rows * 256,
+      maxPositions: options.config.maxPositions,
+    },
+  };
+}
+
+/**
+ * A learner on onnxruntime: initial weights (random from `seed` unless given) uploaded to the runner,
+ * a policy that samples from them, and `update` / `logprobs` / `save` / `load` over the same parameters.
+ */
 export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<OnnxLearner> {
   const { config, tokenizer, lora } = options;
   const id = options.id ?? `onnx-${config.architecture}`;
@@ -95,18 +115,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const optimizerOptions: AdamWOptions = options.optimizer ?? { lr: 1e-4 };
   const state: LearnerState = { rng, optimizer: createAdamW(optimizerOptions) };
   const runner = resolveRunner(options.runner);
-  const microRows = options.microBatchRows ?? 8;
-  const graphs: GraphContext = {
-    runner,
-    config,
-    lora,
-    trainable: params.trainSpecs.map((s) => s.name),
-    limits: {
-      rows: microRows,
-      tokens: options.microBatchTokens ?? microRows * 256,
-      maxPositions: config.maxPositions,
-    },
-  };
+  const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
   await syncWeights(runner, params);
   const policy = createLearnerPolicy({

@@ -53,6 +53,7 @@ function generatorRequest(
   };
 }
 
+/** The policy: requests encoded as chat prompts, responses decoded; seeds default to `<id>/generate/<n>`. */
 export function createLearnerPolicy(o: LearnerPolicyOptions): PolicyV1 {
   let generateCounter = 0;
   return {

@@ -26,6 +26,7 @@ function sameTokens(a: readonly number[], b: readonly number[], from: number, to
   return a.every((t, i) => t === b[from + i]);
 }
 
+/** An empty registry (it holds its log-prob arrays weakly). */
 export function createSampledResponses(): SampledResponses {
   const sampled = new WeakMap<
     object,

@@ -54,6 +54,7 @@ interface UpdateTotals {
   readonly stats: Record<string, number>;
 }
 
+/** One `LearnerV1.update`: `epochs` passes over the rows in seeded mini-batches, one AdamW step each. */
 export async function runUpdate(
   ctx: UpdateContext,
   request: LearnerUpdateRequest,
@@ -87,6 +88,11 @@ export async function runUpdate(
       await trainMiniBatch(ctx, request, batch, grads, totals);
     }
   }
+  return resultOf(totals, (performance.now() - start) / 1000);
+}
+
+/** The update's result: means per mini-batch (loss, stats), per step (gradient norm), per token (entropy). */
+function resultOf(totals: UpdateTotals, seconds: number): LearnerUpdateResult {
   const stats: Record<string, number> = {};
   for (const [key, v] of Object.entries(totals.stats)) stats[key] = v / Math.max(1, totals.batches);
   return {
@@ -96,7 +102,7 @@ export async function runUpdate(
     gradNorm: totals.gradNorm / Math.max(1, totals.steps),
     entropy: totals.entropy / Math.max(1, totals.tokens),
     tokens: totals.tokens,
-    seconds: (performance.now() - start) / 1000,
+    seconds,
     stats,
   };
 }

@@ -296,6 +296,7 @@ async function generateRows(ctx: GenerateContext, o: GenerateTokensOptions): Pro
   return rows.map((r) => ({ tokens: r.tokens, logprobs: r.logprobs, finishReason: r.finish ?? 'length' }));
 }
 
+/** A generator over `runner`, whose persistent tensors hold the model's weights. */
 export function createGenerator(options: GeneratorOptions): Generator {
   // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
   const flopsPerToken = 2 * countParams(options.config);
