@@ -39,6 +39,53 @@ function fail(message: string, context: Record<string, unknown> = {}): never {
   throw new CheckpointError(`Invalid safetensors file: ${message}`, { code: 'MODEL_FORMAT', context });
 }
 
+const isDType = (x: unknown): x is SafetensorsDType => typeof x === 'string' && x in DTYPE_BYTES;
+
+/** A list of non-negative safe integers (a shape). */
+const isSizes = (x: unknown): x is number[] =>
+  Array.isArray(x) && x.every((d) => Number.isSafeInteger(d) && d >= 0);
+
+/** `[begin, end]` byte offsets with begin ≤ end. */
+function isByteRange(x: unknown): x is [number, number] {
+  if (!isSizes(x)) return false;
+  const [begin, end, ...rest] = x;
+  return begin !== undefined && end !== undefined && rest.length === 0 && begin <= end;
+}
+
+/**
+ * Checks the header entry of tensor `name`: a known dtype, a shape, and byte offsets inside a data
+ * section of `dataLen` bytes that match the shape's size.
+ */
+function parseEntryHeader(
+  raw: unknown,
+  source: string,
+  name: string,
+  dataLen: number,
+): { dtype: SafetensorsDType; shape: number[]; begin: number; end: number } {
+  if (typeof raw !== 'object' || raw === null) fail(`${source}: entry '${name}' is not an object.`);
+  const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
+  const tensor = `${source}: tensor '${name}'`;
+  if (!isDType(dtype)) fail(`${tensor} has unsupported dtype ${JSON.stringify(dtype)}.`);
+  if (!isSizes(shape)) fail(`${tensor} has a bad shape.`);
+  if (!isByteRange(offsets)) fail(`${tensor} has bad data_offsets.`);
+  const [begin, end] = offsets;
+  if (end > dataLen) {
+    fail(`${tensor} ends at byte ${end} of a ${dataLen}-byte data section (truncated file?).`, {
+      source,
+      tensor: name,
+    });
+  }
+  let numel = 1;
+  for (const d of shape) {
+    numel *= d;
+    if (numel > dataLen) break;
+  }
+  if (numel * DTYPE_BYTES[dtype] !== end - begin) {
+    fail(`${tensor} has ${end - begin} bytes for shape [${shape.join(', ')}] ${dtype}.`);
+  }
+  return { dtype, shape: [...shape], begin, end };
+}
+
 export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): SafetensorsFile {
   if (bytes.length < 8) fail(`${source} is ${bytes.length} bytes, shorter than the 8-byte header length.`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -81,55 +128,16 @@ export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): Safeten
       metadata = md;
       continue;
     }
-    if (typeof raw !== 'object' || raw === null) fail(`${source}: entry '${name}' is not an object.`);
-    const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
-    if (typeof dtype !== 'string' || !(dtype in DTYPE_BYTES)) {
-      fail(`${source}: tensor '${name}' has unsupported dtype ${JSON.stringify(dtype)}.`);
-    }
-    if (!Array.isArray(shape) || shape.some((d) => !Number.isSafeInteger(d) || d < 0)) {
-      fail(`${source}: tensor '${name}' has a bad shape.`);
-    }
-    if (
-      !Array.isArray(offsets) ||
-      offsets.length !== 2 ||
-      offsets.some((o) => !Number.isSafeInteger(o) || o < 0) ||
-      (offsets[0] as number) > (offsets[1] as number)
-    ) {
-      fail(`${source}: tensor '${name}' has bad data_offsets.`);
-    }
-    const [begin, end] = offsets as [number, number];
-    if (end > dataLen) {
-      fail(
-        `${source}: tensor '${name}' ends at byte ${end} of a ${dataLen}-byte data section (truncated file?).`,
-        {
-          source,
-          tensor: name,
-        },
-      );
-    }
-    let numel = 1;
-    for (const d of shape as number[]) {
-      numel *= d;
-      if (numel > dataLen) break;
-    }
-    const expected = numel * DTYPE_BYTES[dtype as SafetensorsDType];
-    if (expected !== end - begin) {
-      fail(
-        `${source}: tensor '${name}' has ${end - begin} bytes for shape [${(shape as number[]).join(', ')}] ${dtype}.`,
-      );
-    }
+    const { dtype, shape, begin, end } = parseEntryHeader(raw, source, name, dataLen);
     ranges.push([begin, end, name]);
-    tensors.set(name, {
-      dtype: dtype as SafetensorsDType,
-      shape: [...(shape as number[])],
-      bytes: bytes.subarray(dataStart + begin, dataStart + end),
-    });
+    tensors.set(name, { dtype, shape, bytes: bytes.subarray(dataStart + begin, dataStart + end) });
   }
   ranges.sort((a, b) => a[0] - b[0]);
-  for (let i = 1; i < ranges.length; i++) {
-    const prev = ranges[i - 1] as [number, number, string];
-    const cur = ranges[i] as [number, number, string];
-    if (cur[0] < prev[1]) fail(`${source}: tensors '${prev[2]}' and '${cur[2]}' overlap.`);
+  let prev: [number, number, string] | undefined;
+  for (const cur of ranges) {
+    if (prev !== undefined && cur[0] < prev[1])
+      fail(`${source}: tensors '${prev[2]}' and '${cur[2]}' overlap.`);
+    prev = cur;
   }
   return { tensors, metadata };
 }
@@ -186,12 +194,11 @@ export function serializeSafetensors(
   tensors: ReadonlyMap<string, TensorToWrite>,
   metadata: Readonly<Record<string, string>> = {},
 ): Uint8Array {
-  const names = [...tensors.keys()].sort();
+  const sorted = [...tensors].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const header: Record<string, unknown> = {};
   if (Object.keys(metadata).length > 0) header.__metadata__ = metadata;
   let offset = 0;
-  for (const name of names) {
-    const t = tensors.get(name) as TensorToWrite;
+  for (const [name, t] of sorted) {
     const n = t.shape.reduce((p, d) => p * d, 1);
     if (n !== t.data.length) {
       throw new CheckpointError(
@@ -213,10 +220,12 @@ export function serializeSafetensors(
   out.set(json, 8);
   let pos = 8 + json.length;
   const le = new DataView(out.buffer);
-  for (const name of names) {
-    const d = (tensors.get(name) as TensorToWrite).data;
-    for (let i = 0; i < d.length; i++) le.setFloat32(pos + i * 4, d[i] as number, true);
-    pos += d.byteLength;
+  for (const [, { data }] of sorted) {
+    const at = pos;
+    data.forEach((v, i) => {
+      le.setFloat32(at + i * 4, v, true);
+    });
+    pos += data.byteLength;
   }
   return out;
 }

@@ -4,8 +4,9 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 import type { Graph, GraphNode } from './graph';
-import { type Shape, sameShape, sizeOf, type Tensor } from './tensor';
+import { dimAt, padPairs, type Shape, sameShape, sizeOf, type Tensor } from './tensor';
 
 type Grad = Tensor | null;
 
@@ -26,6 +27,15 @@ function constValues(g: Graph, t: Tensor | null | undefined): number[] {
   const data = t === null || t === undefined ? undefined : g.constants.get(t.id);
   if (data === undefined) throw new InvalidArgumentError('A VJP rule needs a constant operand.');
   return Array.from(data as ArrayLike<number | bigint>, Number);
+}
+
+/** The single value of a constant operand (a Slice bound, a Pow exponent). */
+function constScalar(g: Graph, t: Tensor | null | undefined): number {
+  const [value, ...rest] = constValues(g, t);
+  if (value === undefined || rest.length > 0) {
+    throw new InvalidArgumentError('A VJP rule needs a one-element constant operand.');
+  }
+  return value;
 }
 
 function attrInt(node: GraphNode, name: string, fallback: number): number {
@@ -68,8 +78,8 @@ function matmulGrads(g: Graph, a: Tensor, b: Tensor, gy: Tensor, needs: readonly
   if (needs[0]) da = unbroadcast(g, g.matmul(gy, g.transpose(b, swap(rb))), a.shape);
   if (needs[1]) {
     if (rb === 2) {
-      const k = a.shape[ra - 1] as number;
-      const n = b.shape[1] as number;
+      const k = dimAt(a.shape, -1);
+      const n = dimAt(b.shape, 1);
       db = g.gemm(g.reshape(a, [-1, k]), g.reshape(gy, [-1, n]), { transA: true });
     } else {
       db = unbroadcast(g, g.matmul(g.transpose(a, swap(ra)), gy), b.shape);
@@ -124,7 +134,7 @@ export const VJP_RULES: Readonly<Record<string, VjpRule>> = {
   },
   Pow: (g, n, [gy]) => {
     const x = input(n, 0);
-    const p = constValues(g, n.inputs[1])[0] as number;
+    const p = constScalar(g, n.inputs[1]);
     const d = p === 2 ? g.mul(x, g.scalar(2, x.dtype)) : g.mul(g.pow(x, p - 1), g.scalar(p, x.dtype));
     return [g.mul(gy as Tensor, d), null];
   },
@@ -158,33 +168,28 @@ export const VJP_RULES: Readonly<Record<string, VjpRule>> = {
   },
   Slice: (g, n, [gy]) => {
     const x = input(n, 0);
-    const start = constValues(g, n.inputs[1])[0] as number;
-    const end = constValues(g, n.inputs[2])[0] as number;
-    const axis = constValues(g, n.inputs[3])[0] as number;
+    const start = constScalar(g, n.inputs[1]);
+    const end = constScalar(g, n.inputs[2]);
+    const axis = constScalar(g, n.inputs[3]);
     const r = x.shape.length;
     const pads = new Array<number>(2 * r).fill(0);
     pads[axis] = start;
-    pads[axis + r] = (x.shape[axis] as number) - end;
+    pads[axis + r] = dimAt(x.shape, axis) - end;
     return [g.pad(gy as Tensor, pads), null, null, null];
   },
   Pad: (g, n, [gy]) => {
     const x = input(n, 0);
-    const pads = constValues(g, n.inputs[1]);
-    const r = x.shape.length;
     let t = gy as Tensor;
-    for (let i = 0; i < r; i++) {
-      const begin = pads[i] as number;
-      if (begin !== 0 || (pads[i + r] as number) !== 0)
-        t = g.slice(t, i, begin, begin + (x.shape[i] as number));
+    for (const [i, [size, [begin, end]]] of zip(x.shape, padPairs(constValues(g, n.inputs[1]))).entries()) {
+      if (begin !== 0 || end !== 0) t = g.slice(t, i, begin, begin + size);
     }
     return [t, null];
   },
   Concat: (g, n, [gy], needs) => {
     const axis = attrInt(n, 'axis', 0);
     let offset = 0;
-    return n.inputs.map((x, i) => {
-      const t = x as Tensor;
-      const size = t.shape[axis] as number;
+    return n.inputs.map((_, i) => {
+      const size = dimAt(input(n, i).shape, axis);
       const start = offset;
       offset += size;
       return needs[i] ? g.slice(gy as Tensor, axis, start, start + size) : null;
@@ -195,7 +200,7 @@ export const VJP_RULES: Readonly<Record<string, VjpRule>> = {
   ReduceMean: (g, n, [gy]) => {
     const x = input(n, 0);
     const axes = constValues(g, n.inputs[1]);
-    const count = axes.reduce((p, a) => p * (x.shape[a] as number), 1);
+    const count = axes.reduce((p, a) => p * dimAt(x.shape, a), 1);
     return [reduceGrad(g, n, gy as Tensor, 1 / count), null];
   },
   Softmax: (g, n, [gy]) => {

@@ -5,7 +5,14 @@
  */
 
 import { createRng, type Rng } from '@mage-rl/core';
-import { createOrtSession, type OrtSession, type TensorArray, type TensorValue } from '../runtime/session';
+import {
+  createOrtSession,
+  type OrtSession,
+  outputData,
+  type TensorArray,
+  type TensorValue,
+} from '../runtime/session';
+import { at } from '../util/arrays';
 import { gradients } from './autodiff';
 import { createGraph, type Graph } from './graph';
 import { serializeGraph } from './serialize';
@@ -54,8 +61,8 @@ export async function checkGradients(options: GradcheckOptions): Promise<Gradche
   const projection = g.constant(randomFloat64(rng.split('projection'), sizeOf(output.shape)), output.shape);
   const loss = g.reduceSum(g.mul(output, projection), [...output.shape.keys()], false);
   g.output('loss', loss);
-  const checked = feeds.filter(
-    (f) => (f.check ?? f.data instanceof Float64Array) && f.data instanceof Float64Array,
+  const checked = feeds.flatMap(({ tensor, data, check }) =>
+    (check ?? true) && data instanceof Float64Array ? [{ tensor, data }] : [],
   );
   const grads = gradients(
     g,
@@ -83,15 +90,15 @@ export async function checkGradients(options: GradcheckOptions): Promise<Gradche
     const errors: Record<string, number> = {};
     let scale = 0;
     for (const [i, f] of checked.entries()) {
-      const analytic = result[`grad_${i}`]?.data as Float64Array;
-      const data = f.data as Float64Array;
+      const analytic = outputData(result, `grad_${i}`, Float64Array);
+      const data = f.data;
       const indices = pickIndices(rng.split(`sample-${i}`), data.length, maxSamples);
       let diff2 = 0;
       let a2 = 0;
       let n2 = 0;
       for (const j of indices) {
         const numeric = await centralDifference(lossOnly, feedMap, data, j, eps);
-        const a = analytic[j] as number;
+        const a = at(analytic, j);
         diff2 += (a - numeric) ** 2;
         a2 += a * a;
         n2 += numeric * numeric;
@@ -120,11 +127,11 @@ async function centralDifference(
   j: number,
   eps: number,
 ): Promise<number> {
-  const original = data[j] as number;
+  const original = at(data, j);
   const lossAt = async (v: number): Promise<number> => {
     data[j] = v;
     const out = await session.run(feeds);
-    return ((out.loss as TensorValue).data as Float64Array)[0] as number;
+    return at(outputData(out, 'loss', Float64Array), 0);
   };
   try {
     const plus = await lossAt(original + eps);

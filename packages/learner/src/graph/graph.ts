@@ -4,12 +4,15 @@
  */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 import {
   broadcastShapes,
   type DType,
+  dimAt,
   type FloatDType,
   isFloat,
   normAxis,
+  padPairs,
   type Shape,
   sameShape,
   shapeString,
@@ -291,10 +294,10 @@ class GraphImpl implements Graph {
     if (a.shape.length < 2 || b.shape.length < 2) {
       throw new InvalidArgumentError('matmul() needs tensors of rank >= 2.');
     }
-    const m = a.shape[a.shape.length - 2] as number;
-    const k = a.shape[a.shape.length - 1] as number;
-    const k2 = b.shape[b.shape.length - 2] as number;
-    const n = b.shape[b.shape.length - 1] as number;
+    const m = dimAt(a.shape, -2);
+    const k = dimAt(a.shape, -1);
+    const k2 = dimAt(b.shape, -2);
+    const n = dimAt(b.shape, -1);
     if (k !== k2 && k >= 0 && k2 >= 0) {
       throw new InvalidArgumentError(
         `matmul(): inner dimensions differ (${shapeString(a.shape)} · ${shapeString(b.shape)}).`,
@@ -360,14 +363,14 @@ class GraphImpl implements Graph {
       'Transpose',
       [x],
       x.dtype,
-      perm.map((p) => x.shape[p] as number),
+      perm.map((p) => dimAt(x.shape, p)),
       { perm: { ints: perm } },
     );
   }
 
   slice(x: Tensor, axis: number, start: number, end: number): Tensor {
     const a = normAxis(axis, x.shape.length);
-    const dim = x.shape[a] as number;
+    const dim = dimAt(x.shape, a);
     if (!(start >= 0 && end <= dim && start < end)) {
       throw new InvalidArgumentError(`slice(): [${start}, ${end}) is outside axis ${a} of size ${dim}.`);
     }
@@ -389,7 +392,7 @@ class GraphImpl implements Graph {
           `concat(): ${shapeString(x.shape)} does not match ${shapeString(first.shape)}.`,
         );
       }
-      total += x.shape[a] as number;
+      total += dimAt(x.shape, a);
     }
     const shape = [...first.shape];
     shape[a] = total;
@@ -405,7 +408,7 @@ class GraphImpl implements Graph {
   pad(x: Tensor, pads: readonly number[]): Tensor {
     const r = x.shape.length;
     if (pads.length !== 2 * r || pads.some((p) => p < 0)) throw new InvalidArgumentError('pad(): bad pads.');
-    const shape = x.shape.map((d, i) => d + (pads[i] as number) + (pads[i + r] as number));
+    const shape = zip(x.shape, padPairs(pads)).map(([d, [begin, end]]) => d + begin + end);
     return this.one('Pad', [x, this.int64s(pads)], x.dtype, shape, { mode: { str: 'constant' } });
   }
 

@@ -1,6 +1,7 @@
 /** Typed symbolic tensors of the graph builder. Shapes are static; `-1` marks a dimension unknown at build time. */
 
 import { InvalidArgumentError } from '@mage-rl/core';
+import { zip } from '../util/arrays';
 
 export type DType = 'float32' | 'float64' | 'float16' | 'int64' | 'int32' | 'bool';
 
@@ -51,24 +52,38 @@ export function normAxis(axis: number, rank: number): number {
   return a;
 }
 
+/** The size of `shape` along `axis` (negative axes count from the end); throws when out of range. */
+export function dimAt(shape: Shape, axis: number): number {
+  const d = shape[normAxis(axis, shape.length)];
+  if (d === undefined)
+    throw new InvalidArgumentError(`Axis ${axis} is out of range for rank ${shape.length}.`);
+  return d;
+}
+
+/** ONNX `pads` (every axis' begin, then every axis' end) as one [begin, end] pair per axis. */
+export function padPairs(pads: readonly number[]): [number, number][] {
+  const rank = Math.floor(pads.length / 2);
+  return zip(pads.slice(0, rank), pads.slice(rank));
+}
+
+/** `shape` with leading 1s up to `rank`. */
+const padRank = (shape: Shape, rank: number): number[] => [
+  ...new Array<number>(rank - shape.length).fill(1),
+  ...shape,
+];
+
 /** NumPy broadcasting of two static shapes. */
 export function broadcastShapes(a: Shape, b: Shape): number[] {
   const rank = Math.max(a.length, b.length);
-  const out: number[] = [];
-  for (let i = 0; i < rank; i++) {
-    const da = i < rank - a.length ? 1 : (a[i - (rank - a.length)] as number);
-    const db = i < rank - b.length ? 1 : (b[i - (rank - b.length)] as number);
-    if (da === db) out.push(da);
-    else if (da === 1) out.push(db);
-    else if (db === 1) out.push(da);
-    else if (da === -1 || db === -1) out.push(Math.max(da, db) === -1 ? -1 : Math.max(da, db));
-    else {
-      throw new InvalidArgumentError(`Shapes [${a.join(', ')}] and [${b.join(', ')}] do not broadcast.`, {
-        context: { a, b },
-      });
-    }
-  }
-  return out;
+  return zip(padRank(a, rank), padRank(b, rank)).map(([da, db]) => {
+    if (da === db) return da;
+    if (da === 1) return db;
+    if (db === 1) return da;
+    if (da === -1 || db === -1) return Math.max(da, db) === -1 ? -1 : Math.max(da, db);
+    throw new InvalidArgumentError(`Shapes [${a.join(', ')}] and [${b.join(', ')}] do not broadcast.`, {
+      context: { a, b },
+    });
+  });
 }
 
 export function sameShape(a: Shape, b: Shape): boolean {

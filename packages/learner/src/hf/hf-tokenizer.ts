@@ -4,19 +4,9 @@
  * with the tokenizer's chat template; messages that carry `tokens` are spliced in verbatim.
  */
 
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import { type ChatMessage, CheckpointError } from '@mage-rl/core';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
-
-interface HfTokenizerLike {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
-  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
-  apply_chat_template(
-    messages: { role: string; content: string }[],
-    options: { tokenize: false; add_generation_prompt: boolean },
-  ): string;
-  readonly eos_token_id?: number | null;
-  get_vocab(): Map<string, number>;
-}
 
 export interface HfTokenizerOptions {
   /** Extra end-of-response ids (e.g. `eos_token_id` of `config.json`). */
@@ -27,11 +17,9 @@ export async function loadHfTokenizer(dir: string, options: HfTokenizerOptions =
   const { AutoTokenizer, env } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
-  let tok: HfTokenizerLike;
+  let tok: PreTrainedTokenizer;
   try {
-    tok = (await AutoTokenizer.from_pretrained(dir, {
-      local_files_only: true,
-    })) as unknown as HfTokenizerLike;
+    tok = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
   } catch (cause) {
     throw new CheckpointError(`Cannot load the tokenizer in ${dir}: ${String(cause)}`, {
       code: 'MODEL_FORMAT',

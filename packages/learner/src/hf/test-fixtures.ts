@@ -1,25 +1,13 @@
 /** Tiny Hugging Face-layout files for tests: a byte-level BPE tokenizer (no merges) with ChatML specials. */
 
+import { specialAddedToken } from '../tokenizer/word-level-hf';
+
 /** GPT-2's byte → printable character map. */
 export function bytesToUnicode(): string[] {
-  const bs: number[] = [];
-  for (let i = 33; i <= 126; i++) bs.push(i);
-  for (let i = 161; i <= 172; i++) bs.push(i);
-  for (let i = 174; i <= 255; i++) bs.push(i);
-  const cs = [...bs];
-  let n = 0;
-  for (let b = 0; b < 256; b++) {
-    if (!bs.includes(b)) {
-      bs.push(b);
-      cs.push(256 + n);
-      n++;
-    }
-  }
-  const out = new Array<string>(256);
-  bs.forEach((b, i) => {
-    out[b] = String.fromCharCode(cs[i] as number);
-  });
-  return out;
+  const printable = (b: number) => (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255);
+  // Printable bytes stand for themselves; the others, in byte order, for 256, 257, …
+  let shifted = 0;
+  return Array.from({ length: 256 }, (_, b) => String.fromCharCode(printable(b) ? b : 256 + shifted++));
 }
 
 export const TINY_SPECIALS = ['<|endoftext|>', '<|im_start|>', '<|im_end|>'] as const;
@@ -38,15 +26,7 @@ export function tinyTokenizerFiles(): Record<string, string> {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: TINY_SPECIALS.map((content, i) => ({
-      id: 256 + i,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: TINY_SPECIALS.map((content, i) => specialAddedToken(256 + i, content)),
     normalizer: null,
     pre_tokenizer: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true },
     post_processor: null,

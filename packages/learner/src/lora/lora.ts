@@ -6,7 +6,7 @@
 
 import { ConfigError, type Rng } from '@mage-rl/core';
 import type { Graph } from '../graph/graph';
-import type { Tensor } from '../graph/tensor';
+import { dimAt, type Tensor } from '../graph/tensor';
 import type { ModelConfig } from '../model/config';
 import { fillNormal, type ParamSpec, type ParamStore, paramSpecs } from '../model/params';
 import type { LinearHook } from '../model/transformer';
@@ -46,35 +46,46 @@ function validate(o: LoraOptions): void {
   }
 }
 
+/** A base linear layer that gets adapters: its name (without `.weight`), [out, in] and adapter names. */
+interface TargetLinear {
+  readonly name: string;
+  readonly out: number;
+  readonly in: number;
+  /** `<linear>.lora_A.weight` [rank, in]. */
+  readonly a: string;
+  /** `<linear>.lora_B.weight` [out, rank]. */
+  readonly b: string;
+}
+
 /** The base linear layers that get adapters, with their [out, in] shapes. */
-function targetLinears(config: ModelConfig, o: LoraOptions): { name: string; out: number; in: number }[] {
+function targetLinears(config: ModelConfig, o: LoraOptions): TargetLinear[] {
   validate(o);
   const targets = new Set<string>(targetsOf(o));
   return paramSpecs(config)
     .filter((s) => s.kind === 'linear' && s.name.endsWith('.weight') && s.name !== 'lm_head.weight')
-    .map((s) => ({
-      name: s.name.slice(0, -'.weight'.length),
-      out: s.shape[0] as number,
-      in: s.shape[1] as number,
-    }))
-    .filter((l) => targets.has(l.name.split('.').pop() as string));
+    .map((s) => {
+      const name = s.name.slice(0, -'.weight'.length);
+      const out = dimAt(s.shape, 0);
+      return { name, out, in: dimAt(s.shape, 1), a: `${name}.lora_A.weight`, b: `${name}.lora_B.weight` };
+    })
+    .filter((l) => targets.has(l.name.slice(l.name.lastIndexOf('.') + 1)));
 }
 
 export function loraSpecs(config: ModelConfig, o: LoraOptions): ParamSpec[] {
   return targetLinears(config, o).flatMap((l) => [
-    { name: `${l.name}.lora_A.weight`, shape: [o.rank, l.in], kind: 'linear' as const },
-    { name: `${l.name}.lora_B.weight`, shape: [l.out, o.rank], kind: 'linear' as const },
+    { name: l.a, shape: [o.rank, l.in], kind: 'linear' as const },
+    { name: l.b, shape: [l.out, o.rank], kind: 'linear' as const },
   ]);
 }
 
 /** A ~ N(0, 1/in), B = 0. */
 export function initLora(config: ModelConfig, o: LoraOptions, rng: Rng): ParamStore {
   const store: ParamStore = new Map();
-  for (const s of loraSpecs(config, o)) {
-    const data = new Float32Array((s.shape[0] as number) * (s.shape[1] as number));
-    if (s.name.endsWith('lora_A.weight'))
-      fillNormal(rng.split(s.name), data, 1 / Math.sqrt(s.shape[1] as number));
-    store.set(s.name, data);
+  for (const l of targetLinears(config, o)) {
+    const a = new Float32Array(o.rank * l.in);
+    fillNormal(rng.split(l.a), a, 1 / Math.sqrt(l.in));
+    store.set(l.a, a);
+    store.set(l.b, new Float32Array(l.out * o.rank));
   }
   return store;
 }
@@ -109,18 +120,21 @@ export function mergeLora(
   const s = loraScale(o);
   for (const l of targetLinears(config, o)) {
     const w = base.get(`${l.name}.weight`);
-    const a = adapters.get(`${l.name}.lora_A.weight`);
-    const b = adapters.get(`${l.name}.lora_B.weight`);
+    const a = adapters.get(l.a);
+    const b = adapters.get(l.b);
     if (w === undefined || a === undefined || b === undefined) continue;
     const merged = Float32Array.from(w);
     const r = o.rank;
+    const rowOf = (m: Float32Array, i: number, n: number) => m.subarray(i * n, (i + 1) * n);
     for (let i = 0; i < l.out; i++) {
-      for (let k = 0; k < r; k++) {
-        const bik = (b[i * r + k] as number) * s;
-        if (bik === 0) continue;
-        for (let j = 0; j < l.in; j++)
-          merged[i * l.in + j] = (merged[i * l.in + j] as number) + bik * (a[k * l.in + j] as number);
-      }
+      const row = rowOf(merged, i, l.in);
+      rowOf(b, i, r).forEach((bk, k) => {
+        const bik = bk * s;
+        if (bik === 0) return;
+        rowOf(a, k, l.in).forEach((akj, j) => {
+          row[j] = (row[j] as number) + bik * akj;
+        });
+      });
     }
     out.set(`${l.name}.weight`, merged);
   }

@@ -6,7 +6,7 @@
  */
 
 import type { Graph } from '../graph/graph';
-import type { Tensor } from '../graph/tensor';
+import { dimAt, type Tensor } from '../graph/tensor';
 
 export interface LmHeadOptions {
   /** [N, hidden]. */
@@ -32,8 +32,8 @@ export function defaultChunkRows(rows: number, vocab: number): number {
 
 export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
   const { hidden, weight, targets } = options;
-  const N = hidden.shape[0] as number;
-  const V = weight.shape[0] as number;
+  const N = dimAt(hidden.shape, 0);
+  const V = dimAt(weight.shape, 0);
   const rows = options.chunkRows ?? defaultChunkRows(N, V);
   const chunks: [number, number][] = [];
   for (let r = 0; r < N; r += rows) chunks.push([r, Math.min(N, r + rows)]);

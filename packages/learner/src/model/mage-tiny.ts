@@ -1,5 +1,5 @@
 /**
- * mage-tiny (SPEC §9): the project's own ~1 M-parameter Llama for the compact prompt grammar, paired
+ * mage-tiny: the project's own ~1 M-parameter Llama for the compact prompt grammar, paired
  * with a word-level tokenizer (`createWordLevelTokenizer`) whose vocabulary comes from the warm-start
  * corpus.
  */

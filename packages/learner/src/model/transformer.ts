@@ -6,7 +6,8 @@
 
 import { InvalidArgumentError } from '@mage-rl/core';
 import type { Graph } from '../graph/graph';
-import type { Tensor } from '../graph/tensor';
+import { dimAt, type Tensor } from '../graph/tensor';
+import { zip } from '../util/arrays';
 import type { ModelConfig } from './config';
 import { layerPrefix } from './params';
 
@@ -107,7 +108,7 @@ export function swiglu(g: Graph, gate: Tensor, up: Tensor): Tensor {
 }
 
 function rotateHalf(g: Graph, x: Tensor): Tensor {
-  const hd = x.shape[x.shape.length - 1] as number;
+  const hd = dimAt(x.shape, -1);
   const x1 = g.slice(x, -1, 0, hd / 2);
   const x2 = g.slice(x, -1, hd / 2, hd);
   return g.concat([g.neg(x2), x1], -1);
@@ -120,7 +121,7 @@ export function applyRope(g: Graph, x: Tensor, cos: Tensor, sin: Tensor): Tensor
 
 /** The two halves of the last axis exchanged (its own inverse and transpose). */
 function swapHalves(g: Graph, x: Tensor): Tensor {
-  const hd = x.shape[x.shape.length - 1] as number;
+  const hd = dimAt(x.shape, -1);
   return g.concat([g.slice(x, -1, hd / 2, hd), g.slice(x, -1, 0, hd / 2)], -1);
 }
 
@@ -283,18 +284,21 @@ function softmaxValues(g: Graph, scores: Tensor, values: Tensor, mask: Tensor): 
   return ctxOut as Tensor;
 }
 
-/** Consecutive slices of `x` along `axis` with a VJP that concatenates (no Pad + Sum). */
-function splitAxis(g: Graph, x: Tensor, axis: number, bounds: readonly number[]): Tensor[] {
-  const parts = bounds.slice(1).map((end, i) => [bounds[i] as number, end] as const);
+/** Consecutive slices `[start, end)` of `x` along `axis` with a VJP that concatenates (no Pad + Sum). */
+function splitAxis(
+  g: Graph,
+  x: Tensor,
+  axis: number,
+  parts: readonly (readonly [number, number])[],
+): Tensor[] {
   return g.custom({
     inputs: [x],
     forward: () => parts.map(([a, b]) => g.slice(x, axis, a, b)),
     vjp: (gg, grads) => [
       gg.concat(
-        grads.map((d, i) => {
+        zip(parts, grads).map(([[a, b], d]) => {
           if (d !== null) return d;
           const shape = [...x.shape];
-          const [a, b] = parts[i] as readonly [number, number];
           shape[axis] = b - a;
           return gg.zeros(shape, x.dtype);
         }),
@@ -311,7 +315,7 @@ function splitAxis(g: Graph, x: Tensor, axis: number, bounds: readonly number[])
  */
 function attend(g: Graph, q5: Tensor, keys: Tensor, values: Tensor, mask: Tensor): Tensor {
   const [B, KV, G, T, hd] = q5.shape as [number, number, number, number, number];
-  const S = keys.shape[2] as number;
+  const S = dimAt(keys.shape, 2);
   if ([B, T, S].every((d) => d > 0)) {
     const qf = g.reshape(q5, [B, KV, G * T, hd]);
     const scores = g.reshape(g.matmul(qf, g.transpose(keys, [0, 1, 3, 2])), [B, KV, G, T, S]);
@@ -340,12 +344,11 @@ function attendCausalBlocks(
 ): Tensor {
   const [B, KV, G, T, hd] = q5.shape as [number, number, number, number, number];
   const n = Math.max(1, Math.min(blocks, T));
-  const bounds = Array.from({ length: n + 1 }, (_, i) => Math.round((i * T) / n));
-  const qBlocks = splitAxis(g, q5, 3, bounds);
+  const boundary = (i: number) => Math.round((i * T) / n);
+  const parts = Array.from({ length: n }, (_, i) => [boundary(i), boundary(i + 1)] as const);
+  const qBlocks = splitAxis(g, q5, 3, parts);
   const keysT = g.transpose(keys, [0, 1, 3, 2]);
-  const ctxs = qBlocks.map((qi, i) => {
-    const start = bounds[i] as number;
-    const end = bounds[i + 1] as number;
+  const ctxs = zip(qBlocks, parts).map(([qi, [start, end]]) => {
     const rows = end - start;
     const ki = end === T ? keysT : g.slice(keysT, 3, 0, end);
     const vi = end === T ? values : g.slice(values, 2, 0, end);

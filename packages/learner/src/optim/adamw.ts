@@ -130,7 +130,8 @@ function adamwKernel(
 }
 
 export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
-  const schedule: LrSchedule = typeof options.lr === 'number' ? () => options.lr as number : options.lr;
+  const { lr: lrOption } = options;
+  const schedule: LrSchedule = typeof lrOption === 'number' ? () => lrOption : lrOption;
   const b1 = options.beta1 ?? 0.9;
   const b2 = options.beta2 ?? 0.999;
   const eps = options.eps ?? 1e-8;

@@ -29,4 +29,6 @@ export interface OrtHost {
   dispose(): Promise<void>;
 }
 
+export declare function tensorTypeOf(value: TensorValue): ort.Tensor.Type;
+
 export declare function createOrtHost(runtime: typeof ort): OrtHost;

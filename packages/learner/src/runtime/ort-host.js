@@ -1,19 +1,20 @@
 // The session host shared by the in-process runner and the worker thread. Plain JavaScript on purpose:
 // the worker loads this file directly, both from the sources (tests) and from dist/.
 
+/** onnxruntime's element type of a tensor value (Uint8Array data is `bool` when its `type` says so). */
+export function tensorTypeOf(value) {
+  const d = value.data;
+  if (d instanceof Float32Array) return 'float32';
+  if (d instanceof Float64Array) return 'float64';
+  if (d instanceof BigInt64Array) return 'int64';
+  if (d instanceof Int32Array) return 'int32';
+  return value.type === 'bool' ? 'bool' : 'uint8';
+}
+
 /** @param {typeof import('onnxruntime-node')} ort */
 export function createOrtHost(ort) {
   const sessions = new Map();
   const persistent = new Map();
-
-  function typeOf(value) {
-    const d = value.data;
-    if (d instanceof Float32Array) return 'float32';
-    if (d instanceof Float64Array) return 'float64';
-    if (d instanceof BigInt64Array) return 'int64';
-    if (d instanceof Int32Array) return 'int32';
-    return value.type === 'bool' ? 'bool' : 'uint8';
-  }
 
   function fail(code, message) {
     const error = new Error(message);
@@ -69,7 +70,7 @@ export function createOrtHost(ort) {
       for (const name of session.inputNames) {
         const v = feeds[name] ?? persistent.get(name);
         if (v === undefined) throw fail('INVALID_ARGUMENT', `Session '${key}' needs input '${name}'.`);
-        ortFeeds[name] = new ort.Tensor(typeOf(v), v.data, v.dims);
+        ortFeeds[name] = new ort.Tensor(tensorTypeOf(v), v.data, v.dims);
       }
       let result;
       try {

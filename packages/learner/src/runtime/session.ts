@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { MageError } from '@mage-rl/core';
 import * as ort from 'onnxruntime-node';
+import { tensorTypeOf } from './ort-host';
 
 export type TensorArray = Float32Array | Float64Array | BigInt64Array | Int32Array | Uint8Array;
 
@@ -43,17 +44,21 @@ export interface OrtSession {
   dispose(): Promise<void>;
 }
 
-function typeOf(value: TensorValue): ort.Tensor.Type {
-  const d = value.data;
-  if (d instanceof Float32Array) return 'float32';
-  if (d instanceof Float64Array) return 'float64';
-  if (d instanceof BigInt64Array) return 'int64';
-  if (d instanceof Int32Array) return 'int32';
-  return value.type === 'bool' ? 'bool' : 'uint8';
+export function toOrtTensor(value: TensorValue): ort.Tensor {
+  return new ort.Tensor(tensorTypeOf(value), value.data, [...value.dims]);
 }
 
-export function toOrtTensor(value: TensorValue): ort.Tensor {
-  return new ort.Tensor(typeOf(value), value.data, [...value.dims]);
+/** The data of output `name` of a run, checked to be a `type` array (e.g. `Float32Array`). */
+export function outputData<T extends TensorArray>(
+  out: Fetched,
+  name: string,
+  type: abstract new (...args: never[]) => T,
+): T {
+  const data = out[name]?.data;
+  if (!(data instanceof type)) {
+    throw new MageError('RUNNER_FAILURE', `The run returned no ${type.name} output '${name}'.`);
+  }
+  return data;
 }
 
 /** The intra-op thread count sessions use unless told otherwise: `os.availableParallelism()`. */

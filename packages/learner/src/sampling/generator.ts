@@ -11,7 +11,8 @@ import type { ModelConfig } from '../model/config';
 import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
 import type { GraphRunner, LoadOptions } from '../runtime/runner';
-import type { TensorValue } from '../runtime/session';
+import { outputData, type TensorValue } from '../runtime/session';
+import { at, zip } from '../util/arrays';
 import { buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
 import { type SamplingParams, sampleToken } from './sample';
 
@@ -73,150 +74,244 @@ export const bucketLength = (n: number, min: number, max: number): number => {
  */
 export const SMALL_RUN_FLOPS = 1e8;
 
-export function createGenerator(options: GeneratorOptions): Generator {
-  const { config: c, runner } = options;
-  const prefix = options.keyPrefix ?? 'model';
-  const extra = options.graphOptions ?? {};
+/** What the phases of a generate call share: the model, where it runs, and its sessions' names. */
+interface GenerateContext {
+  readonly config: ModelConfig;
+  readonly runner: GraphRunner;
+  /** Key prefix of this model's sessions. */
+  readonly prefix: string;
+  readonly graphOptions: Pick<InferenceGraphOptions, 'lora'>;
+  /** Session options of a run over `tokens` positions. */
+  readonly sessionOptions: (tokens: number) => LoadOptions;
+}
 
-  // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
-  const flopsPerToken = 2 * countParams(c);
-  const sessionOptions = (tokens: number): LoadOptions =>
-    tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {};
+/** The static shapes of a call: B rows (a power of two), T prompt positions, KV capacity S. */
+interface GenerateShape {
+  readonly B: number;
+  readonly T: number;
+  readonly S: number;
+}
 
-  let queue: Promise<unknown> = Promise.resolve();
-  const generate = async (o: GenerateTokensOptions): Promise<GeneratedRow[]> => {
-    const n = o.prompts.length;
-    if (o.seeds.length !== n) throw new InvalidArgumentError('generate(): one seed per prompt is needed.');
-    if (n === 0) return [];
-    const limits = o.prompts.map((_, i) =>
-      typeof o.maxTokens === 'number' ? o.maxTokens : (o.maxTokens[i] ?? 0),
-    );
-    for (const p of o.prompts) {
-      if (p.length === 0) throw new InvalidArgumentError('generate(): a prompt needs at least one token.');
-      for (const t of p) {
-        if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
-          throw new InvalidArgumentError(
-            `generate(): token id ${t} is outside the vocabulary of ${c.vocabSize}.`,
-          );
-        }
+/** A row being generated. */
+interface RowState {
+  readonly limit: number;
+  readonly rng: Rng;
+  readonly tokens: number[];
+  readonly logprobs: number[];
+  finish: GeneratedRow['finishReason'] | null;
+  /** Position of the token fed to the next decode step. */
+  pos: number;
+  /** The token fed to the next decode step (the last one sampled). */
+  next: number;
+}
+
+/** Checks prompts and limits against the model; returns each row's token limit. */
+function checkRequest(c: ModelConfig, o: GenerateTokensOptions): number[] {
+  if (o.seeds.length !== o.prompts.length)
+    throw new InvalidArgumentError('generate(): one seed per prompt is needed.');
+  const limits = o.prompts.map((_, i) =>
+    typeof o.maxTokens === 'number' ? o.maxTokens : (o.maxTokens[i] ?? 0),
+  );
+  for (const p of o.prompts) {
+    if (p.length === 0) throw new InvalidArgumentError('generate(): a prompt needs at least one token.');
+    for (const t of p) {
+      if (!Number.isInteger(t) || t < 0 || t >= c.vocabSize) {
+        throw new InvalidArgumentError(
+          `generate(): token id ${t} is outside the vocabulary of ${c.vocabSize}.`,
+        );
       }
     }
-    const maxPrompt = Math.max(...o.prompts.map((p) => p.length));
-    const need = Math.max(...o.prompts.map((p, i) => p.length + (limits[i] as number)));
-    if (need > c.maxPositions) {
-      throw new InvalidArgumentError(
-        `generate(): prompt + maxTokens (${need}) exceeds maxPositions ${c.maxPositions}.`,
-      );
-    }
-    const B = nextPow2(n);
-    const T = bucketLength(maxPrompt, 16, c.maxPositions);
-    const S = bucketLength(need, 32, c.maxPositions);
-    const KV = c.numKvHeads;
-    const hd = c.headDim;
-    const V = c.vocabSize;
-    const L = c.numLayers;
+  }
+  return limits;
+}
 
-    const prefillKey = `${prefix}:prefill:${B}x${T}`;
-    await runner.load(
-      prefillKey,
-      () => serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...extra })),
-      sessionOptions(B * T),
+/** The buckets of a call: prompts padded to T, a KV buffer that holds every prompt and its limit. */
+function planShape(
+  c: ModelConfig,
+  prompts: readonly (readonly number[])[],
+  limits: readonly number[],
+): GenerateShape {
+  const maxPrompt = Math.max(...prompts.map((p) => p.length));
+  const need = Math.max(...zip(prompts, limits).map(([p, limit]) => p.length + limit));
+  if (need > c.maxPositions) {
+    throw new InvalidArgumentError(
+      `generate(): prompt + maxTokens (${need}) exceeds maxPositions ${c.maxPositions}.`,
     );
-    const ids = new BigInt64Array(B * T);
-    const last = new BigInt64Array(B);
-    for (let b = 0; b < B; b++) {
-      const p = o.prompts[b] ?? [0];
-      for (let t = 0; t < p.length; t++) ids[b * T + t] = BigInt(p[t] as number);
-      last[b] = BigInt(b * T + p.length - 1);
-    }
-    // The static KV buffer lives with the sessions: per layer [B, KV, S, hd], filled by scatters.
-    for (let l = 0; l < L; l++) {
-      await runner.allocate(`past.${l}.key`, [B, KV, S, hd]);
-      await runner.allocate(`past.${l}.value`, [B, KV, S, hd]);
-    }
-    const kvScatter = (from: string, starts: number[]) =>
-      [...Array(L).keys()].flatMap((l) => [
-        { output: `${from}.${l}.key`, target: `past.${l}.key`, starts },
-        { output: `${from}.${l}.value`, target: `past.${l}.value`, starts },
-      ]);
-    const pre = await runner.run(
-      prefillKey,
-      { input_ids: { data: ids, dims: [B, T] }, last_index: { data: last, dims: [B] } },
-      { fetches: ['logprobs'], scatter: kvScatter('present', new Array<number>(B).fill(0)) },
-    );
-
-    const rngs: Rng[] = o.seeds.map((s) => createRng(s));
-    const rows = o.prompts.map(() => ({
-      tokens: [] as number[],
-      logprobs: [] as number[],
-      finish: null as null | GeneratedRow['finishReason'],
-    }));
-    const pos = o.prompts.map((p) => p.length);
-    const eos = new Set(o.eosTokenIds ?? []);
-    const take = (lpAll: Float32Array) => {
-      for (let b = 0; b < n; b++) {
-        const row = rows[b] as (typeof rows)[number];
-        if (row.finish !== null) continue;
-        const lp = lpAll.subarray(b * V, (b + 1) * V);
-        const tok = sampleToken(lp, o.sampling, rngs[b] as Rng);
-        row.tokens.push(tok);
-        row.logprobs.push(lp[tok] as number);
-        if (eos.has(tok)) row.finish = 'eos';
-        else if (o.shouldStop?.(b, row.tokens)) row.finish = 'stop';
-        else if (row.tokens.length >= (limits[b] as number)) row.finish = 'length';
-      }
-    };
-    for (let b = 0; b < n; b++)
-      if ((limits[b] as number) <= 0) (rows[b] as (typeof rows)[number]).finish = 'length';
-    take(pre.logprobs?.data as Float32Array);
-
-    const decodeKey = `${prefix}:decode:${B}x${S}`;
-    const inputIds = new BigInt64Array(B);
-    const positions = new BigInt64Array(B);
-    const mask = new Float32Array(B * (S + 1));
-    const decodeOptions = sessionOptions(B);
-    while (rows.some((r) => r.finish === null)) {
-      throwIfAborted(o.signal);
-      await runner.load(
-        decodeKey,
-        () => serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, ...extra })),
-        decodeOptions,
-      );
-      mask.fill(MASK_NEG);
-      for (let b = 0; b < B; b++) {
-        const row = rows[b];
-        const active = row !== undefined && row.finish === null;
-        const p = active ? (pos[b] as number) : 0;
-        inputIds[b] = BigInt(active ? (row.tokens[row.tokens.length - 1] as number) : 0);
-        positions[b] = BigInt(p);
-        mask.fill(0, b * (S + 1), b * (S + 1) + p);
-        mask[b * (S + 1) + S] = 0;
-      }
-      const feeds: Record<string, TensorValue> = {
-        input_ids: { data: inputIds, dims: [B, 1] },
-        positions: { data: positions, dims: [B, 1] },
-        mask: { data: mask, dims: [B, 1, 1, 1, S + 1] },
-      };
-      const starts = Array.from({ length: B }, (_, b) =>
-        rows[b]?.finish === null ? (pos[b] as number) : -1,
-      );
-      const out = await runner.run(decodeKey, feeds, {
-        fetches: ['logprobs'],
-        scatter: kvScatter('new', starts),
-      });
-      for (let b = 0; b < n; b++)
-        if ((rows[b] as (typeof rows)[number]).finish === null) pos[b] = (pos[b] as number) + 1;
-      take(out.logprobs?.data as Float32Array);
-    }
-    return rows.map((r) => ({
-      tokens: r.tokens,
-      logprobs: r.logprobs,
-      finishReason: r.finish ?? 'length',
-    }));
+  }
+  return {
+    B: nextPow2(prompts.length),
+    T: bucketLength(maxPrompt, 16, c.maxPositions),
+    S: bucketLength(need, 32, c.maxPositions),
   };
+}
+
+/** Scatters of a run's per-layer keys/values (`<from>.<layer>.key|value`) into the KV buffer at `starts`. */
+const kvScatter = (c: ModelConfig, from: string, starts: readonly number[]) =>
+  [...Array(c.numLayers).keys()].flatMap((l) => [
+    { output: `${from}.${l}.key`, target: `past.${l}.key`, starts },
+    { output: `${from}.${l}.value`, target: `past.${l}.value`, starts },
+  ]);
+
+/**
+ * Runs the right-padded prompts, fills a fresh KV buffer (per layer [B, KV, S, hd]) with their
+ * keys/values and returns the next-token log-probs of every row [B, vocab].
+ */
+async function prefill(
+  ctx: GenerateContext,
+  prompts: readonly (readonly number[])[],
+  { B, T, S }: GenerateShape,
+): Promise<Float32Array> {
+  const { config: c, runner } = ctx;
+  const key = `${ctx.prefix}:prefill:${B}x${T}`;
+  await runner.load(
+    key,
+    () => serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...ctx.graphOptions })),
+    ctx.sessionOptions(B * T),
+  );
+  const ids = new BigInt64Array(B * T);
+  const last = new BigInt64Array(B);
+  for (let b = 0; b < B; b++) {
+    const p = prompts[b] ?? [0];
+    ids.set(
+      p.map((t) => BigInt(t)),
+      b * T,
+    );
+    last[b] = BigInt(b * T + p.length - 1);
+  }
+  for (let l = 0; l < c.numLayers; l++) {
+    await runner.allocate(`past.${l}.key`, [B, c.numKvHeads, S, c.headDim]);
+    await runner.allocate(`past.${l}.value`, [B, c.numKvHeads, S, c.headDim]);
+  }
+  const out = await runner.run(
+    key,
+    { input_ids: { data: ids, dims: [B, T] }, last_index: { data: last, dims: [B] } },
+    { fetches: ['logprobs'], scatter: kvScatter(c, 'present', new Array<number>(B).fill(0)) },
+  );
+  return outputData(out, 'logprobs', Float32Array);
+}
+
+/**
+ * Samples the next token of every unfinished row from its slice of `logprobs` [B, vocab] and ends rows
+ * at EOS, at a stop, or at their limit.
+ */
+function takeTokens(
+  rows: readonly RowState[],
+  logprobs: Float32Array,
+  vocab: number,
+  o: GenerateTokensOptions,
+  eos: ReadonlySet<number>,
+): void {
+  rows.forEach((row, b) => {
+    if (row.finish !== null) return;
+    const lp = logprobs.subarray(b * vocab, (b + 1) * vocab);
+    const tok = sampleToken(lp, o.sampling, row.rng);
+    row.tokens.push(tok);
+    row.logprobs.push(at(lp, tok));
+    row.next = tok;
+    if (eos.has(tok)) row.finish = 'eos';
+    else if (o.shouldStop?.(b, row.tokens)) row.finish = 'stop';
+    else if (row.tokens.length >= row.limit) row.finish = 'length';
+  });
+}
+
+/** Decode-step buffers, reused across the steps of a call. */
+interface DecodeBuffers {
+  readonly inputIds: BigInt64Array;
+  readonly positions: BigInt64Array;
+  /** Per row: the S buffer positions (visible below the row's position) and the new token itself. */
+  readonly mask: Float32Array;
+}
+
+/**
+ * One decode step: feeds each unfinished row's last token at its position, scatters the new keys/values
+ * into the KV buffer there, and returns the next-token log-probs [B, vocab].
+ */
+async function decodeStep(
+  ctx: GenerateContext,
+  rows: readonly RowState[],
+  { B, S }: GenerateShape,
+  bufs: DecodeBuffers,
+): Promise<Float32Array> {
+  const key = `${ctx.prefix}:decode:${B}x${S}`;
+  await ctx.runner.load(
+    key,
+    () =>
+      serializeGraph(buildDecodeGraph({ config: ctx.config, batch: B, capacity: S, ...ctx.graphOptions })),
+    ctx.sessionOptions(B),
+  );
+  const { inputIds, positions, mask } = bufs;
+  mask.fill(MASK_NEG);
+  const starts: number[] = [];
+  for (let b = 0; b < B; b++) {
+    const row = rows[b];
+    const active = row !== undefined && row.finish === null;
+    const p = active ? row.pos : 0;
+    inputIds[b] = BigInt(active ? row.next : 0);
+    positions[b] = BigInt(p);
+    mask.fill(0, b * (S + 1), b * (S + 1) + p);
+    mask[b * (S + 1) + S] = 0;
+    starts.push(active ? p : -1);
+  }
+  const feeds: Record<string, TensorValue> = {
+    input_ids: { data: inputIds, dims: [B, 1] },
+    positions: { data: positions, dims: [B, 1] },
+    mask: { data: mask, dims: [B, 1, 1, 1, S + 1] },
+  };
+  const out = await ctx.runner.run(key, feeds, {
+    fetches: ['logprobs'],
+    scatter: kvScatter(ctx.config, 'new', starts),
+  });
+  for (const row of rows) if (row.finish === null) row.pos++;
+  return outputData(out, 'logprobs', Float32Array);
+}
+
+/** One generate call: prefill, then decode steps until every row has finished. */
+async function generateRows(ctx: GenerateContext, o: GenerateTokensOptions): Promise<GeneratedRow[]> {
+  const limits = checkRequest(ctx.config, o);
+  if (o.prompts.length === 0) return [];
+  const shape = planShape(ctx.config, o.prompts, limits);
+  const first = await prefill(ctx, o.prompts, shape);
+  const rows: RowState[] = zip(o.prompts, zip(o.seeds, limits)).map(([p, [seed, limit]]) => ({
+    limit,
+    rng: createRng(seed),
+    tokens: [],
+    logprobs: [],
+    finish: limit <= 0 ? 'length' : null,
+    pos: p.length,
+    next: 0,
+  }));
+  const eos = new Set(o.eosTokenIds ?? []);
+  const V = ctx.config.vocabSize;
+  takeTokens(rows, first, V, o, eos);
+  const { B, S } = shape;
+  const bufs: DecodeBuffers = {
+    inputIds: new BigInt64Array(B),
+    positions: new BigInt64Array(B),
+    mask: new Float32Array(B * (S + 1)),
+  };
+  while (rows.some((r) => r.finish === null)) {
+    throwIfAborted(o.signal);
+    takeTokens(rows, await decodeStep(ctx, rows, shape, bufs), V, o, eos);
+  }
+  return rows.map((r) => ({ tokens: r.tokens, logprobs: r.logprobs, finishReason: r.finish ?? 'length' }));
+}
+
+/** A generator over `runner`, whose persistent tensors hold the model's weights. */
+export function createGenerator(options: GeneratorOptions): Generator {
+  // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
+  const flopsPerToken = 2 * countParams(options.config);
+  const ctx: GenerateContext = {
+    config: options.config,
+    runner: options.runner,
+    prefix: options.keyPrefix ?? 'model',
+    graphOptions: options.graphOptions ?? {},
+    sessionOptions: (tokens) => (tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+  };
+  // Calls are serialised: they share the runner's KV buffers.
+  let queue: Promise<unknown> = Promise.resolve();
   return {
     generate(o) {
-      const result = queue.then(() => generate(o));
+      const result = queue.then(() => generateRows(ctx, o));
       queue = result.catch(() => undefined);
       return result;
     },

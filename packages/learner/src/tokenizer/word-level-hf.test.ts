@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import { CheckpointError } from '@mage-rl/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,18 +10,9 @@ import fixture from './__fixtures__/compact-texts.json';
 import { createWordLevelTokenizer } from './word-level';
 import { parseWordLevelTokenizer, wordLevelTokenizerFiles, writeWordLevelTokenizer } from './word-level-hf';
 
-interface HfTok {
-  encode(text: string, options?: { add_special_tokens?: boolean }): number[];
-  decode(ids: number[], options?: { skip_special_tokens?: boolean }): string;
-  apply_chat_template(
-    messages: { role: string; content: string }[],
-    options: { tokenize: false; add_generation_prompt: boolean },
-  ): string;
-}
-
 const tok = createWordLevelTokenizer({ vocab: fixture.vocabulary, specialTokens: ['<sep>'] });
 let dir = '';
-let hf: HfTok;
+let hf: PreTrainedTokenizer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mage-wordlevel-'));
@@ -28,7 +20,7 @@ beforeAll(async () => {
   const { AutoTokenizer, env } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.allowLocalModels = true;
-  hf = (await AutoTokenizer.from_pretrained(dir, { local_files_only: true })) as unknown as HfTok;
+  hf = await AutoTokenizer.from_pretrained(dir, { local_files_only: true });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });

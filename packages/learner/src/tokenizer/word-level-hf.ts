@@ -30,6 +30,17 @@ export const WORD_LEVEL_CHAT_TEMPLATE =
 /** The WordPiece decoder's continuation prefix; no vocabulary word can start with it (NUL). */
 const NO_PREFIX = '\u0000';
 
+/** The `tokenizer.json` entry of special token `content` with id `id` (matched verbatim, never split). */
+export const specialAddedToken = (id: number, content: string) => ({
+  id,
+  content,
+  single_word: false,
+  lstrip: false,
+  rstrip: false,
+  normalized: false,
+  special: true,
+});
+
 /** `tokenizer.json` and `tokenizer_config.json` contents (for `exportHfModel({ tokenizerFiles })`). */
 export function wordLevelTokenizerFiles(tokenizer: WordLevelTokenizer): Record<string, string> {
   const vocab: Record<string, number> = {};
@@ -40,15 +51,7 @@ export function wordLevelTokenizerFiles(tokenizer: WordLevelTokenizer): Record<s
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: tokenizer.specialTokens.map((content, id) => ({
-      id,
-      content,
-      single_word: false,
-      lstrip: false,
-      rstrip: false,
-      normalized: false,
-      special: true,
-    })),
+    added_tokens: tokenizer.specialTokens.map((content, id) => specialAddedToken(id, content)),
     normalizer: null,
     pre_tokenizer: {
       type: 'Split',
@@ -117,9 +120,9 @@ export function parseWordLevelTokenizer(tokenizerJson: string, modelMaxLength?: 
   const entries = Object.entries(model.vocab as Record<string, unknown>);
   const tokens: string[] = new Array(entries.length);
   for (const [t, id] of entries) {
-    if (!Number.isInteger(id) || (id as number) < 0 || (id as number) >= entries.length)
+    if (typeof id !== 'number' || !Number.isInteger(id) || id < 0 || id >= entries.length)
       throw bad(`id of ${JSON.stringify(t)} out of range`);
-    tokens[id as number] = t;
+    tokens[id] = t;
   }
   for (let i = 0; i < tokens.length; i++) if (tokens[i] === undefined) throw bad(`no token with id ${i}`);
   const added = (parsed as { added_tokens?: { content?: unknown; special?: unknown }[] }).added_tokens ?? [];

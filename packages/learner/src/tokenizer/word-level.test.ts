@@ -12,7 +12,7 @@ import {
 
 const tok = createWordLevelTokenizer({ vocab: fixture.vocabulary });
 
-/** The envs' action parsing rules (SPEC §2): the first `<action>` block, then the env's grammar. */
+/** The envs' action parsing (architecture/envs.md): the first `<action>` block, then the env's grammar. */
 function parseAction(text: string): string | null {
   const open = /<action>/i.exec(text);
   if (!open) return null;

@@ -160,7 +160,11 @@ export function createWordLevelTokenizer(options: WordLevelTokenizerOptions): Wo
 
   const modelMaxLength = options.modelMaxLength ?? 1024;
   const specialIds = new Set(specials.map((_, i) => i));
-  const id = (t: string) => ids.get(t) as number;
+  const id = (t: string): number => {
+    const i = ids.get(t);
+    if (i === undefined) throw new InvalidArgumentError(`The vocabulary lacks ${JSON.stringify(t)}.`);
+    return i;
+  };
   const unk = id(UNK_TOKEN);
   const bos = id(BOS_TOKEN);
   const eos = id(EOS_TOKEN);

@@ -1,0 +1,148 @@
+/**
+ * Batching for the scoring and training graphs: mini-batches of whole units per optimizer step,
+ * micro-batches of similar lengths per graph run, and the packing of a micro-batch into the static
+ * [rows, bucket length] inputs of one graph.
+ */
+
+import { bucketLength, nextPow2 } from '../sampling/generator';
+import { at } from '../util/arrays';
+import { inputLength, type Seq, spanTokens, type Unit } from './rows';
+
+export interface MicroBatchLimits {
+  /** At most this many rows per graph run. */
+  readonly rows: number;
+  /** Token budget of one graph run: rows × bucket length (a longer sequence runs alone). */
+  readonly tokens: number;
+  /** The model's positions (the longest bucket). */
+  readonly maxPositions: number;
+}
+
+/** The bucket length of `n` input positions (16, 32, 48, 64, 96 …). */
+export const bucketOf = (n: number, maxPositions: number): number => bucketLength(n, 16, maxPositions);
+
+/** A sequence and the index of its first scored token in a flat per-token array of its batch. */
+export interface Placed {
+  readonly seq: Seq;
+  readonly offset: number;
+}
+
+/** Places sequences one after the other: the scored tokens of a batch, sequence by sequence. */
+export function placeSeqs(seqs: readonly Seq[]): Placed[] {
+  let offset = 0;
+  return seqs.map((seq) => {
+    const placed = { seq, offset };
+    offset += spanTokens(seq);
+    return placed;
+  });
+}
+
+/**
+ * Micro-batches of similar lengths: shortest first, a batch grows while its padded size (power-of-two
+ * rows × bucket length of its longest sequence) stays within the token budget and the row limit — so
+ * short sequences run many to a graph and long ones few, with little padding.
+ */
+export function microBatches(items: readonly Placed[], limits: MicroBatchLimits): Placed[][] {
+  const order = items
+    .map((item, i) => ({ item, i, len: inputLength(item.seq) }))
+    .sort((a, b) => a.len - b.len || a.i - b.i);
+  const out: Placed[][] = [];
+  let open: Placed[] = [];
+  for (const { item, len } of order) {
+    const T = bucketOf(len, limits.maxPositions);
+    const rows = open.length + 1;
+    if (open.length > 0 && (rows > limits.rows || nextPow2(rows) * T > Math.max(limits.tokens, T))) {
+      out.push(open);
+      open = [];
+    }
+    open.push(item);
+  }
+  if (open.length > 0) out.push(open);
+  return out;
+}
+
+/**
+ * Mini-batches of whole units in the given order (a plain row is one span): a batch closes when the
+ * spans so far reach the next multiple of `rowsPerBatch`, so there are as many steps as for the plain
+ * rows (or one fewer) and batch sizes average `rowsPerBatch` spans.
+ */
+export function miniBatches(units: readonly Unit[], rowsPerBatch: number): Unit[][] {
+  const out: Unit[][] = [];
+  let open: Unit[] = [];
+  let spansSoFar = 0;
+  for (const u of units) {
+    open.push(u);
+    spansSoFar += Math.max(1, u.spans.length);
+    if (spansSoFar >= (out.length + 1) * rowsPerBatch) {
+      out.push(open);
+      open = [];
+    }
+  }
+  if (open.length > 0) out.push(open);
+  return out;
+}
+
+/** A packed sequence: where its scored tokens go (`offset`) and their flat positions (b·T + t) in the run. */
+export interface PackedRow {
+  readonly offset: number;
+  readonly positions: Int32Array;
+}
+
+/** A micro-batch as graph inputs: B rows (a power of two) of T positions, right-padded. */
+export interface Packed {
+  readonly B: number;
+  readonly T: number;
+  readonly ids: BigInt64Array;
+  readonly targets: BigInt64Array;
+  /** One per sequence, in micro-batch order. */
+  readonly rows: readonly PackedRow[];
+}
+
+/** Packs a micro-batch: each sequence's inputs up to its last scored token, next tokens as targets. */
+export function pack(items: readonly Placed[], maxPositions: number): Packed {
+  const B = nextPow2(items.length);
+  const T = bucketOf(Math.max(1, ...items.map((x) => inputLength(x.seq))), maxPositions);
+  const ids = new BigInt64Array(B * T);
+  const targets = new BigInt64Array(B * T);
+  const rows = items.map(({ seq, offset }, b) => {
+    const inputs = seq.tokens.slice(0, Math.min(inputLength(seq), seq.tokens.length - 1));
+    ids.set(
+      inputs.map((t) => BigInt(t)),
+      b * T,
+    );
+    targets.set(
+      seq.tokens.slice(1, inputs.length + 1).map((t) => BigInt(t)),
+      b * T,
+    );
+    const positions = new Int32Array(spanTokens(seq));
+    let k = 0;
+    for (const span of seq.spans) {
+      for (let j = 0; j < span.length; j++) positions[k++] = b * T + span.start - 1 + j;
+    }
+    return { offset, positions };
+  });
+  return { B, T, ids, targets, rows };
+}
+
+/** `values` at `positions` (a packed sequence's outputs out of a run's flat [B·T] output). */
+export const gatherAt = (values: Float32Array, positions: Int32Array): Float32Array =>
+  Float32Array.from(positions, (q) => at(values, q));
+
+/**
+ * Per-position weights of a training run: the token loss's weight of every scored token (from the flat
+ * per-token `tokenWeights`) and `entropyWeight` at the same positions; zero on padding.
+ */
+export function positionWeights(
+  p: Packed,
+  tokenWeights: Float32Array,
+  entropyWeight: number,
+): { weights: Float32Array; entropyWeights: Float32Array } {
+  const weights = new Float32Array(p.B * p.T);
+  const entropyWeights = new Float32Array(p.B * p.T);
+  for (const { offset, positions } of p.rows) {
+    positions.forEach((q, j) => {
+      weights[q] = at(tokenWeights, offset + j);
+      entropyWeights[q] = entropyWeight;
+    });
+  }
+  return { weights, entropyWeights };
+}

@@ -1,0 +1,68 @@
+/**
+ * The learner's graphs, one per (rows, length) bucket: a scoring graph (log-probs only) and a training
+ * graph (loss, log-probs, entropies and gradients), each built and loaded into the runner on first use.
+ */
+
+import { createGraph } from '../graph/graph';
+import { serializeGraph } from '../graph/serialize';
+import type { LoraOptions } from '../lora/lora';
+import type { ModelConfig } from '../model/config';
+import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
+import type { GraphRunner } from '../runtime/runner';
+import type { TensorValue } from '../runtime/session';
+import type { MicroBatchLimits, Packed } from './batching';
+
+/** What the learner's graph runs need: where they run, the model, and the micro-batch limits. */
+export interface GraphContext {
+  readonly runner: GraphRunner;
+  readonly config: ModelConfig;
+  readonly lora: LoraOptions | undefined;
+  /** Parameters that get gradients (the adapters with LoRA, else every weight). */
+  readonly trainable: readonly string[];
+  readonly limits: MicroBatchLimits;
+}
+
+const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
+
+/** Loads the scoring graph of a [B, T] bucket; returns its session key. */
+export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<string> {
+  const key = `score:${p.B}x${p.T}`;
+  await ctx.runner.load(key, () => {
+    const g = createGraph();
+    const m = addModelLoss(g, { config: ctx.config, batch: p.B, seqLen: p.T, ...loraOf(ctx) });
+    g.output('logprobs', m.logprobs);
+    return serializeGraph(g);
+  });
+  return key;
+}
+
+/** Loads the training graph of a [B, T] bucket; returns its session key. */
+export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<string> {
+  const key = `train:${p.B}x${p.T}`;
+  await ctx.runner.load(key, () =>
+    serializeGraph(
+      buildTrainingGraph({
+        config: ctx.config,
+        batch: p.B,
+        seqLen: p.T,
+        trainable: ctx.trainable,
+        ...loraOf(ctx),
+      }).graph,
+    ),
+  );
+  return key;
+}
+
+/** The feeds of a packed micro-batch (loss and entropy weights zero unless given). */
+export function packedFeeds(
+  p: Packed,
+  weights: Float32Array = new Float32Array(p.B * p.T),
+  entropyWeights: Float32Array = new Float32Array(p.B * p.T),
+): Record<string, TensorValue> {
+  return {
+    input_ids: { data: p.ids, dims: [p.B, p.T] },
+    targets: { data: p.targets, dims: [p.B * p.T] },
+    weights: { data: weights, dims: [p.B * p.T] },
+    entropy_weights: { data: entropyWeights, dims: [p.B * p.T] },
+  };
+}

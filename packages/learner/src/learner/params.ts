@@ -1,0 +1,87 @@
+/**
+ * The learner's parameters: base weights, LoRA adapters, which of them train, and the weights version
+ * the runner holds (bumped on every upload, so sampled log-probs can be told current or stale).
+ */
+
+import { InvalidArgumentError, type Rng } from '@mage-rl/core';
+import { initLora, type LoraOptions, loraSpecs } from '../lora/lora';
+import type { ModelConfig } from '../model/config';
+import { initParams, type ParamSpec, type ParamStore, paramSpecs } from '../model/params';
+import type { GraphRunner } from '../runtime/runner';
+import type { TensorValue } from '../runtime/session';
+
+export interface LearnerParams {
+  /** Every base weight. */
+  readonly specs: readonly ParamSpec[];
+  /** The trained parameters: the adapters with LoRA, else the base weights. */
+  readonly trainSpecs: readonly ParamSpec[];
+  readonly weights: ParamStore;
+  /** LoRA adapters (empty without LoRA). */
+  readonly adapters: ParamStore;
+  /** The store the optimizer updates (`adapters` with LoRA, else `weights`). */
+  readonly trainStore: ParamStore;
+  /** Bumped whenever the runner gets new weights. */
+  version: number;
+}
+
+export interface InitialParams {
+  /** Initial weights by HF name (default: random). Copied. */
+  readonly weights?: ReadonlyMap<string, Float32Array>;
+  readonly lora?: LoraOptions;
+  /** Initial LoRA adapters (default: A random, B zero). Copied. */
+  readonly adapters?: ReadonlyMap<string, Float32Array>;
+}
+
+/** The tensor `name` of `store` (throws when it is missing). */
+export function tensorOf(store: ReadonlyMap<string, Float32Array>, name: string): Float32Array {
+  const t = store.get(name);
+  if (t === undefined) throw new InvalidArgumentError(`No parameter '${name}'.`);
+  return t;
+}
+
+/** Random parameters from `rng` (streams `init` and `lora`), overwritten by the given ones. */
+export function createLearnerParams(config: ModelConfig, initial: InitialParams, rng: Rng): LearnerParams {
+  const specs = paramSpecs(config);
+  const weights = initParams(config, rng.split('init'));
+  if (initial.weights !== undefined) {
+    for (const s of specs) {
+      const w = initial.weights.get(s.name);
+      const dst = tensorOf(weights, s.name);
+      if (w === undefined || w.length !== dst.length) {
+        throw new InvalidArgumentError(`Initial weights lack '${s.name}' of ${dst.length} values.`);
+      }
+      dst.set(w);
+    }
+  }
+  const { lora } = initial;
+  if (lora === undefined)
+    return { specs, trainSpecs: specs, weights, adapters: new Map(), trainStore: weights, version: 0 };
+  const adapters = initLora(config, lora, rng.split('lora'));
+  if (initial.adapters !== undefined) {
+    for (const [name, dst] of adapters) {
+      const a = initial.adapters.get(name);
+      if (a === undefined || a.length !== dst.length)
+        throw new InvalidArgumentError(`Initial adapters lack '${name}'.`);
+      dst.set(a);
+    }
+  }
+  return { specs, trainSpecs: loraSpecs(config, lora), weights, adapters, trainStore: adapters, version: 0 };
+}
+
+/** The parameters a checkpoint holds: the base weights, then the adapters with LoRA. */
+export const savedSpecs = (p: LearnerParams): readonly ParamSpec[] =>
+  p.trainStore === p.weights ? p.specs : [...p.specs, ...p.trainSpecs];
+
+/** The live tensor of a weight or adapter. */
+export const liveTensor = (p: LearnerParams, name: string): Float32Array =>
+  p.adapters.get(name) ?? tensorOf(p.weights, name);
+
+/** Uploads the weights to the runner (only the trained ones after an optimizer step) and bumps the version. */
+export async function syncWeights(runner: GraphRunner, p: LearnerParams, trainedOnly = false): Promise<void> {
+  const feeds: Record<string, TensorValue> = {};
+  if (!trainedOnly)
+    for (const s of p.specs) feeds[s.name] = { data: tensorOf(p.weights, s.name), dims: s.shape };
+  for (const s of p.trainSpecs) feeds[s.name] = { data: tensorOf(p.trainStore, s.name), dims: s.shape };
+  await runner.setPersistent(feeds);
+  p.version++;
+}

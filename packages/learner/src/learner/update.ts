@@ -1,0 +1,228 @@
+/**
+ * One `update`: per epoch a seeded shuffle of the units into mini-batches; per mini-batch the current
+ * log-probs, the token loss, the backward pass over micro-batches (gradients add up) and an AdamW step.
+ */
+
+import {
+  InvalidArgumentError,
+  type LearnerUpdateRequest,
+  type LearnerUpdateResult,
+  type Rng,
+  type TokenLossInput,
+  type TokenLossOutput,
+  throwIfAborted,
+} from '@mage-rl/core';
+import type { AdamW, StepResult } from '../optim/adamw';
+import { outputData } from '../runtime/session';
+import {
+  gatherAt,
+  microBatches,
+  miniBatches,
+  type Placed,
+  pack,
+  placeSeqs,
+  positionWeights,
+} from './batching';
+import { type GraphContext, loadTrainingGraph, packedFeeds } from './graphs';
+import { type LearnerParams, syncWeights } from './params';
+import { spanTokens, type Unit, unitOf, validateRows } from './rows';
+import type { SampledResponses } from './sampled';
+import { scoreFlat } from './scoring';
+
+/** The learner's state that `load` replaces. */
+export interface LearnerState {
+  rng: Rng;
+  optimizer: AdamW;
+}
+
+export interface UpdateContext {
+  readonly graphs: GraphContext;
+  readonly params: LearnerParams;
+  readonly state: LearnerState;
+  readonly sampled: SampledResponses;
+}
+
+/** Running sums over the mini-batches of one update. */
+interface UpdateTotals {
+  steps: number;
+  skipped: number;
+  batches: number;
+  tokens: number;
+  loss: number;
+  gradNorm: number;
+  entropy: number;
+  readonly stats: Record<string, number>;
+}
+
+/** One `LearnerV1.update`: `epochs` passes over the rows in seeded mini-batches, one AdamW step each. */
+export async function runUpdate(
+  ctx: UpdateContext,
+  request: LearnerUpdateRequest,
+): Promise<LearnerUpdateResult> {
+  const start = performance.now();
+  validateRows(request.rows, ctx.graphs.config);
+  const units = request.rows.map(unitOf);
+  const epochs = request.epochs ?? 1;
+  const rowsPerBatch = Math.max(1, request.miniBatchRows ?? Number.POSITIVE_INFINITY);
+  const grads = new Map<string, Float32Array>(
+    ctx.params.trainSpecs.map((s) => [
+      s.name,
+      new Float32Array(ctx.params.trainStore.get(s.name)?.length ?? 0),
+    ]),
+  );
+  const totals: UpdateTotals = {
+    steps: 0,
+    skipped: 0,
+    batches: 0,
+    tokens: 0,
+    loss: 0,
+    gradNorm: 0,
+    entropy: 0,
+    stats: {},
+  };
+  for (let epoch = 0; epoch < epochs; epoch++) {
+    const { rng, optimizer } = ctx.state;
+    const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units]);
+    for (const batch of miniBatches(order, rowsPerBatch)) {
+      throwIfAborted(request.signal);
+      await trainMiniBatch(ctx, request, batch, grads, totals);
+    }
+  }
+  return resultOf(totals, (performance.now() - start) / 1000);
+}
+
+/** The update's result: means per mini-batch (loss, stats), per step (gradient norm), per token (entropy). */
+function resultOf(totals: UpdateTotals, seconds: number): LearnerUpdateResult {
+  const stats: Record<string, number> = {};
+  for (const [key, v] of Object.entries(totals.stats)) stats[key] = v / Math.max(1, totals.batches);
+  return {
+    steps: totals.steps,
+    skippedSteps: totals.skipped,
+    loss: totals.loss / Math.max(1, totals.batches),
+    gradNorm: totals.gradNorm / Math.max(1, totals.steps),
+    entropy: totals.entropy / Math.max(1, totals.tokens),
+    tokens: totals.tokens,
+    seconds,
+    stats,
+  };
+}
+
+/** Loss, backward pass and optimizer step of one mini-batch (nothing for a batch without scored tokens). */
+async function trainMiniBatch(
+  ctx: UpdateContext,
+  request: LearnerUpdateRequest,
+  batch: readonly Unit[],
+  grads: ReadonlyMap<string, Float32Array>,
+  totals: UpdateTotals,
+): Promise<void> {
+  // Log-probs under the current weights: the sampler's own when the rows are fresh from it; none
+  // before the backward pass when the loss's weights ignore them (then the training pass's are used).
+  const fresh = batch.every((u) => ctx.sampled.covers(u, ctx.params.version));
+  const deferred = !fresh && request.loss.usesCurrentLogprobs === false;
+  const placed = placeSeqs(batch);
+  const nTok = batch.reduce((n, u) => n + spanTokens(u), 0);
+  const logprobs = fresh
+    ? Float32Array.from(batch.flatMap((u) => u.spans.flatMap((sp) => sp.oldLogprobs)))
+    : deferred
+      ? new Float32Array(nTok).fill(Number.NaN)
+      : await scoreFlat(ctx.graphs, batch);
+  if (nTok === 0) return;
+  const lossInput: TokenLossInput = { logprobs, ...lossInputsOf(batch, nTok) };
+  let lossOut = request.loss(lossInput);
+  if (lossOut.weights.length !== nTok) {
+    throw new InvalidArgumentError(
+      `The token loss returned ${lossOut.weights.length} weights for ${nTok} tokens.`,
+    );
+  }
+  const entropyWeight = (request.entropyCoef ?? 0) / nTok;
+  await backward(
+    ctx.graphs,
+    placed,
+    lossOut.weights,
+    entropyWeight,
+    grads,
+    totals,
+    deferred ? logprobs : undefined,
+  );
+  if (deferred) lossOut = request.loss(lossInput);
+  const result = ctx.state.optimizer.step(ctx.params.trainStore, grads);
+  await recordStep(ctx, totals, lossOut, nTok, result);
+}
+
+/** Loss inputs span by span (every span is a row of `rowOfToken`), as for the plain rows. */
+function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput, 'logprobs'> {
+  const oldLogprobs = new Float32Array(nTok);
+  const hasRef = batch.every((u) => u.spans.every((sp) => sp.refLogprobs !== undefined));
+  const refLogprobs = hasRef ? new Float32Array(nTok) : undefined;
+  const advantages = new Float32Array(nTok);
+  const rowOfToken = new Int32Array(nTok);
+  let k = 0;
+  let row = 0;
+  for (const sp of batch.flatMap((u) => u.spans)) {
+    for (let j = 0; j < sp.length; j++) {
+      oldLogprobs[k] = sp.oldLogprobs[j] ?? Number.NaN;
+      if (refLogprobs) refLogprobs[k] = sp.refLogprobs?.[j] ?? Number.NaN;
+      advantages[k] = sp.advantage;
+      rowOfToken[k] = row;
+      k++;
+    }
+    row++;
+  }
+  return { oldLogprobs, ...(refLogprobs ? { refLogprobs } : {}), advantages, rowOfToken };
+}
+
+/**
+ * Back-propagates −Σ w·log p − Σ entropyWeight·H over micro-batches into `grads` (zeroed first; the
+ * micro-batches' gradients add up) and adds the scored tokens' entropies to the totals. With
+ * `logprobs`, fills it with the training pass's log-probs.
+ */
+async function backward(
+  ctx: GraphContext,
+  placed: readonly Placed[],
+  tokenWeights: Float32Array,
+  entropyWeight: number,
+  grads: ReadonlyMap<string, Float32Array>,
+  totals: UpdateTotals,
+  logprobs: Float32Array | undefined,
+): Promise<void> {
+  for (const g of grads.values()) g.fill(0);
+  for (const items of microBatches(placed, ctx.limits)) {
+    const p = pack(items, ctx.config.maxPositions);
+    const { weights, entropyWeights } = positionWeights(p, tokenWeights, entropyWeight);
+    const key = await loadTrainingGraph(ctx, p);
+    const out = await ctx.runner.run(key, packedFeeds(p, weights, entropyWeights));
+    if (logprobs !== undefined) {
+      const lp = outputData(out, 'logprobs', Float32Array);
+      for (const { offset, positions } of p.rows) logprobs.set(gatherAt(lp, positions), offset);
+    }
+    const entropy = outputData(out, 'entropy', Float32Array);
+    for (const { positions } of p.rows) for (const h of gatherAt(entropy, positions)) totals.entropy += h;
+    for (const [name, acc] of grads) addInto(acc, outputData(out, `grad.${name}`, Float32Array));
+  }
+}
+
+/** `acc += src`, element by element (the gradient accumulation kernel). */
+function addInto(acc: Float32Array, src: Float32Array): void {
+  for (let i = 0; i < acc.length; i++) acc[i] = (acc[i] as number) + (src[i] as number);
+}
+
+/** Adds a mini-batch's loss, stats and step to the totals; uploads the weights after a step. */
+async function recordStep(
+  ctx: UpdateContext,
+  totals: UpdateTotals,
+  lossOut: TokenLossOutput,
+  nTok: number,
+  result: StepResult,
+): Promise<void> {
+  totals.batches++;
+  totals.loss += lossOut.loss;
+  for (const [key, v] of Object.entries(lossOut.stats)) totals.stats[key] = (totals.stats[key] ?? 0) + v;
+  totals.tokens += nTok;
+  if (result.skipped) {
+    totals.skipped++;
+  } else {
+    totals.steps++;
+    totals.gradNorm += result.gradNorm;
+    await syncWeights(ctx.graphs.runner, ctx.params, true);
+  }
+}
