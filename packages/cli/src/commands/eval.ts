@@ -20,7 +20,7 @@ import { loadModel } from '../pipelines/policy-model';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { commaList, ENV_PACKAGE_HELP, envFlag, envFlagHelp, pct, seedOf } from './learning-shared';
+import { addEnvFlags, commaList, envFlag, pct, seedOf } from './learning-shared';
 
 interface EvalFlags {
   readonly env: string;
@@ -36,13 +36,13 @@ interface EvalFlags {
 }
 
 export function evalCommand(program: Command, io: Io): void {
-  program
-    .command('eval')
-    .description(
-      'evaluate a policy for K attempts against named opponents (react, reflexion, memento, a-mem need no training)',
-    )
-    .option('--env <id>', envFlagHelp(), 'tictactoe')
-    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
+  addEnvFlags(
+    program
+      .command('eval')
+      .description(
+        'evaluate a policy for K attempts against named opponents (react, reflexion, memento, a-mem need no training)',
+      ),
+  )
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
     .option(
       '--policy <spec>',

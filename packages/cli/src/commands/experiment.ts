@@ -19,10 +19,9 @@ import { useEnvPackage } from '../registry';
 import { writeExperimentReport } from '../report/experiment-report';
 import { oneOf } from './game-options';
 import {
+  addEnvFlags,
   commaList,
-  ENV_PACKAGE_HELP,
   envFlag,
-  envFlagHelp,
   iterationLine,
   progressFor,
   seedOf,
@@ -101,13 +100,13 @@ interface ExperimentFlags {
 }
 
 export function experimentCommand(program: Command, io: Io): void {
-  program
-    .command('experiment')
-    .description(
-      'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
-    )
-    .option('--env <id>', envFlagHelp(), 'tictactoe')
-    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
+  addEnvFlags(
+    program
+      .command('experiment')
+      .description(
+        'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
+      ),
+  )
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option(
       '--methods <ids>',

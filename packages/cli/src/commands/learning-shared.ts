@@ -23,6 +23,13 @@ export function envFlagHelp(): string {
 export const ENV_PACKAGE_HELP =
   'add the env of a package: an npm name (resolved from the working directory) or a path, exporting an EnvDefinitionV1 as `envDefinition` or default';
 
+/** `--env <id>` (default `tictactoe`) and `--env-package`, for commands that play one env. */
+export function addEnvFlags(command: Command): Command {
+  return command
+    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP);
+}
+
 /**
  * The env id a learning command uses: `--env` when typed, else the env of the env package, else the
  * default of `--env`.

@@ -19,9 +19,8 @@ import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import {
-  ENV_PACKAGE_HELP,
+  addEnvFlags,
   envFlag,
-  envFlagHelp,
   iterationLine,
   passLine,
   progressFor,
@@ -63,13 +62,13 @@ function addOverrideFlags(command: Command): Command {
 }
 
 export function trainCommand(program: Command, io: Io): void {
-  const command = program
-    .command('train')
-    .description(
-      'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
-    )
-    .option('--env <id>', envFlagHelp(), 'tictactoe')
-    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
+  const command = addEnvFlags(
+    program
+      .command('train')
+      .description(
+        'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
+      ),
+  )
     .option('--method <id>', `training method: ${METHOD_IDS.join(' | ')}`, 'mage')
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
