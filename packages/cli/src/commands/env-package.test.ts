@@ -1,9 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCaptured, runJson } from '../testing/cli.test-helper';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
 const example = fileURLToPath(new URL('../../../../examples/custom-env', import.meta.url));
 
@@ -14,17 +13,11 @@ interface TrainJson {
 }
 
 describe('--env-package', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-env-package-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('mage-env-package-');
 
   it('says what is wrong with a missing package, a module without a definition, an unknown env (none added yet)', async () => {
     for (const [argv, message] of [
-      [['train', '--env-package', join(dir, 'nope'), '--show-config'], /no such file or directory/],
+      [['train', '--env-package', join(tmp.path, 'nope'), '--show-config'], /no such file or directory/],
       [
         ['train', '--env-package', 'no-such-env-package', '--show-config'],
         /cannot find package 'no-such-env-package'/,
@@ -55,7 +48,7 @@ describe('--env-package', () => {
     ]);
     expect(config.env).toEqual({ id: 'higher-lower', options: {}, package: example });
     // The printed config reproduces itself through --config (which loads the package it names).
-    const file = join(dir, 'config.json');
+    const file = join(tmp.path, 'config.json');
     await writeFile(file, JSON.stringify(config));
     expect(await runJson(['train', '--config', file, '--show-config'])).toEqual(config);
   });
@@ -76,16 +69,10 @@ describe('--env-package', () => {
 });
 
 describe('mage train --env-package examples/custom-env (slow: warm start of its own + 1 iteration)', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-train-custom-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('mage-train-custom-');
 
   it("warm-starts mage-tiny with the package's teacher, trains and evaluates the example env", async () => {
-    const runDir = join(dir, 'run');
+    const runDir = join(tmp.path, 'run');
     const r = await runJson<TrainJson>([
       'train',
       '--env-package',
@@ -99,7 +86,7 @@ describe('mage train --env-package examples/custom-env (slow: warm start of its 
       '--run-dir',
       runDir,
       '--cache-dir',
-      join(dir, 'cache'),
+      join(tmp.path, 'cache'),
     ]);
     expect(r.iterations).toBe(1);
     expect(r.warmStart).toContain('higher-lower-smoke-');

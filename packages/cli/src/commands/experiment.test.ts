@@ -1,9 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { evalPath, experimentPolicies } from '../pipelines/experiment';
-import { runCaptured, runJson } from '../testing/cli.test-helper';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 
 describe('mage experiment', () => {
@@ -23,16 +22,10 @@ describe('mage experiment', () => {
   });
 
   describe('smoke grid (slow: warm start, one iteration, evaluations)', () => {
-    let dir: string;
-    beforeAll(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'mage-experiment-'));
-    });
-    afterAll(async () => {
-      await rm(dir, { recursive: true, force: true });
-    });
+    const tmp = useTempDir('mage-experiment-');
 
     it('trains, evaluates every policy under one protocol, aggregates, and resumes where it stopped', async () => {
-      const out = join(dir, 'exp');
+      const out = join(tmp.path, 'exp');
       const argv = [
         'experiment',
         '--preset',
@@ -48,7 +41,7 @@ describe('mage experiment', () => {
         '--out',
         out,
         '--cache-dir',
-        join(dir, 'cache'),
+        join(tmp.path, 'cache'),
       ];
       const first = await runJson<{ results: string; markdown: string; evaluations: number }>(argv);
       expect(first.evaluations).toBe(2);
@@ -89,7 +82,12 @@ describe('mage experiment', () => {
       await rm(first.markdown);
       const rewritten = await runJson<{ markdown: string }>(['experiment', '--report-only', '--out', out]);
       expect(await readFile(rewritten.markdown, 'utf8')).toMatch(/\| warm-start \| reflection \| 1 \|/);
-      const notExperiment = await runCaptured(['experiment', '--report-only', '--out', join(dir, 'nothing')]);
+      const notExperiment = await runCaptured([
+        'experiment',
+        '--report-only',
+        '--out',
+        join(tmp.path, 'nothing'),
+      ]);
       expect(notExperiment.err).toMatch(/not an experiment directory/);
     }, 600_000);
   });

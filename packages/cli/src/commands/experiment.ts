@@ -2,7 +2,7 @@
 
 import { join, resolve } from 'node:path';
 import { ConfigError, pathExists, readJsonFile } from '@mage-rl/core';
-import { envDefinition, envRegistry, MEMORY_KINDS, RUN_PRESET_IDS, type RunPresetId } from '@mage-rl/recipes';
+import { envDefinition, envRegistry, MEMORY_KINDS, RUN_PRESET_IDS } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import {
@@ -18,14 +18,16 @@ import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { writeExperimentReport } from '../report/experiment-report';
 import { oneOf } from './game-options';
-import { ENV_PACKAGE_HELP, envFlagHelp, iterationLine, progressFor, seedOf } from './learning';
+import {
+  addEnvFlags,
+  commaList,
+  envFlag,
+  iterationLine,
+  progressFor,
+  seedOf,
+  withInterrupt,
+} from './learning-shared';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
-
-const list = (text: string): string[] =>
-  text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
 
 function parseValue(text: string): unknown {
   try {
@@ -39,7 +41,7 @@ function parseValue(text: string): unknown {
 export function gridAxis(text: string): GridAxis {
   const eq = text.indexOf('=');
   const path = eq > 0 ? text.slice(0, eq).trim() : '';
-  const values = eq > 0 ? list(text.slice(eq + 1)).map(parseValue) : [];
+  const values = eq > 0 ? commaList(text.slice(eq + 1)).map(parseValue) : [];
   if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path) || values.length === 0) {
     throw new ConfigError(`--grid expects <path>=<v1>,<v2>… (e.g. ppo.lr=1e-4,3e-4), got '${text}'.`, {
       path: '--grid',
@@ -98,13 +100,13 @@ interface ExperimentFlags {
 }
 
 export function experimentCommand(program: Command, io: Io): void {
-  program
-    .command('experiment')
-    .description(
-      'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
-    )
-    .option('--env <id>', envFlagHelp(), 'tictactoe')
-    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
+  addEnvFlags(
+    program
+      .command('experiment')
+      .description(
+        'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
+      ),
+  )
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option(
       '--methods <ids>',
@@ -128,63 +130,65 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--set <path=value...>', OVERRIDE_FLAG_HELP.set)
     .option('--report-only', 'run nothing: rewrite results.json and report.md from the evaluations in --out')
     .option('--json', 'print the results as JSON (no progress output)')
-    .action(async (opts: ExperimentFlags, command: Command) => {
-      const { overrides, definition } = await useEnvPackage(
-        opts.envPackage,
-        overridesFromFlags({
-          ...(opts.config ? { config: opts.config } : {}),
-          ...(opts.set ? { set: opts.set } : {}),
-        }),
-      );
-      const typedEnv = command.getOptionValueSource('env') !== 'default';
-      const env = envDefinition(typedEnv || !definition ? opts.env : definition.id).id;
-      const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS) as RunPresetId;
-      const spec: ExperimentSpecV1 = {
-        format: EXPERIMENT_FORMAT,
-        env,
-        preset,
-        methods: list(opts.methods),
-        seeds: list(opts.seeds).map(seedOf),
-        overrides,
-        grid: (opts.grid ?? []).map(gridAxis),
-        evalMemories: list(opts.evalMemory).map((m) =>
-          oneOf(m, '--eval-memory', [...MEMORY_KINDS, 'method']),
-        ),
-      };
-      const outDir = resolve(opts.out ?? join('experiments', `${env}-${preset}`));
-      const progress = progressFor(io, opts.json);
-      const controller = new AbortController();
-      const onSignal = () => controller.abort(new Error('interrupted'));
-      process.once('SIGINT', onSignal);
-      try {
-        if (opts.reportOnly) {
-          const files = await experimentReport(outDir);
-          if (opts.json) printJson(io, { outDir, ...files });
-          else io.stdout(`results: ${files.results}\nreport: ${files.markdown}\n`);
-          return;
-        }
-        const evals = await runExperiment({
-          spec,
-          outDir,
-          cacheDir: opts.cacheDir,
-          command: ['mage', ...rawArgs(command)].join(' '),
-          signal: controller.signal,
-          log: (line) => progress.log(line),
-          onTrainingEvent: (policy, seed, e) => {
-            const line = iterationLine(e);
-            if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
-          },
-        });
+    .action((opts: ExperimentFlags, command: Command) => runExperimentCommand(opts, command, io));
+}
+
+/** The grid a `mage experiment` call asks for. */
+async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promise<ExperimentSpecV1> {
+  const { overrides, definition } = await useEnvPackage(
+    opts.envPackage,
+    overridesFromFlags({
+      ...(opts.config ? { config: opts.config } : {}),
+      ...(opts.set ? { set: opts.set } : {}),
+    }),
+  );
+  return {
+    format: EXPERIMENT_FORMAT,
+    env: envDefinition(envFlag(command, opts.env, definition?.id)).id,
+    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    methods: commaList(opts.methods),
+    seeds: commaList(opts.seeds).map(seedOf),
+    overrides,
+    grid: (opts.grid ?? []).map(gridAxis),
+    evalMemories: commaList(opts.evalMemory).map((m) =>
+      oneOf(m, '--eval-memory', [...MEMORY_KINDS, 'method']),
+    ),
+  };
+}
+
+async function runExperimentCommand(opts: ExperimentFlags, command: Command, io: Io): Promise<void> {
+  const spec = await experimentSpecOf(opts, command);
+  const outDir = resolve(opts.out ?? join('experiments', `${spec.env}-${spec.preset}`));
+  const progress = progressFor(io, opts.json);
+  await withInterrupt(async (signal) => {
+    try {
+      if (opts.reportOnly) {
         const files = await experimentReport(outDir);
-        progress.stop();
-        if (opts.json) {
-          printJson(io, { outDir, ...files, evaluations: evals.length });
-          return;
-        }
-        io.stdout(`experiment: ${outDir}\nresults: ${files.results}\nreport: ${files.markdown}\n`);
-      } finally {
-        process.off('SIGINT', onSignal);
-        progress.stop();
+        if (opts.json) printJson(io, { outDir, ...files });
+        else io.stdout(`results: ${files.results}\nreport: ${files.markdown}\n`);
+        return;
       }
-    });
+      const evals = await runExperiment({
+        spec,
+        outDir,
+        cacheDir: opts.cacheDir,
+        command: ['mage', ...rawArgs(command)].join(' '),
+        signal,
+        log: (line) => progress.log(line),
+        onTrainingEvent: (policy, seed, e) => {
+          const line = iterationLine(e);
+          if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
+        },
+      });
+      const files = await experimentReport(outDir);
+      progress.stop();
+      if (opts.json) {
+        printJson(io, { outDir, ...files, evaluations: evals.length });
+        return;
+      }
+      io.stdout(`experiment: ${outDir}\nresults: ${files.results}\nreport: ${files.markdown}\n`);
+    } finally {
+      progress.stop();
+    }
+  });
 }

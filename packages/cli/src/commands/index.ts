@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
+import { evalCommand } from './eval';
 import { experimentCommand } from './experiment';
-import { evalCommand, pretrainCommand, trainCommand } from './learning';
 import { matchCommand } from './match';
+import { pretrainCommand } from './pretrain';
 import { reportCommand } from './report';
 import { sokobanCommand } from './sokoban';
 import { solveCommand } from './solve';
+import { trainCommand } from './train';
 
 /** A CLI command module: adds its subcommand to the program. */
 export type CommandModule = (program: Command, io: Io) => void;

@@ -1,18 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTraining } from '@mage-rl/core';
 import { createTabularLearner } from '@mage-rl/core/testing';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCaptured, runJson } from '../testing/cli.test-helper';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import type { ReportJson } from './report';
 
 const CANDIDATES = ['<action> PASS </action>', '<action> BET </action>', '<remark> attempt 1 lost </remark>'];
-let dir: string;
+const tmp = useTempDir('mage-report-');
 
 async function trainRun(method: 'mage' | 'grpo'): Promise<string> {
-  const runDir = join(dir, method);
+  const runDir = join(tmp.path, method);
   const config = resolveTrainConfig({}, { preset: 'smoke', method, env: 'kuhn-poker' });
   await runTraining(
     trainingOptionsOf(config, {
@@ -25,17 +24,10 @@ async function trainRun(method: 'mage' | 'grpo'): Promise<string> {
 }
 
 describe('mage report', () => {
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-report-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
   it('writes charts and report.md comparing runs', async () => {
     const mage = await trainRun('mage');
     const grpo = await trainRun('grpo');
-    const out = join(dir, 'report');
+    const out = join(tmp.path, 'report');
     const r = await runJson<ReportJson>(['report', mage, grpo, '--out', out]);
     expect(r.runs.map((x) => x.name)).toEqual(['mage (kuhn-poker)', 'grpo (kuhn-poker)']);
     expect(r.runs.every((x) => x.updates === 2 && x.evals >= 1)).toBe(true);
@@ -63,7 +55,7 @@ describe('mage report', () => {
   });
 
   it('fails clearly on a directory that is not a run', async () => {
-    const r = await runCaptured(['report', dir]);
+    const r = await runCaptured(['report', tmp.path]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/is not a run directory: it has no metrics.jsonl/);
   });

@@ -1,8 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCaptured } from '../testing/cli.test-helper';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, useTempDir } from '../testing/cli.test-helper';
 import { overridesFromFlags, setOverride } from './train-overrides';
 
 interface ShownConfig {
@@ -20,13 +19,7 @@ const show = async (...flags: string[]) => {
 };
 
 describe('mage train ablation switches', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-overrides-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('mage-overrides-');
 
   it('leave the method preset alone without flags', async () => {
     const { config } = await show('--method', 'mage');
@@ -54,7 +47,7 @@ describe('mage train ablation switches', () => {
   });
 
   it('layer --config under the named flags and --set over both', async () => {
-    const file = join(dir, 'partial.json');
+    const file = join(tmp.path, 'partial.json');
     await writeFile(file, JSON.stringify({ ppo: { lr: 0.002 }, rollout: { groups: 5, attempts: 2 } }));
     const { config } = await show('--config', file, '--attempts', '6', '--set', 'rollout.groups=3');
     expect(config?.ppo.lr).toBe(0.002);
@@ -72,7 +65,7 @@ describe('mage train ablation switches', () => {
     const unknownOpponent = await show('--population', 'fixed:nobody');
     expect(unknownOpponent.code).toBe(1);
     expect(unknownOpponent.err).toContain('mcts-100');
-    const noFile = await show('--config', join(dir, 'missing.json'));
+    const noFile = await show('--config', join(tmp.path, 'missing.json'));
     expect(noFile.err).toContain('--config: cannot read');
   });
 
@@ -92,7 +85,7 @@ describe('mage train ablation switches', () => {
           '--show-config',
         ]);
         expect(first.code).toBe(0);
-        const file = join(dir, `${env}-${method}.json`);
+        const file = join(tmp.path, `${env}-${method}.json`);
         await writeFile(file, first.out);
         const again = await runCaptured(['train', '--config', file, '--show-config']);
         expect(again.err).toBe('');

@@ -1,8 +1,7 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCaptured, runJson } from '../testing/cli.test-helper';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
 interface TrainJson {
   readonly runDir: string;
@@ -19,16 +18,10 @@ const lines = async (dir: string) =>
     .map((l) => JSON.parse(l) as { type: string; iteration: number });
 
 describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-train-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('mage-train-');
 
   it('warm-starts, trains, evaluates, checkpoints, reports, and resumes where it stopped', async () => {
-    const runDir = join(dir, 'run');
+    const runDir = join(tmp.path, 'run');
     const common = [
       '--env',
       'tictactoe',
@@ -37,11 +30,11 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
       '--preset',
       'smoke',
       '--cache-dir',
-      join(dir, 'cache'),
+      join(tmp.path, 'cache'),
     ];
     const first = await runJson<TrainJson>(['train', ...common, '--run-dir', runDir]);
     expect(first.iterations).toBe(2);
-    expect(first.warmStart).toContain(join(dir, 'cache', 'mage-tiny'));
+    expect(first.warmStart).toContain(join(tmp.path, 'cache', 'mage-tiny'));
     const before = await lines(runDir);
     expect(before.filter((l) => l.type === 'update').map((l) => l.iteration)).toEqual([0, 1]);
     expect(before.filter((l) => l.type === 'rollout')).toHaveLength(2);
@@ -72,7 +65,7 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
   }, 600_000);
 
   it('rejects methods that do not train, and bad flags, with one paragraph', async () => {
-    const r = await runCaptured(['train', '--method', 'reflexion', '--run-dir', join(dir, 'x')]);
+    const r = await runCaptured(['train', '--method', 'reflexion', '--run-dir', join(tmp.path, 'x')]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/does not train.*mage eval --method reflexion/);
     const bad = await runCaptured(['train', '--preset', 'huge']);

@@ -24,15 +24,20 @@ export function formatTable(
   rows: readonly (readonly Cell[])[],
   digits = 4,
 ): string {
-  const text = rows.map((r) => headers.map((_, i) => formatCell(r[i], digits)));
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((r) => typeof r[i] === 'number'));
-  const widths = headers.map((h, i) => Math.max(h.length, ...text.map((r) => (r[i] as string).length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (numeric[i] ? c.padStart(widths[i] as number) : c.padEnd(widths[i] as number)))
+  const columns = headers.map((header, i) => {
+    const cells = rows.map((r) => formatCell(r[i], digits));
+    const numeric = rows.length > 0 && rows.every((r) => typeof r[i] === 'number');
+    const width = Math.max(header.length, ...cells.map((c) => c.length));
+    const pad = (c: string) => (numeric ? c.padStart(width) : c.padEnd(width));
+    return [header, '-'.repeat(width), ...cells].map(pad);
+  });
+  // Line by line: the header, the rule, then one line per row.
+  return Array.from({ length: rows.length + 2 }, (_, line) =>
+    columns
+      .map((column) => column[line])
       .join('  ')
-      .trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...text.map(line)].join('\n');
+      .trimEnd(),
+  ).join('\n');
 }
 
 export function printTable(

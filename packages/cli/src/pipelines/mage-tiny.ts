@@ -68,10 +68,21 @@ export function createMageTiny(
     bosTokenId: tokenizer.encode('<bos>')[0] ?? 2,
     eosTokenId: tokenizer.eosTokenIds[0] ?? 3,
   });
+  return mageTinyLearner(config, tokenizer, options);
+}
+
+/** The learner of a mage-tiny model: fresh weights, or `weights` when given. */
+function mageTinyLearner(
+  config: ModelConfig,
+  tokenizer: WordLevelTokenizer,
+  options: CreateMageTinyOptions,
+  weights?: ReadonlyMap<string, Float32Array>,
+): Promise<OnnxLearner> {
   return createOnnxLearner({
     id: 'mage-tiny',
     config,
     tokenizer,
+    ...(weights ? { weights } : {}),
     seed: options.seed ?? 0,
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
     ...(options.runner ? { runner: options.runner } : {}),
@@ -91,7 +102,7 @@ export async function saveMageTiny(
     await writeFile(join(dir, name), text);
   }
   const manifest: MageTinyManifest = { format: MAGE_TINY_FORMAT, config: learner.config, warmStart };
-  await writeJsonAtomic(join(dir, 'mage-tiny.json'), manifest as unknown as JsonObject);
+  await writeJsonAtomic(join(dir, 'mage-tiny.json'), manifest);
 }
 
 export async function readMageTinyManifest(dir: string): Promise<MageTinyManifest> {
@@ -120,14 +131,5 @@ export async function loadMageTiny(dir: string, options: CreateMageTinyOptions =
   const checkpoint = await loadCheckpoint(join(dir, 'model'));
   const weights = new Map<string, Float32Array>();
   for (const [name, t] of checkpoint.weights) weights.set(name, t.data);
-  return createOnnxLearner({
-    id: 'mage-tiny',
-    config: manifest.config,
-    tokenizer,
-    weights,
-    seed: options.seed ?? 0,
-    ...(options.optimizer ? { optimizer: options.optimizer } : {}),
-    ...(options.runner ? { runner: options.runner } : {}),
-    defaultMaxTokens: 64,
-  });
+  return mageTinyLearner(manifest.config, tokenizer, options, weights);
 }

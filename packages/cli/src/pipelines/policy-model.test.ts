@@ -1,26 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MageError } from '@mage-rl/core';
 import { exportHfModel, wordLevelTokenizerFiles } from '@mage-rl/learner';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDir } from '../testing/cli.test-helper';
 import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
 import { loadModel, modelKindOf } from './policy-model';
 
 describe('loadModel: mage-tiny and Hugging Face directories', () => {
-  let dir: string;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mage-model-'));
-  });
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('mage-model-');
 
   it('loads the same weights from a mage-tiny directory and from its Hugging Face export', async () => {
     const tokenizer = buildMageTinyTokenizer(['board 1 2 3 <action>(1, 2)</action>']);
     const original = await createMageTiny(tokenizer, { seed: 3, runner: 'local' });
-    const tinyDir = join(dir, 'tiny');
-    const hfDir = join(dir, 'hf');
+    const tinyDir = join(tmp.path, 'tiny');
+    const hfDir = join(tmp.path, 'hf');
     await saveMageTiny(tinyDir, original, tokenizer, { note: 'test' });
     await exportHfModel({
       dir: hfDir,
@@ -51,7 +44,7 @@ describe('loadModel: mage-tiny and Hugging Face directories', () => {
   });
 
   it('explains what a model directory must hold', async () => {
-    const err = await modelKindOf(dir).catch((e: unknown) => e);
+    const err = await modelKindOf(tmp.path).catch((e: unknown) => e);
     expect(MageError.isInstance(err)).toBe(true);
     expect(String((err as Error).message)).toMatch(
       /neither a mage-tiny directory .* nor a Hugging Face checkpoint/,

@@ -80,10 +80,24 @@ function formatTick(v: number, percent: boolean): string {
   return String(Number(v.toPrecision(6)));
 }
 
-export function lineChart(options: LineChartOptions): Chart {
+/** Where a chart draws: the plot area inside the margins, above a legend of up to three columns. */
+interface ChartFrame {
+  readonly width: number;
+  readonly height: number;
+  readonly margin: {
+    readonly top: number;
+    readonly right: number;
+    readonly bottom: number;
+    readonly left: number;
+  };
+  readonly plotW: number;
+  readonly plotH: number;
+  readonly legendColumns: number;
+}
+
+function chartFrame(options: LineChartOptions): ChartFrame {
   const width = options.width ?? 640;
   const height = options.height ?? 400;
-  const percent = options.percent ?? false;
   const margin = { top: 48, right: 20, bottom: 56, left: 68 };
   const plotW = width - margin.left - margin.right;
   // Up to three legend entries per row, fewer when the names are long (about 6.2 px per character).
@@ -92,10 +106,31 @@ export function lineChart(options: LineChartOptions): Chart {
   const legendRows = Math.ceil(options.series.length / legendColumns);
   const legendHeight = legendRows * 18 + (legendRows > 0 ? 8 : 0);
   const plotH = height - margin.top - margin.bottom - legendHeight;
+  return { width, height, margin, plotW, plotH, legendColumns };
+}
 
-  const points = options.series
-    .flatMap((s) => s.points)
-    .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+/** The data ranges the plot shows, and the maps from data to pixel coordinates. */
+interface ChartScales {
+  readonly xMin: number;
+  readonly xMax: number;
+  readonly yMin: number;
+  readonly yMax: number;
+  readonly sx: (x: number) => number;
+  readonly sy: (y: number) => number;
+}
+
+const isDrawn = (p: SeriesPoint) => Number.isFinite(p.x) && Number.isFinite(p.y);
+
+/**
+ * x over the points (padded by 4% on both sides, to keep points off the frame); y over the points and
+ * their intervals, padded by 5% where not fixed by the options. A single value gets a range of ±1.
+ */
+function chartScales(
+  options: LineChartOptions,
+  frame: ChartFrame,
+  points: readonly SeriesPoint[],
+): ChartScales {
+  const { margin, plotW, plotH } = frame;
   const xs = points.map((p) => p.x);
   const ys = points.flatMap((p) => [p.y, p.lo ?? p.y, p.hi ?? p.y]).filter(Number.isFinite);
   let xMin = xs.length ? Math.min(...xs) : 0;
@@ -114,18 +149,17 @@ export function lineChart(options: LineChartOptions): Chart {
     if (options.yMin === undefined) yMin -= pad;
     if (options.yMax === undefined) yMax += pad;
   }
-  // Keep points off the frame: pad the x range by 4% on both sides.
   const xPad = (xMax - xMin) * 0.04;
   const sx = (x: number) => margin.left + ((x - xMin + xPad) / (xMax - xMin + 2 * xPad)) * plotW;
   const sy = (y: number) => margin.top + plotH - ((y - yMin) / (yMax - yMin)) * plotH;
+  return { xMin, xMax, yMin, yMax, sx, sy };
+}
 
+/** Grid lines and tick labels, the frame and the axis labels. */
+function axesParts(options: LineChartOptions, frame: ChartFrame, scales: ChartScales): string[] {
+  const { margin, plotW, plotH } = frame;
+  const { xMin, xMax, yMin, yMax, sx, sy } = scales;
   const parts: string[] = [];
-  parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
-    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="${width / 2}" y="26" text-anchor="middle" font-size="16" font-weight="bold" ${FONT}>${escapeXml(options.title)}</text>`,
-  );
-  // Grid and axes.
   const yTicks = niceTicks(yMin, yMax, 5).filter((t) => t >= yMin - 1e-12 && t <= yMax + 1e-12);
   let xTicks = niceTicks(xMin, xMax, 6);
   if (options.integerX) xTicks = [...new Set(xTicks.map(Math.round))].filter((t) => t >= xMin && t <= xMax);
@@ -133,7 +167,7 @@ export function lineChart(options: LineChartOptions): Chart {
     const y = sy(t).toFixed(1);
     parts.push(
       `<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${y}" y2="${y}" stroke="#e5e5e5"/>`,
-      `<text x="${margin.left - 8}" y="${y}" dy="4" text-anchor="end" font-size="11" fill="#333" ${FONT}>${formatTick(t, percent)}</text>`,
+      `<text x="${margin.left - 8}" y="${y}" dy="4" text-anchor="end" font-size="11" fill="#333" ${FONT}>${formatTick(t, options.percent ?? false)}</text>`,
     );
   }
   for (const t of xTicks) {
@@ -148,56 +182,80 @@ export function lineChart(options: LineChartOptions): Chart {
     `<text x="${margin.left + plotW / 2}" y="${margin.top + plotH + 38}" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(options.xLabel)}</text>`,
     `<text transform="translate(16 ${margin.top + plotH / 2}) rotate(-90)" text-anchor="middle" font-size="12" ${FONT}>${escapeXml(options.yLabel)}</text>`,
   );
+  return parts;
+}
+
+/** The colour of series `i`. */
+const colorOf = (i: number): string => PALETTE[i % PALETTE.length] ?? '#000000';
+
+/**
+ * Series `i` of `count`: interval whiskers, the line (from two points on) and, for up to 40 points, dots.
+ * Series are dodged sideways a little so whiskers at equal x do not hide each other.
+ */
+function seriesParts(s: Series, i: number, count: number, scales: ChartScales): string[] {
+  const { sx, sy } = scales;
+  const color = colorOf(i);
+  const dodge = (i - (count - 1) / 2) * 5;
+  const px = (x: number) => sx(x) + dodge;
+  const pts = s.points.filter(isDrawn).toSorted((a, b) => a.x - b.x);
+  const parts: string[] = [];
+  for (const p of pts) {
+    if (p.lo !== undefined && p.hi !== undefined && Number.isFinite(p.lo) && Number.isFinite(p.hi)) {
+      const x = px(p.x);
+      parts.push(
+        `<path d="M${x.toFixed(1)} ${sy(p.lo).toFixed(1)}V${sy(p.hi).toFixed(1)}M${(x - 4).toFixed(1)} ${sy(p.lo).toFixed(1)}h8M${(x - 4).toFixed(1)} ${sy(p.hi).toFixed(1)}h8" stroke="${color}" stroke-opacity="0.6" fill="none"/>`,
+      );
+    }
+  }
+  if (pts.length > 1) {
+    const d = pts.map((p, k) => `${k === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)} ${sy(p.y).toFixed(1)}`).join('');
+    parts.push(
+      `<path d="${d}" stroke="${color}" stroke-width="2" fill="none"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
+  }
+  if (pts.length <= 40) {
+    for (const p of pts) {
+      parts.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="3.5" fill="${color}"/>`);
+    }
+  }
+  return parts;
+}
+
+/** The legend below the plot: a line sample and the name of every series, row by row. */
+function legendParts(series: readonly Series[], frame: ChartFrame): string[] {
+  const { margin, plotW, plotH, legendColumns } = frame;
+  const legendTop = margin.top + plotH + 50;
+  return series.flatMap((s, i) => {
+    const x = margin.left + (i % legendColumns) * (plotW / legendColumns);
+    const y = legendTop + Math.floor(i / legendColumns) * 18;
+    return [
+      `<line x1="${x}" x2="${x + 22}" y1="${y}" y2="${y}" stroke="${colorOf(i)}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+      `<text x="${x + 28}" y="${y}" dy="4" font-size="11" ${FONT}>${escapeXml(s.name)}</text>`,
+    ];
+  });
+}
+
+/** A line chart: title, axes, every series (with interval whiskers) and a legend. */
+export function lineChart(options: LineChartOptions): Chart {
+  const frame = chartFrame(options);
+  const { width, height, margin, plotW, plotH } = frame;
+  const points = options.series.flatMap((s) => s.points).filter(isDrawn);
+  const scales = chartScales(options, frame, points);
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`,
+    `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
+    `<text x="${width / 2}" y="26" text-anchor="middle" font-size="16" font-weight="bold" ${FONT}>${escapeXml(options.title)}</text>`,
+    ...axesParts(options, frame, scales),
+  ];
   if (points.length === 0) {
     parts.push(
       `<text x="${margin.left + plotW / 2}" y="${margin.top + plotH / 2}" text-anchor="middle" font-size="13" fill="#777" ${FONT}>${escapeXml(options.emptyText ?? 'no data')}</text>`,
     );
   }
-  // Series.
   options.series.forEach((s, i) => {
-    const color = PALETTE[i % PALETTE.length] as string;
-    // Dodge series sideways a little so interval whiskers at equal x do not hide each other.
-    const dodge = (i - (options.series.length - 1) / 2) * 5;
-    const px = (x: number) => sx(x) + dodge;
-    const pts = s.points
-      .filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y))
-      .toSorted((a, b) => a.x - b.x);
-    for (const p of pts) {
-      if (p.lo !== undefined && p.hi !== undefined && Number.isFinite(p.lo) && Number.isFinite(p.hi)) {
-        const x = px(p.x);
-        parts.push(
-          `<path d="M${x.toFixed(1)} ${sy(p.lo).toFixed(1)}V${sy(p.hi).toFixed(1)}M${(x - 4).toFixed(1)} ${sy(p.lo).toFixed(1)}h8M${(x - 4).toFixed(1)} ${sy(p.hi).toFixed(1)}h8" stroke="${color}" stroke-opacity="0.6" fill="none"/>`,
-        );
-      }
-    }
-    if (pts.length > 1) {
-      const d = pts
-        .map((p, k) => `${k === 0 ? 'M' : 'L'}${px(p.x).toFixed(1)} ${sy(p.y).toFixed(1)}`)
-        .join('');
-      parts.push(
-        `<path d="${d}" stroke="${color}" stroke-width="2" fill="none"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-      );
-    }
-    if (pts.length <= 40) {
-      for (const p of pts) {
-        parts.push(`<circle cx="${px(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="3.5" fill="${color}"/>`);
-      }
-    }
+    parts.push(...seriesParts(s, i, options.series.length, scales));
   });
-  // Legend below the plot.
-  const legendTop = margin.top + plotH + 50;
-  options.series.forEach((s, i) => {
-    const color = PALETTE[i % PALETTE.length] as string;
-    const col = i % legendColumns;
-    const row = Math.floor(i / legendColumns);
-    const x = margin.left + col * (plotW / legendColumns);
-    const y = legendTop + row * 18;
-    parts.push(
-      `<line x1="${x}" x2="${x + 22}" y1="${y}" y2="${y}" stroke="${color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
-      `<text x="${x + 28}" y="${y}" dy="4" font-size="11" ${FONT}>${escapeXml(s.name)}</text>`,
-    );
-  });
-  parts.push('</svg>');
+  parts.push(...legendParts(options.series, frame), '</svg>');
   return { svg: parts.join('\n'), width, height };
 }
 

@@ -1,4 +1,7 @@
-import { expect } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Io } from '../program/error-boundary';
 import { runCli } from '../program/program';
 
@@ -28,4 +31,25 @@ export async function runJson<T>(argv: readonly string[]): Promise<T> {
   expect(r.err).toBe('');
   expect(r.code).toBe(0);
   return JSON.parse(r.out) as T;
+}
+
+/**
+ * A temporary directory for the tests of the enclosing `describe` block (or file): created before them,
+ * removed after them. `path` is valid inside the tests.
+ */
+export function useTempDir(prefix: string): { readonly path: string } {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get path(): string {
+      if (dir === undefined)
+        throw new Error(`useTempDir('${prefix}'): the directory exists only inside tests.`);
+      return dir;
+    },
+  };
 }

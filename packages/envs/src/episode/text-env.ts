@@ -9,29 +9,41 @@ import {
   PROMPT_STYLES,
   type PromptStyle,
 } from '@mage-rl/core';
+import type { z } from 'zod';
+import { validateOptions } from '../options/validate-options';
+
+/** Resolved (validated, defaulted) env options; `maxTurns` is the env's turn limit. */
+export type TextEnvOptions = JsonObject & { readonly maxTurns: number };
 
 export interface TextEnvParts<S, A> {
-  readonly id: string;
-  /** The resolved (validated, defaulted) options; `maxTurns` is the env's turn limit. */
-  readonly options: JsonObject & { readonly maxTurns: number };
   readonly game: GameModelV1<S, A>;
   readonly needsOpponent: boolean;
   readonly createEpisode: (task: EnvTaskV1<S, A>) => EnvEpisodeV1<S, A>;
   readonly formatAction: (action: A, style: PromptStyle) => string;
 }
 
-/** An env in every prompt style, with a copy of its resolved options. */
-export function textEnv<S, A>(parts: TextEnvParts<S, A>): EnvV1<S, A> {
+/**
+ * An env in every prompt style: `input` checked against `schema` (a `ConfigError` names the bad option),
+ * the parts built from the resolved options, and a copy of those options.
+ */
+export function textEnv<O extends TextEnvOptions, S, A>(
+  id: string,
+  schema: z.ZodType<O>,
+  input: unknown,
+  parts: (options: O) => TextEnvParts<S, A>,
+): EnvV1<S, A> {
+  const options = validateOptions(id, schema, input);
+  const { game, needsOpponent, createEpisode, formatAction } = parts(options);
   return {
     specificationVersion: 'v1',
-    id: parts.id,
-    options: { ...parts.options },
-    game: parts.game,
+    id,
+    options: { ...options },
+    game,
     promptStyles: PROMPT_STYLES,
-    maxTurns: parts.options.maxTurns,
-    needsOpponent: parts.needsOpponent,
-    createEpisode: parts.createEpisode,
-    formatAction: parts.formatAction,
+    maxTurns: options.maxTurns,
+    needsOpponent,
+    createEpisode,
+    formatAction,
   };
 }
 

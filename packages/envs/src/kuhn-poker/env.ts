@@ -17,9 +17,9 @@ import {
   RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
-import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer, stepResult } from '../episode/outcomes';
-import { invalidEvent, textEnv } from '../episode/text-env';
-import { validateOptions } from '../options/validate-options';
+import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
+import { textEnv } from '../episode/text-env';
+import { TurnEpisode } from '../episode/turn-episode';
 import {
   isKuhnTerminalHistory,
   KUHN_DEALS,
@@ -63,40 +63,31 @@ export type KuhnPokerEnv = EnvV1<KuhnState, KuhnAction>;
 
 /** The Kuhn Poker env. Throws a `ConfigError` naming the bad option. */
 export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
-  const resolved = validateOptions(KUHN_ENV_ID, kuhnPokerOptionsSchema, options);
-  return textEnv({
-    id: KUHN_ENV_ID,
-    options: resolved,
+  return textEnv(KUHN_ENV_ID, kuhnPokerOptionsSchema, options, (resolved) => ({
     game: kuhnGame,
     needsOpponent: true,
     createEpisode: (task) => new KuhnEpisode(task, resolved),
     formatAction: (action, style) => formatKuhnAction(action, style),
-  });
+  }));
 }
 
-class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
-  readonly task: EnvTaskV1<KuhnState, KuhnAction>;
-  private readonly options: KuhnPokerResolvedOptions;
+class KuhnEpisode
+  extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions>
+  implements EnvEpisodeV1<KuhnState, KuhnAction>
+{
+  protected readonly label = 'Kuhn Poker';
   private readonly agent: 0 | 1;
   private initial: KuhnState;
-  private current: KuhnState;
+  protected current: KuhnState;
   private attempt = 0;
-  private turns = 0;
 
   constructor(task: EnvTaskV1<KuhnState, KuhnAction>, options: KuhnPokerResolvedOptions) {
-    this.task = task;
-    this.options = options;
+    super(task, options);
     this.agent = seatPlayer(task.seat);
     this.initial = this.initialFor(0);
     this.current = this.initial;
   }
 
-  get state(): KuhnState {
-    return this.current;
-  }
-  get turn(): number {
-    return this.turns;
-  }
   get done(): boolean {
     return isKuhnTerminalHistory(this.current.history) || this.turns >= this.options.maxTurns;
   }
@@ -121,16 +112,12 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     return parseKuhnAction(response);
   }
 
-  step(action: ParsedAction<KuhnAction>): EnvStepV1 {
-    if (this.done)
-      throw new InvalidArgumentError('Kuhn Poker: step() after the attempt ended; call reset() first.');
-    this.turns++;
-    if (!action.valid) return this.invalid(action.reason);
-    if (action.action !== 'PASS' && action.action !== 'BET') {
-      return this.invalid(`'${action.action}' is not a betting action`);
+  protected play(action: KuhnAction): EnvStepV1 {
+    if (action !== 'PASS' && action !== 'BET') {
+      return this.invalid(`'${action}' is not a betting action`);
     }
     const style = this.task.style;
-    let state = kuhnGame.apply(this.current, action.action);
+    let state = kuhnGame.apply(this.current, action);
     const moves = [this.describeLast(state, true, style)];
     if (!kuhnGame.isTerminal(state)) {
       const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
@@ -211,7 +198,7 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     return action;
   }
 
-  private observe(): EnvObservationV1 {
+  protected observe(): EnvObservationV1 {
     const { cards, history } = this.current;
     const card = cards?.[this.agent] ?? '?';
     return {
@@ -226,19 +213,12 @@ class KuhnEpisode implements EnvEpisodeV1<KuhnState, KuhnAction> {
     };
   }
 
-  /** An invalid turn: nothing changes. */
-  private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, invalidEvent(this.task.style, reason));
+  /** With `truncation: loss`, a fold: the agent is always the one to act then, with only its ante in the pot. */
+  protected override truncatedReward(reward: number): number {
+    return this.options.truncation === 'loss' ? -this.options.chipReward : reward;
   }
 
-  private result(reward: number, valid: boolean, event: string): EnvStepV1 {
-    const outcome = this.done ? this.outcome() : undefined;
-    // The agent is always the one to act when a hand is truncated, with only its ante in the pot.
-    if (outcome?.truncated && this.options.truncation === 'loss') reward = -this.options.chipReward;
-    return stepResult(this.observe(), reward, valid, event, outcome);
-  }
-
-  private outcome(): AttemptOutcome {
+  protected outcome(): AttemptOutcome {
     if (!isKuhnTerminalHistory(this.current.history)) return OUTCOME_TRUNCATED;
     return agentPayoff(this.current, this.agent) > 0 ? OUTCOME_WIN : OUTCOME_LOSS;
   }

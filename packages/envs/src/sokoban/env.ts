@@ -4,20 +4,19 @@
  * same room.
  */
 
-import {
-  type AttemptOutcome,
-  type EnvEpisodeV1,
-  type EnvObservationV1,
-  type EnvStepV1,
-  type EnvTaskV1,
-  type EnvV1,
-  InvalidArgumentError,
-  type ParsedAction,
+import type {
+  AttemptOutcome,
+  EnvEpisodeV1,
+  EnvObservationV1,
+  EnvStepV1,
+  EnvTaskV1,
+  EnvV1,
+  ParsedAction,
 } from '@mage-rl/core';
 import { z } from 'zod';
-import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED, stepResult } from '../episode/outcomes';
-import { invalidEvent, textEnv } from '../episode/text-env';
-import { validateOptions } from '../options/validate-options';
+import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED } from '../episode/outcomes';
+import { textEnv } from '../episode/text-env';
+import { TurnEpisode } from '../episode/turn-episode';
 import { type SokobanAction, sokobanGame } from './game';
 import { generateRoom } from './generator';
 import {
@@ -100,28 +99,25 @@ export type SokobanEnv = EnvV1<SokobanState, SokobanAction>;
 
 /** The Sokoban env. Throws a `ConfigError` naming the bad option. */
 export function createSokoban(options: SokobanOptions = {}): SokobanEnv {
-  const resolved = validateOptions(SOKOBAN_ENV_ID, sokobanOptionsSchema, options);
-  return textEnv({
-    id: SOKOBAN_ENV_ID,
-    options: resolved,
+  return textEnv(SOKOBAN_ENV_ID, sokobanOptionsSchema, options, (resolved) => ({
     game: sokobanGame,
     needsOpponent: false,
     createEpisode: (task) => new SokobanEpisode(task, resolved),
     formatAction: (moves, style) => formatSokobanAction(moves, style),
-  });
+  }));
 }
 
-class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
-  readonly task: EnvTaskV1<SokobanState, SokobanAction>;
-  private readonly options: SokobanResolvedOptions;
+class SokobanEpisode
+  extends TurnEpisode<SokobanState, SokobanAction, SokobanResolvedOptions>
+  implements EnvEpisodeV1<SokobanState, SokobanAction>
+{
+  protected readonly label = 'Sokoban';
   private readonly initial: SokobanState;
-  private current: SokobanState;
-  private turns = 0;
+  protected current: SokobanState;
   private deadlocked = false;
 
   constructor(task: EnvTaskV1<SokobanState, SokobanAction>, options: SokobanResolvedOptions) {
-    this.task = task;
-    this.options = options;
+    super(task, options);
     const generated = generateRoom(task.rng.split('room'), {
       width: options.width,
       height: options.height,
@@ -134,12 +130,6 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     this.current = this.initial;
   }
 
-  get state(): SokobanState {
-    return this.current;
-  }
-  get turn(): number {
-    return this.turns;
-  }
   get done(): boolean {
     return isSolved(this.current) || this.deadlocked || this.turns >= this.options.maxTurns;
   }
@@ -163,12 +153,7 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     return parseSokobanAction(response, this.current, this.options.movesPerTurn);
   }
 
-  step(action: ParsedAction<SokobanAction>): EnvStepV1 {
-    if (this.done)
-      throw new InvalidArgumentError('Sokoban: step() after the attempt ended; call reset() first.');
-    this.turns++;
-    if (!action.valid) return this.invalid(action.reason);
-    const moves = action.action;
+  protected play(moves: SokobanAction): EnvStepV1 {
     if (moves.length === 0 || moves.length > this.options.movesPerTurn) {
       return this.invalid(`1 to ${this.options.movesPerTurn} moves per turn`);
     }
@@ -191,7 +176,7 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     return undefined;
   }
 
-  private observe(): EnvObservationV1 {
+  protected observe(): EnvObservationV1 {
     const rows = renderSokobanRows(this.current);
     return {
       text: renderSokoban(this.current, this.task.style),
@@ -205,16 +190,7 @@ class SokobanEpisode implements EnvEpisodeV1<SokobanState, SokobanAction> {
     };
   }
 
-  /** An invalid turn: nothing changes. */
-  private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, invalidEvent(this.task.style, reason));
-  }
-
-  private result(reward: number, valid: boolean, event: string): EnvStepV1 {
-    return stepResult(this.observe(), reward, valid, event, this.done ? this.outcome() : undefined);
-  }
-
-  private outcome(): AttemptOutcome {
+  protected outcome(): AttemptOutcome {
     if (isSolved(this.current)) return OUTCOME_SOLVED;
     if (this.deadlocked) return OUTCOME_DEADLOCK;
     return OUTCOME_TRUNCATED;

@@ -59,36 +59,38 @@ const RULE_WORDS = [
   'to',
 ];
 
+/** The tokens that are neither rule words nor among `words` (space-separated). */
+function unexpected(tokens: ReadonlySet<string>, words: string): string[] {
+  const allowed = new Set([...RULE_WORDS, ...words.split(' ')]);
+  return [...tokens].filter((t) => !allowed.has(t));
+}
+
 describe('compact style vocabulary', () => {
   it('tictactoe uses a few dozen tokens', () => {
     const tokens = compactTokens(createTicTacToe(), 30);
-    const allowed = new Set([
-      ...RULE_WORDS,
-      ...'tictactoe x you X opponent O board ( , ) invalid <action> </action> col 1 2 3'.split(' '),
-    ]);
-    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+    expect(
+      unexpected(tokens, 'tictactoe x you X opponent O board ( , ) invalid <action> </action> col 1 2 3'),
+    ).toEqual([]);
   });
 
   it('kuhn-poker uses a few dozen tokens', () => {
     const tokens = compactTokens(createKuhnPoker(), 30);
-    const allowed = new Set([
-      ...RULE_WORDS,
-      ...'kuhn poker cards J Q K ante 1 PASS BET higher card wins showdown you act first second <action> </action> history none opp end +1 -1 +2 -2 invalid'.split(
-        ' ',
+    expect(
+      unexpected(
+        tokens,
+        'kuhn poker cards J Q K ante 1 PASS BET higher card wins showdown you act first second <action> </action> history none opp end +1 -1 +2 -2 invalid',
       ),
-    ]);
-    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+    ).toEqual([]);
   });
 
   it('sokoban uses a few dozen tokens', () => {
     const tokens = compactTokens(createSokoban(), 10);
-    const allowed = new Set([
-      ...RULE_WORDS,
-      ...'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid'.split(
-        ' ',
+    expect(
+      unexpected(
+        tokens,
+        'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid',
       ),
-    ]);
-    expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+    ).toEqual([]);
     expect(tokens.size).toBeLessThan(60);
   });
 });

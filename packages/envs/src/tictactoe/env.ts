@@ -12,16 +12,9 @@ import {
   RolloutError,
 } from '@mage-rl/core';
 import { z } from 'zod';
-import {
-  OUTCOME_DRAW,
-  OUTCOME_LOSS,
-  OUTCOME_TRUNCATED,
-  OUTCOME_WIN,
-  seatPlayer,
-  stepResult,
-} from '../episode/outcomes';
-import { invalidEvent, textEnv } from '../episode/text-env';
-import { validateOptions } from '../options/validate-options';
+import { OUTCOME_DRAW, OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
+import { textEnv } from '../episode/text-env';
+import { TurnEpisode } from '../episode/turn-episode';
 import {
   emptyCells,
   initialTicTacToeState,
@@ -65,30 +58,26 @@ export type TicTacToeEnv = EnvV1<TicTacToeState, TicTacToeAction>;
 
 /** The Tic-Tac-Toe env. Throws a `ConfigError` naming the bad option. */
 export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
-  const resolved = validateOptions(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options);
-  const game = ticTacToeGame(resolved.size);
-  return textEnv({
-    id: TICTACTOE_ENV_ID,
-    options: resolved,
-    game,
+  return textEnv(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options, (resolved) => ({
+    game: ticTacToeGame(resolved.size),
     needsOpponent: true,
     createEpisode: (task) => new TicTacToeEpisode(task, resolved),
     formatAction: (cell, style) => formatTicTacToeAction(cell, resolved.size, style),
-  });
+  }));
 }
 
-class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> {
-  readonly task: EnvTaskV1<TicTacToeState, TicTacToeAction>;
-  private readonly options: TicTacToeResolvedOptions;
+class TicTacToeEpisode
+  extends TurnEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions>
+  implements EnvEpisodeV1<TicTacToeState, TicTacToeAction>
+{
+  protected readonly label = 'Tic-Tac-Toe';
   private readonly agent: 0 | 1;
   private readonly initial: TicTacToeState;
-  private current: TicTacToeState;
+  protected current: TicTacToeState;
   private attempt = 0;
-  private turns = 0;
 
   constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
-    this.task = task;
-    this.options = options;
+    super(task, options);
     this.agent = seatPlayer(task.seat);
     let start = initialTicTacToeState(options.size);
     // The opponent's opening move (agent second) is part of the restorable initial state.
@@ -97,12 +86,6 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     this.current = start;
   }
 
-  get state(): TicTacToeState {
-    return this.current;
-  }
-  get turn(): number {
-    return this.turns;
-  }
   get done(): boolean {
     return isTicTacToeOver(this.current) || this.turns >= this.options.maxTurns;
   }
@@ -126,15 +109,9 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     return parseTicTacToeAction(response, this.current);
   }
 
-  step(action: ParsedAction<TicTacToeAction>): EnvStepV1 {
-    if (this.done) {
-      throw new InvalidArgumentError('Tic-Tac-Toe: step() after the attempt ended; call reset() first.');
-    }
-    this.turns++;
+  protected play(cell: TicTacToeAction): EnvStepV1 {
     const { style } = this.task;
     const size = this.options.size;
-    if (!action.valid) return this.invalid(action.reason);
-    const cell = action.action;
     if (!emptyCells(this.current).includes(cell)) {
       return this.invalid(`${cellText(cell, size)} is not an empty cell`);
     }
@@ -186,7 +163,7 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     return cell;
   }
 
-  private observe(): EnvObservationV1 {
+  protected observe(): EnvObservationV1 {
     const rows = agentRows(this.current, this.agent);
     return {
       text: renderBoard(this.current, this.agent, this.task.style),
@@ -199,18 +176,12 @@ class TicTacToeEpisode implements EnvEpisodeV1<TicTacToeState, TicTacToeAction> 
     };
   }
 
-  /** An invalid turn: nothing changes. Compact events say only `invalid` (small vocabulary). */
-  private invalid(reason: string): EnvStepV1 {
-    return this.result(0, false, invalidEvent(this.task.style, reason));
+  /** With `truncation: loss`, a lost game. */
+  protected override truncatedReward(reward: number): number {
+    return this.options.truncation === 'loss' ? -this.options.winReward : reward;
   }
 
-  private result(reward: number, valid: boolean, event: string): EnvStepV1 {
-    const outcome = this.done ? this.outcome() : undefined;
-    if (outcome?.truncated && this.options.truncation === 'loss') reward = -this.options.winReward;
-    return stepResult(this.observe(), reward, valid, event, outcome);
-  }
-
-  private outcome(): AttemptOutcome {
+  protected outcome(): AttemptOutcome {
     const s = this.current;
     if (s.winner !== null) return s.winner === this.agent ? OUTCOME_WIN : OUTCOME_LOSS;
     if (isTicTacToeOver(s)) return OUTCOME_DRAW;

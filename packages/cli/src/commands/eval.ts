@@ -1,0 +1,167 @@
+/** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
+
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigError, latestCheckpoint, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
+import type { OnnxLearner } from '@mage-rl/learner';
+import {
+  createEnvById,
+  createTeacher,
+  envDefinition,
+  evaluateMethod,
+  METHOD_IDS,
+  RUN_PRESET_IDS,
+  resolveTrainConfig,
+} from '@mage-rl/recipes';
+import type { Command } from 'commander';
+import { type Cell, formatTable, printJson } from '../output/format';
+import { evalPlayOptions } from '../pipelines/eval-play';
+import { loadModel } from '../pipelines/policy-model';
+import type { Io } from '../program/error-boundary';
+import { useEnvPackage } from '../registry';
+import { oneOf, positiveInt } from './game-options';
+import { addEnvFlags, commaList, envFlag, pct, seedOf } from './learning-shared';
+
+interface EvalFlags {
+  readonly env: string;
+  readonly envPackage?: string;
+  readonly method: string;
+  readonly policy: string;
+  readonly opponents?: string;
+  readonly episodes: string;
+  readonly attempts: string;
+  readonly preset: string;
+  readonly seed: string;
+  readonly json?: boolean;
+}
+
+export function evalCommand(program: Command, io: Io): void {
+  addEnvFlags(
+    program
+      .command('eval')
+      .description(
+        'evaluate a policy for K attempts against named opponents (react, reflexion, memento, a-mem need no training)',
+      ),
+  )
+    .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
+    .option(
+      '--policy <spec>',
+      "'teacher', a mage-tiny directory, or a run directory (latest checkpoint)",
+      'teacher',
+    )
+    .option(
+      '--opponents <ids>',
+      'comma-separated opponent ids (default: the in-domain and out-of-domain sets)',
+    )
+    .option('--episodes <n>', 'meta-episodes per opponent', '16')
+    .option('--attempts <k>', 'attempts per meta-episode (K)', '3')
+    .option(
+      '--preset <id>',
+      `run preset for prompt layout and sampling: ${RUN_PRESET_IDS.join(' | ')}`,
+      'laptop',
+    )
+    .option('--seed <n>', 'evaluation seed', '0')
+    .option('--json', 'print JSON')
+    .action((opts: EvalFlags, command: Command) => runEval(opts, command, io));
+}
+
+async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void> {
+  const { definition } = await useEnvPackage(opts.envPackage, {});
+  const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
+  const method = oneOf(opts.method, '--method', METHOD_IDS);
+  const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
+  const config = resolveTrainConfig({}, { preset, method, env });
+  const opponents = opts.opponents
+    ? commaList(opts.opponents)
+    : [...config.eval.inDomain, ...config.eval.outOfDomain];
+  const { policy, dispose } = await policyOf(opts.policy, env, config.rollout.style);
+  try {
+    const result = await evaluateMethod({
+      env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
+      policy,
+      method,
+      opponents,
+      episodes: positiveInt(opts.episodes, '--episodes', 100_000),
+      attempts: positiveInt(opts.attempts, '--attempts', 20),
+      ...evalPlayOptions(config),
+      seed: seedOf(opts.seed),
+    });
+    const m = result.metrics;
+    if (opts.json) {
+      printJson(io, { env, method, policy: opts.policy, opponents, metrics: m });
+      return;
+    }
+    const success = envDefinition(env).labels?.success ?? 'success';
+    io.stdout(
+      `${env}, method ${method}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
+    );
+    io.stdout(`${evalTable(m)}\n`);
+  } finally {
+    await dispose();
+  }
+}
+
+/** Per opponent and overall: pass@k per attempt (with its interval per opponent), last-attempt draws, invalid moves. */
+function evalTable(m: MetaEpisodeMetricsV1): string {
+  const rows: Cell[][] = Object.entries(m.byOpponent).map(([id, s]) => [
+    id,
+    s.metaEpisodes,
+    ...s.perAttempt.map((a) => `${pct(a.passAtK.rate)} [${pct(a.passAtK.low)}, ${pct(a.passAtK.high)}]`),
+    pct(s.perAttempt.at(-1)?.draw.rate ?? 0),
+    pct(s.invalidActionRate.rate),
+  ]);
+  const k = m.attempts;
+  return formatTable(
+    [
+      'opponent',
+      'episodes',
+      ...Array.from({ length: k }, (_, i) => `pass@${i + 1}`),
+      `draws (attempt ${k})`,
+      'invalid',
+    ],
+    [
+      ...rows,
+      [
+        'overall',
+        m.overall.metaEpisodes,
+        ...m.overall.perAttempt.map((a) => pct(a.passAtK.rate)),
+        pct(m.overall.perAttempt.at(-1)?.draw.rate ?? 0),
+        pct(m.overall.invalidActionRate.rate),
+      ],
+    ],
+  );
+}
+
+/**
+ * A policy by name: `teacher`, a run directory (its latest checkpoint), or a model directory (mage-tiny or
+ * a Hugging Face checkpoint).
+ */
+async function policyOf(
+  spec: string,
+  envId: string,
+  style: 'verbose' | 'compact',
+): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
+  if (spec === 'teacher')
+    return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
+  const dir = resolve(spec);
+  const checkpoint = await latestCheckpoint(dir);
+  const learner = checkpoint ? await runModel(dir, checkpoint.dir) : await loadModel(dir);
+  return { policy: learner.policy, dispose: () => learner.dispose() };
+}
+
+/** The model of a run directory at `checkpointDir`: its warm start with the checkpoint's weights. */
+async function runModel(dir: string, checkpointDir: string): Promise<OnnxLearner> {
+  const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
+    extra?: { warmStartDir?: unknown; warmStart?: unknown };
+  };
+  // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
+  const warm = config.extra?.warmStartDir ?? config.extra?.warmStart;
+  if (typeof warm !== 'string') {
+    throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
+      path: '--policy',
+    });
+  }
+  const learner = await loadModel(warm);
+  await learner.load(checkpointDir);
+  return learner;
+}

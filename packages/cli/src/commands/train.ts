@@ -1,0 +1,202 @@
+/** `mage train`: meta-RL training of mage-tiny from its warm start, with progress and a report. */
+
+import { join, resolve } from 'node:path';
+import type { RunnerEvent, TrainingEvent } from '@mage-rl/core';
+import {
+  envDefinition,
+  METHOD_IDS,
+  type MethodId,
+  RUN_PRESET_IDS,
+  type RunPresetId,
+  type TrainConfigInput,
+} from '@mage-rl/recipes';
+import type { Command } from 'commander';
+import { printJson } from '../output/format';
+import type { Progress } from '../output/progress';
+import { DEFAULT_CACHE_DIR, type PretrainProgress } from '../pipelines/pretrain';
+import { type TrainPipelineResult, trainConfigOf, trainPipeline } from '../pipelines/train';
+import type { Io } from '../program/error-boundary';
+import { useEnvPackage } from '../registry';
+import { oneOf } from './game-options';
+import {
+  addEnvFlags,
+  envFlag,
+  iterationLine,
+  passLine,
+  progressFor,
+  seedOf,
+  withInterrupt,
+} from './learning-shared';
+import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
+
+interface TrainFlags extends OverrideFlags {
+  readonly env: string;
+  readonly envPackage?: string;
+  readonly method: string;
+  readonly preset: string;
+  readonly seed: string;
+  readonly runDir?: string;
+  readonly resume?: boolean;
+  readonly model?: string;
+  readonly cacheDir: string;
+  readonly showConfig?: boolean;
+  readonly json?: boolean;
+}
+
+/** The ablation switches, `--config` and `--set` (see `train-overrides.ts`). */
+function addOverrideFlags(command: Command): Command {
+  const h = OVERRIDE_FLAG_HELP;
+  return command
+    .option('--iterations <n>', h.iterations)
+    .option('--attempts <k>', h.attempts)
+    .option('--memory <kind>', h.memory)
+    .option('--meta-reward <mode>', h.metaReward)
+    .option('--estimator <id>', h.estimator)
+    .option('--grouping <mode>', h.grouping)
+    .option('--anchor-scope <scope>', h.anchorScope)
+    .option('--population <spec>', h.population)
+    .option('--population-mode <mode>', h.populationMode)
+    .option('--no-early-stop', h.earlyStop)
+    .option('--config <file>', h.config)
+    .option('--set <path=value...>', h.set);
+}
+
+export function trainCommand(program: Command, io: Io): void {
+  const command = addEnvFlags(
+    program
+      .command('train')
+      .description(
+        'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
+      ),
+  )
+    .option('--method <id>', `training method: ${METHOD_IDS.join(' | ')}`, 'mage')
+    .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
+    .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
+    .option('--run-dir <dir>', 'run directory (default runs/<env>-<method>-<preset>-s<seed>)')
+    .option('--resume', 'continue a killed run from its last complete checkpoint')
+    .option(
+      '--model <dir>',
+      'start from this mage-tiny or Hugging Face checkpoint directory (LoRA above 20 M parameters) instead of the cached warm start',
+    )
+    .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR);
+  addOverrideFlags(command)
+    .option('--show-config', 'print the resolved config as JSON and exit (nothing runs)')
+    .option('--json', 'print the final result as JSON (no progress output)')
+    .action((opts: TrainFlags) => runTrain(opts, command, io));
+}
+
+/** What a `mage train` call trains: its identity (from flags or config values) and the overrides. */
+interface TrainCall {
+  readonly env: string;
+  readonly method: MethodId;
+  readonly preset: RunPresetId;
+  readonly seed: number;
+  readonly overrides: TrainConfigInput;
+}
+
+async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCall> {
+  const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
+  const { overrides, definition } = await useEnvPackage(opts.envPackage, overridesFromFlags(opts));
+  const flags = { ...opts, env: envFlag(command, opts.env, definition?.id) };
+  const id = identityOf(flags, typed, overrides);
+  return {
+    env: envDefinition(id.env).id,
+    method: oneOf(id.method, '--method', METHOD_IDS),
+    preset: oneOf(id.preset, '--preset', RUN_PRESET_IDS),
+    seed: seedOf(id.seed),
+    overrides,
+  };
+}
+
+async function runTrain(opts: TrainFlags, command: Command, io: Io): Promise<void> {
+  const call = await trainCallOf(opts, command);
+  const config = trainConfigOf(call);
+  if (opts.showConfig) {
+    printJson(io, config);
+    return;
+  }
+  const { env, method, preset, seed } = call;
+  const runDir = resolve(opts.runDir ?? join('runs', `${env}-${method}-${preset}-s${seed}`));
+  const progress = progressFor(io, opts.json);
+  const handlers = trainProgressHandlers(progress, runDir);
+  await withInterrupt(async (signal) => {
+    try {
+      const r = await trainPipeline({
+        ...call,
+        runDir,
+        ...(opts.resume ? { resume: true } : {}),
+        ...(opts.model ? { model: resolve(opts.model) } : {}),
+        cacheDir: opts.cacheDir,
+        signal,
+        log: (line) => progress.log(line),
+        ...handlers,
+      });
+      progress.stop();
+      printTrainResult(io, r, opts.json);
+    } finally {
+      progress.stop();
+    }
+  });
+}
+
+/** Bars for iterations, rollout slots and the warm start, and a summary line per training event. */
+function trainProgressHandlers(progress: Progress, runDir: string) {
+  const iterBar = progress.bar('iteration', 1);
+  const turnBar = progress.bar('rollout', 1);
+  const pretrainBar = progress.bar('warm start', 1);
+  let turns = 0;
+  return {
+    onPretrainProgress: (p: PretrainProgress) => {
+      pretrainBar.setTotal(p.total);
+      pretrainBar.update(p.done, {
+        info: `${p.phase}${p.loss === undefined ? '' : ` loss ${p.loss.toFixed(3)}`}`,
+      });
+    },
+    onRunnerEvent: (e: RunnerEvent, phase: 'train' | 'eval') => {
+      if (e.type === 'rollout-start') {
+        turns = 0;
+        turnBar.setTotal(e.slots);
+        turnBar.update(0, { info: phase });
+      } else if (e.type === 'slot-end') {
+        turnBar.update(++turns, { info: phase });
+      }
+    },
+    onEvent: (e: TrainingEvent) => {
+      if (e.type === 'run-start') {
+        const resumed = e.resumedFrom ? `resumed after iteration ${e.resumedFrom.iteration}` : '';
+        iterBar.setTotal(e.iterations);
+        iterBar.update(e.startIteration, { info: resumed });
+        progress.log(`run: ${runDir}${resumed ? ` (${resumed})` : ''}`);
+      }
+      if (e.type === 'update-end')
+        iterBar.update(e.iteration + 1, {
+          info: `loss ${e.loss?.toFixed(3) ?? 'n/a'}, ${Math.round(e.timing.tokensPerSecond)} tok/s`,
+        });
+      const line = iterationLine(e);
+      if (line) progress.log(line);
+    },
+  };
+}
+
+function printTrainResult(io: Io, r: TrainPipelineResult, json: boolean | undefined): void {
+  if (json) {
+    printJson(io, {
+      runDir: r.runDir,
+      warmStart: r.warmStart,
+      iterations: r.result.iterations,
+      lastCheckpoint: r.result.lastCheckpoint,
+      lastEval: r.result.lastEval,
+      report: r.report.markdown,
+    });
+    return;
+  }
+  const e = r.result.lastEval;
+  io.stdout(
+    `trained ${r.config.method} on ${r.config.env.id} for ${r.result.iterations} iterations: ${r.runDir}\n`,
+  );
+  if (e)
+    io.stdout(
+      `final eval: in-domain pass@k ${passLine(e.inDomain)}; out-of-domain ${passLine(e.outOfDomain)}\n`,
+    );
+  io.stdout(`report: ${r.report.markdown}\n`);
+}
