@@ -98,5 +98,22 @@ describe('mage train --env-package examples/custom-env (slow: warm start of its 
     expect(update?.iteration).toBe(0);
     expect(update?.tokens).toBeGreaterThan(0);
     expect(lines.some((l) => l.type === 'eval')).toBe(true);
+
+    // Resuming finds the env package in the run's config.json: no --env-package needed.
+    const resumed = await runJson<TrainJson>([
+      'train',
+      '--resume',
+      '--env',
+      'higher-lower',
+      '--preset',
+      'smoke',
+      '--iterations',
+      '2',
+      '--run-dir',
+      runDir,
+      '--cache-dir',
+      join(tmp.path, 'cache'),
+    ]);
+    expect(resumed.iterations).toBe(2);
   }, 600_000);
 });

@@ -16,7 +16,7 @@ import type { Progress } from '../output/progress';
 import { DEFAULT_CACHE_DIR, type PretrainProgress } from '../pipelines/pretrain';
 import { type TrainPipelineResult, trainConfigOf, trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
-import { useEnvPackage } from '../registry';
+import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import {
   addEnvFlags,
@@ -96,7 +96,14 @@ interface TrainCall {
 
 async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCall> {
   const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
-  const { overrides, definition } = await useEnvPackage(opts.envPackage, overridesFromFlags(opts));
+  const values = overridesFromFlags(opts);
+  // A resumed run finds its env package in its own config.json when neither a flag nor the config names one.
+  const named = opts.envPackage ?? values.env?.package;
+  const recorded =
+    named === undefined && opts.resume && opts.runDir
+      ? await recordedEnvPackage(resolve(opts.runDir))
+      : undefined;
+  const { overrides, definition } = await useEnvPackage(named ?? recorded, values);
   const flags = { ...opts, env: envFlag(command, opts.env, definition?.id) };
   const id = identityOf(flags, typed, overrides);
   return {

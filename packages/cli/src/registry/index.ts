@@ -1,4 +1,10 @@
-export { type EnvPackageUse, loadEnvPackage, resolveEnvPackage, useEnvPackage } from './env-package';
+export {
+  type EnvPackageUse,
+  loadEnvPackage,
+  recordedEnvPackage,
+  resolveEnvPackage,
+  useEnvPackage,
+} from './env-package';
 export {
   createCliOpponent,
   createEnv,
