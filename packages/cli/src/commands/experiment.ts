@@ -1,8 +1,14 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
 import { join, resolve } from 'node:path';
-import { ConfigError, pathExists, readJsonFile } from '@mage-rl/core';
-import { envDefinition, envRegistry, MEMORY_KINDS, RUN_PRESET_IDS } from '@mage-rl/recipes';
+import { ConfigError, type EnvDefinitionV1, pathExists, readJsonFile } from '@mage-rl/core';
+import {
+  envDefinition,
+  envRegistry,
+  MEMORY_KINDS,
+  RUN_PRESET_IDS,
+  resolveTrainConfig,
+} from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import {
@@ -17,6 +23,7 @@ import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { writeExperimentReport } from '../report/experiment-report';
+import { referenceValues } from '../report/reference-values';
 import { oneOf } from './game-options';
 import {
   addEnvFlags,
@@ -54,6 +61,19 @@ export function gridAxis(text: string): GridAxis {
 const rawArgs = (command: Command): readonly string[] =>
   (command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? [];
 
+/** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
+function experimentReferences(definition: EnvDefinitionV1, spec: Partial<ExperimentSpecV1>) {
+  const config = resolveTrainConfig(spec.overrides ?? {}, {
+    env: definition.id,
+    preset: oneOf(String(spec.preset), 'preset', RUN_PRESET_IDS),
+    method: 'mage',
+  });
+  return referenceValues(definition, [...config.eval.inDomain, ...config.eval.outOfDomain], {
+    ...config.env.options,
+    ...config.eval.envOptions,
+  });
+}
+
 /** results.json and report.md of every evaluation in an experiment directory. */
 async function experimentReport(outDir: string) {
   const path = join(outDir, 'experiment.json');
@@ -69,18 +89,24 @@ async function experimentReport(outDir: string) {
   const commands = Array.isArray(saved.commands) ? saved.commands : [];
   // What success means in this env, when its definition is at hand (a package env needs --env-package).
   const registry = envRegistry();
-  const success = registry.has(saved.spec.env) ? registry.get(saved.spec.env).labels?.success : undefined;
-  return writeExperimentReport(await readExperimentEvals(outDir), outDir, {
-    title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
-    lines: [
-      `Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`,
-      '',
-      ...(success ? [`Success: ${success}.`, ''] : []),
-      `Machine: ${Object.entries(saved.machine ?? {})
-        .map(([k, v]) => `${k} ${String(v)}`)
-        .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
-    ],
-  });
+  const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
+  const success = definition?.labels?.success;
+  return writeExperimentReport(
+    await readExperimentEvals(outDir),
+    outDir,
+    {
+      title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
+      lines: [
+        `Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`,
+        '',
+        ...(success ? [`Success: ${success}.`, ''] : []),
+        `Machine: ${Object.entries(saved.machine ?? {})
+          .map(([k, v]) => `${k} ${String(v)}`)
+          .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
+      ],
+    },
+    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined,
+  );
 }
 
 interface ExperimentFlags {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { type MeanIntervalV1, type MetricsSummaryV1, meanInterval, writeJsonAtomic } from '@mage-rl/core';
 import type { ExperimentEvalV1 } from '../pipelines/experiment';
 import { renderPng } from './png';
+import type { OpponentReferenceV1, ReferenceValuesV1 } from './reference-values';
 import { passAtKChart } from './run-report';
 import { type Chart, chartGrid, type Series } from './svg-chart';
 
@@ -180,6 +181,39 @@ function returnTable(rows: readonly ExperimentRowV1[]): string[] {
   ];
 }
 
+/**
+ * Returns per game in the game's unit against every opponent with exact references: attempt 1 → K beside
+ * the best response (BR) and the equilibrium strategy (eq), and the share of the best response's value
+ * that attempt 1 and attempt K take.
+ */
+function referenceTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1): string[] {
+  const opponents = Object.keys(refs.byOpponent).filter((o) => rows.some((r) => r.byOpponent[o]));
+  if (opponents.length === 0) return [];
+  const perUnit = (m: MeanIntervalV1) => m.mean / refs.rewardPerReturn;
+  const share = (x: number, br: number) => `${(100 * (x / br)).toFixed(0)}%`;
+  const cell = (s: SummaryAggregateV1 | undefined, ref: OpponentReferenceV1) => {
+    const first = s?.meanReturn[0];
+    const last = s?.meanReturn.at(-1);
+    if (!first || !last) return '';
+    const values = s.meanReturn.map((m) => perUnit(m).toFixed(3)).join(' → ');
+    return `${values} (${share(perUnit(first), ref.bestResponse)} → ${share(perUnit(last), ref.bestResponse)})`;
+  };
+  const ref = (o: string) => refs.byOpponent[o] as OpponentReferenceV1;
+  return [
+    `Return in ${refs.unit}, attempt 1 → K, and in brackets the share of the exact best response's value taken at attempt 1 → K:`,
+    '',
+    `| policy | eval memory | ${opponents.join(' | ')} |`,
+    `|---|---|${'---|'.repeat(opponents.length)}`,
+    `| best response | exact | ${opponents.map((o) => ref(o).bestResponse.toFixed(3)).join(' | ')} |`,
+    `| equilibrium (CFR+) | exact | ${opponents.map((o) => ref(o).equilibrium.toFixed(3)).join(' | ')} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.memory} | ${opponents.map((o) => cell(r.byOpponent[o], ref(o))).join(' | ')} |`,
+    ),
+    '',
+  ];
+}
+
 function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Chart {
   const series: Series[] = rows.map((r) => ({
     name: `${r.label} (${r.memory})`,
@@ -205,6 +239,7 @@ export async function writeExperimentReport(
   evals: readonly ExperimentEvalV1[],
   outDir: string,
   header: { readonly title: string; readonly lines: readonly string[] },
+  references?: ReferenceValuesV1,
 ): Promise<ExperimentReportFiles> {
   const results = experimentResults(evals);
   const resultsPath = join(outDir, 'results.json');
@@ -234,7 +269,15 @@ export async function writeExperimentReport(
     '',
     ...suites.flatMap((s) => {
       const rows = results.rows.filter((r) => r.suite === s);
-      return [`## ${s}`, '', ...suiteTable(rows), '', ...opponentTable(rows), ...returnTable(rows)];
+      return [
+        `## ${s}`,
+        '',
+        ...suiteTable(rows),
+        '',
+        ...opponentTable(rows),
+        ...returnTable(rows),
+        ...(references ? referenceTable(rows, references) : []),
+      ];
     }),
     '## Wall time per seed',
     '',

@@ -56,6 +56,11 @@ export interface EnvMatchGameV1<S = unknown, A = unknown> {
   readonly solveNames?: readonly string[];
   /** The exact value of the game for player 0, when known, shown beside the solver's (`−1/18`). */
   readonly value?: { readonly value: number; readonly text: string };
+  /**
+   * Env reward units per unit of the game model's returns under env `options` (Kuhn Poker: the reward per
+   * chip), so reports can show returns in the game's unit beside exact best-response values.
+   */
+  rewardPerReturn?(options: Readonly<Record<string, unknown>>): number;
   /** A readable table of a strategy (information-state key → action key → probability). */
   strategyTable?(strategy: Readonly<Record<string, Readonly<Record<string, number>>>>): {
     readonly columns: readonly string[];

@@ -14,6 +14,7 @@ import {
   type KuhnPokerOptions,
   type KuhnState,
   kuhnGame,
+  kuhnPokerOptionsSchema,
   kuhnRules,
 } from '@mage-rl/envs/kuhn-poker';
 import { kuhnOpponentRegistry, POPULATION_PRESETS } from '@mage-rl/opponents';
@@ -77,6 +78,7 @@ export const kuhnPokerEnvDefinition: EnvDefinitionV1<KuhnState, KuhnAction> = {
       root: KUHN_INITIAL_STATE,
       solveNames: ['kuhn'],
       value: { value: -1 / 18, text: '−1/18' },
+      rewardPerReturn: (options) => kuhnPokerOptionsSchema.parse(options).chipReward,
       strategyTable: (strategy) => ({
         columns: ['info state', 'player', 'card', 'history', 'P(PASS)', 'P(BET)'],
         rows: kuhnStrategyRows(strategy),
