@@ -23,7 +23,7 @@ function thrown(fn: () => unknown): MageError {
   throw new Error('expected a throw');
 }
 
-describe('method presets (the paper\'s method table)', () => {
+describe("method presets (the paper's method table)", () => {
   it('matches the table', () => {
     const row = (id: (typeof METHOD_IDS)[number]) => {
       const m = METHODS[id];
@@ -53,7 +53,7 @@ describe('method presets (the paper\'s method table)', () => {
 });
 
 describe('resolveTrainConfig', () => {
-  it('paper preset: the paper\'s training numbers', () => {
+  it("paper preset: the paper's training numbers", () => {
     const c = resolveTrainConfig({}, { preset: 'paper', method: 'mage', env: 'tictactoe' });
     expect(c.rollout).toMatchObject({ groups: 16, groupSize: 8, attempts: 3, temperature: 1 });
     expect(c.ppo).toMatchObject({ lr: 1e-6, clip: 0.2, miniBatchRows: 64, epochs: 1, entropyCoef: 0.001 });
