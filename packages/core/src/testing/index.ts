@@ -8,6 +8,7 @@ export {
   GARBAGE_RESPONSES,
 } from './conformance';
 export { createNimEnv, type NimAction, type NimOptions, type NimState, nimGame, parseNimAction } from './nim';
+export { nimOpponents, nimPileOf } from './nim-fixtures';
 export { constantPolicy, firstLegalOpponent, randomLegalOpponent, scriptedPolicy } from './scripted';
 export {
   createTabularLearner,
