@@ -1,14 +1,7 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tsup.base';
 
-export default defineConfig({
-  entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
-    'testing/vitest': 'src/testing/vitest.ts',
-  },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
+export default packageConfig({
+  index: 'src/index.ts',
+  'testing/index': 'src/testing/index.ts',
+  'testing/vitest': 'src/testing/vitest.ts',
 });

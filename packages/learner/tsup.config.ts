@@ -1,11 +1,7 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tsup.base';
 
-export default defineConfig({
+export default packageConfig(
   // The worker entry is plain JavaScript and lands next to index.js, where createWorkerRunner looks for it.
-  entry: { index: 'src/index.ts', 'ort-worker': 'src/runtime/ort-worker.js' },
-  format: ['esm'],
-  dts: { entry: { index: 'src/index.ts' } },
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+  { index: 'src/index.ts', 'ort-worker': 'src/runtime/ort-worker.js' },
+  { dts: { entry: { index: 'src/index.ts' } } },
+);

@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tsup.base';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-});
+export default packageConfig({ index: 'src/index.ts' });

@@ -15,4 +15,5 @@ export {
   type MementoMemory,
   type MementoOptions,
 } from './retrieval/memento';
+export { type RetrievalOptions, retrievalK, type StoredAttemptContext } from './retrieval/retrieval-options';
 export { type ExtractedRemark, extractAction, extractRemark, MAX_NOTE_CHARS } from './tags';

@@ -2,7 +2,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evalPath, experimentPolicies } from '../pipelines/experiment';
-import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 
 describe('mage experiment', () => {
@@ -27,17 +27,9 @@ describe('mage experiment', () => {
     it('trains, evaluates every policy under one protocol, aggregates, and resumes where it stopped', async () => {
       const out = join(tmp.path, 'exp');
       const argv = [
-        'experiment',
-        '--preset',
-        'smoke',
-        '--methods',
-        'warm-start,mage',
-        '--seeds',
-        '1',
-        '--eval-memory',
-        'reflection',
-        '--set',
-        'train.iterations=1',
+        ...commandLine(
+          'experiment --preset smoke --methods warm-start,mage --seeds 1 --eval-memory reflection --set train.iterations=1',
+        ),
         '--out',
         out,
         '--cache-dir',

@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
-import { capture, runJson } from '../testing/cli.test-helper';
+import { capture, commandLine, runJson } from '../testing/cli.test-helper';
 import type { MatchJson } from './match';
 
 describe('mage match', () => {
   it('plays Tic-Tac-Toe: minimax never loses to random', async () => {
-    const r = await runJson<MatchJson>([
-      'match',
-      '--env',
-      'tictactoe',
-      '--agent',
-      'minimax',
-      '--opponent',
-      'random',
-      '--games',
-      '20',
-      '--seed',
-      '3',
-    ]);
+    const r = await runJson<MatchJson>(
+      commandLine('match --env tictactoe --agent minimax --opponent random --games 20 --seed 3'),
+    );
     expect(r.games).toBe(20);
     expect(r.wins + r.draws + r.losses).toBe(20);
     expect(r.losses).toBe(0);
@@ -27,19 +17,9 @@ describe('mage match', () => {
   });
 
   it('plays Kuhn Poker with mean chips per hand, reproducibly for a seed', async () => {
-    const argv = [
-      'match',
-      '--env',
-      'kuhn-poker',
-      '--agent',
-      'aggressive',
-      '--opponent',
-      'conservative',
-      '--games',
-      '300',
-      '--seed',
-      '5',
-    ];
+    const argv = commandLine(
+      'match --env kuhn-poker --agent aggressive --opponent conservative --games 300 --seed 5',
+    );
     const a = await runJson<MatchJson>(argv);
     const b = await runJson<MatchJson>(argv);
     expect(a).toEqual(b);
@@ -53,19 +33,9 @@ describe('mage match', () => {
     const c = capture();
     expect(
       await runCli(
-        [
-          'match',
-          '--env',
-          'tictactoe',
-          '--agent',
-          'mcts-50',
-          '--opponent',
-          'pattern-centre-first',
-          '--games',
-          '4',
-          '--seat',
-          'second',
-        ],
+        commandLine(
+          'match --env tictactoe --agent mcts-50 --opponent pattern-centre-first --games 4 --seat second',
+        ),
         c.io,
       ),
     ).toBe(0);

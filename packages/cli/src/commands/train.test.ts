@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
 interface TrainJson {
   readonly runDir: string;
@@ -23,12 +23,7 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
   it('warm-starts, trains, evaluates, checkpoints, reports, and resumes where it stopped', async () => {
     const runDir = join(tmp.path, 'run');
     const common = [
-      '--env',
-      'tictactoe',
-      '--method',
-      'mage',
-      '--preset',
-      'smoke',
+      ...commandLine('--env tictactoe --method mage --preset smoke'),
       '--cache-dir',
       join(tmp.path, 'cache'),
     ];

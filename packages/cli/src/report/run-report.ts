@@ -97,6 +97,9 @@ function passSeries(name: string, m: MetaEpisodeMetricsV1 | null | undefined, da
   };
 }
 
+/** The axes of a success-rate chart: 0–100% over integer attempts or iterations. */
+const RATE_AXES = { percent: true, yMin: 0, yMax: 1, integerX: true } as const;
+
 /** A pass@k-by-attempt chart (percent axis 0–100%, integer attempts). */
 export function passAtKChart(options: {
   readonly title: string;
@@ -109,10 +112,7 @@ export function passAtKChart(options: {
   return lineChart({
     xLabel: 'attempt k',
     yLabel: 'pass@k',
-    percent: true,
-    yMin: 0,
-    yMax: 1,
-    integerX: true,
+    ...RATE_AXES,
     ...options,
   });
 }
@@ -185,10 +185,7 @@ function trainingCharts(runs: readonly RunData[]): Chart[] {
       title: 'Rollout success (training tasks)',
       xLabel: 'iteration',
       yLabel: 'success',
-      percent: true,
-      yMin: 0,
-      yMax: 1,
-      integerX: true,
+      ...RATE_AXES,
       series: [
         ...per(
           (r) => r.rollouts,

@@ -16,6 +16,11 @@ export function capture(): { io: Io; out: () => string; err: () => string } {
   };
 }
 
+/** The words of a command line as typed (`match --env tictactoe`): its argv. */
+export function commandLine(line: string): string[] {
+  return line.split(' ');
+}
+
 /** Runs `mage <argv>` in-process and returns its exit code and output. */
 export async function runCaptured(
   argv: readonly string[],

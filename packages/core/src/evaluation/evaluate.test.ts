@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors';
 import { simpleMemory } from '../runner/simple-memory.test-helper';
-import { createNimEnv, firstLegalOpponent, nimGame, randomLegalOpponent, scriptedPolicy } from '../testing';
+import { createNimEnv, nimGame, nimOpponents, randomLegalOpponent, scriptedPolicy } from '../testing';
 import { evaluate } from './evaluate';
 
 const env = createNimEnv();
-const makeOpponent = (id: string) =>
-  id === 'random' ? randomLegalOpponent(nimGame, id) : firstLegalOpponent(nimGame, id);
+const makeOpponent = nimOpponents(randomLegalOpponent(nimGame));
 const takeOne = () =>
   scriptedPolicy((r) => (r.phase === 'reflect' ? '<remark>n</remark>' : '<action>1</action>'));
 

@@ -6,34 +6,27 @@ import type { RowRecord } from '../records';
 import type { OpponentV1, PolicyRequestV1, PolicyV1 } from '../spec';
 import {
   createNimEnv,
-  firstLegalOpponent,
   type NimAction,
   type NimState,
   nimGame,
+  nimOpponents,
+  nimPileOf,
+  randomLegalOpponent,
   scriptedPolicy,
 } from '../testing';
-import { RolloutFailureError, type RunnerEvent } from './options';
+import { RolloutFailureError, type RunMetaEpisodesOptions, type RunnerEvent } from './options';
 import { iterateMetaEpisodes, runMetaEpisodes } from './run-meta-episodes';
 import { simpleMemory } from './simple-memory.test-helper';
 
 const env = createNimEnv();
-const makeOpponent = (id: string): OpponentV1<NimState, NimAction> =>
-  id === 'random'
-    ? { specificationVersion: 'v1', id, act: (s, { rng }) => rng.pick(nimGame.legalActions(s)) }
-    : firstLegalOpponent(nimGame, id);
-
-function pileOf(request: PolicyRequestV1): number {
-  const text = request.messages[request.messages.length - 1]?.content ?? '';
-  const numbers = text.match(/\d+/g) ?? [];
-  return Number(numbers[numbers.length - 1] ?? 1);
-}
+const makeOpponent = nimOpponents(randomLegalOpponent(nimGame));
 
 /** Optimal Nim: leave a multiple of 3. Reflects with a fixed note. */
 const optimal = (): PolicyV1 & { calls: number } =>
   scriptedPolicy((r) =>
     r.phase === 'reflect'
       ? '<remark>take the remainder mod 3</remark>'
-      : `<action>${pileOf(r) % 3 || 1}</action>`,
+      : `<action>${nimPileOf(r) % 3 || 1}</action>`,
   );
 /** Always takes 1: loses or wins depending on the pile, the same way every attempt. */
 const takeOne = (): PolicyV1 & { calls: number } =>
@@ -48,14 +41,24 @@ const base = {
   seed: 7,
 } as const;
 
+/** Runs `base` with `policy`, a fresh memory and `overrides`. */
+function run(
+  policy: PolicyV1,
+  overrides: Partial<RunMetaEpisodesOptions<NimState, NimAction>> & {
+    readonly onEvent?: (event: RunnerEvent) => void;
+  } = {},
+) {
+  return runMetaEpisodes({ ...base, policy, memory: simpleMemory(), ...overrides });
+}
+
 function slotRows(rows: readonly RowRecord[], slot: string): RowRecord[] {
   return rows.filter((r) => r.slot === slot);
 }
 
 describe('runMetaEpisodes', () => {
   it('is deterministic and records groups, slots and rows consistently', async () => {
-    const a = await runMetaEpisodes({ ...base, policy: takeOne(), memory: simpleMemory() });
-    const b = await runMetaEpisodes({ ...base, policy: takeOne(), memory: simpleMemory() });
+    const a = await run(takeOne());
+    const b = await run(takeOne());
     expect(a).toEqual(b);
     expect(a.groups).toHaveLength(4);
     expect(a.slots).toHaveLength(8);
@@ -82,7 +85,7 @@ describe('runMetaEpisodes', () => {
   });
 
   it('anchors play rows with the state key and opponent id, reflect rows with reflection|opponent', async () => {
-    const batch = await runMetaEpisodes({ ...base, policy: takeOne(), memory: simpleMemory() });
+    const batch = await run(takeOne());
     for (const row of batch.rows) {
       if (row.phase === 'play') expect(row.anchor).toMatch(/^nim:\d+\|first-legal$/);
       else expect(row.anchor).toBe('reflection|first-legal');
@@ -93,12 +96,7 @@ describe('runMetaEpisodes', () => {
   });
 
   it('restarts every attempt from the identical initial state', async () => {
-    const batch = await runMetaEpisodes({
-      ...base,
-      policy: takeOne(),
-      memory: simpleMemory(),
-      earlyStop: false,
-    });
+    const batch = await run(takeOne(), { earlyStop: false });
     for (const slot of batch.slots) {
       const firsts = slotRows(batch.rows, slot.slot).filter((r) => r.phase === 'play' && r.turn === 0);
       expect(firsts).toHaveLength(3);
@@ -115,7 +113,7 @@ describe('runMetaEpisodes', () => {
       r.phase === 'reflect'
         ? '<remark>take the remainder mod 3</remark>'
         : (r.messages[0]?.content ?? '').includes('note 0:')
-          ? `<action>${pileOf(r) % 3 || 1}</action>`
+          ? `<action>${nimPileOf(r) % 3 || 1}</action>`
           : '<action>1</action>',
     );
     const batch = await runMetaEpisodes({ ...base, groups: 8, policy: learner, memory });
@@ -161,12 +159,7 @@ describe('runMetaEpisodes', () => {
   });
 
   it('keeps playing after a success when earlyStop is off, and skips reflect turns for non-reflecting memories', async () => {
-    const on = await runMetaEpisodes({
-      ...base,
-      policy: optimal(),
-      memory: simpleMemory(),
-      earlyStop: false,
-    });
+    const on = await run(optimal(), { earlyStop: false });
     expect(on.slots.every((s) => s.attempts.length === 3)).toBe(true);
     expect(on.rows.filter((r) => r.phase === 'reflect')).toHaveLength(on.slots.length * 2);
     const off = await runMetaEpisodes({
@@ -182,14 +175,7 @@ describe('runMetaEpisodes', () => {
   });
 
   it('flags a reflection without <remark> invalid and stores an empty note', async () => {
-    const batch = await runMetaEpisodes({
-      ...base,
-      groups: 1,
-      groupSize: 1,
-      policy: takeOne(),
-      memory: simpleMemory(),
-      earlyStop: false,
-    });
+    const batch = await run(takeOne(), { groups: 1, groupSize: 1, earlyStop: false });
     const reflects = batch.rows.filter((r) => r.phase === 'reflect');
     expect(reflects).toHaveLength(2);
     expect(reflects.every((r) => !r.valid)).toBe(true);
@@ -197,14 +183,10 @@ describe('runMetaEpisodes', () => {
   });
 
   it('records garbage responses as invalid turns with zero reward and a truncated attempt', async () => {
-    const batch = await runMetaEpisodes({
-      ...base,
-      groups: 1,
-      groupSize: 1,
-      attempts: 1,
-      policy: scriptedPolicy(() => 'I am not sure'),
-      memory: simpleMemory(),
-    });
+    const batch = await run(
+      scriptedPolicy(() => 'I am not sure'),
+      { groups: 1, groupSize: 1, attempts: 1 },
+    );
     const rows = batch.rows;
     expect(rows).toHaveLength(env.maxTurns);
     expect(rows.every((r) => !r.valid && r.reward === 0)).toBe(true);
@@ -234,12 +216,7 @@ describe('runMetaEpisodes', () => {
       },
     };
     const events: RunnerEvent[] = [];
-    const batch = await runMetaEpisodes({
-      ...base,
-      policy,
-      memory: simpleMemory(),
-      onEvent: (e) => events.push(e),
-    });
+    const batch = await run(policy, { onEvent: (e) => events.push(e) });
     const ticks = events.filter((e) => e.type === 'turn-end');
     expect(sizes).toEqual(ticks.map((t) => (t.type === 'turn-end' ? t.rows.length : -1)));
     expect(sizes[0]).toBe(8);
@@ -268,11 +245,8 @@ describe('runMetaEpisodes', () => {
           });
         },
       };
-      return runMetaEpisodes({
-        ...base,
+      return run(spy, {
         groups,
-        policy: spy,
-        memory: simpleMemory(),
         population: createPopulation('p', [
           { id: 'first-legal', weight: 1 },
           { id: 'random', weight: 1 },
@@ -289,17 +263,7 @@ describe('runMetaEpisodes', () => {
   it('mixed seats: within one group of fraction x N for every first N groups, keyed by global index', async () => {
     const seatsOf = async (mixed: number, groups: number, groupOffset = 0, seed = 7) =>
       (
-        await runMetaEpisodes({
-          ...base,
-          groups,
-          groupOffset,
-          groupSize: 1,
-          seed,
-          seats: { mixed },
-          policy: takeOne(),
-          memory: simpleMemory(),
-          attempts: 1,
-        })
+        await run(takeOne(), { groups, groupOffset, groupSize: 1, seed, seats: { mixed }, attempts: 1 })
       ).groups.map((g) => g.task.seat);
     const batch = await seatsOf(0.3, 10);
     expect(batch.filter((s) => s === 'second')).toHaveLength(3);
@@ -328,15 +292,7 @@ describe('runMetaEpisodes', () => {
     const half = await seatsOf(0.5, 40, 0, 1);
     const pairs = Array.from({ length: 20 }, (_, k) => `${half[2 * k]}/${half[2 * k + 1]}`);
     expect(new Set(pairs)).toEqual(new Set(['first/second', 'second/first']));
-    const second = await runMetaEpisodes({
-      ...base,
-      groups: 2,
-      groupSize: 1,
-      seats: 'second',
-      policy: takeOne(),
-      memory: simpleMemory(),
-      attempts: 1,
-    });
+    const second = await run(takeOne(), { groups: 2, groupSize: 1, seats: 'second', attempts: 1 });
     expect(second.groups.every((g) => g.task.seat === 'second')).toBe(true);
   });
 
@@ -356,13 +312,7 @@ describe('runMetaEpisodes', () => {
       attempts: 3,
       opponentId: 'first-legal',
     });
-    const transcript = await runMetaEpisodes({
-      ...base,
-      policy: optimal(),
-      memory: simpleMemory(),
-      context: 'transcript',
-      earlyStop: false,
-    });
+    const transcript = await run(optimal(), { context: 'transcript', earlyStop: false });
     const actions = (rows: readonly RowRecord[]) =>
       rows.map((r) => `${r.slot}/${r.attempt}/${r.turn}:${r.responseText}:${r.anchor}`);
     expect(actions(transcript.rows)).toEqual(actions(turn.rows));
@@ -370,12 +320,7 @@ describe('runMetaEpisodes', () => {
   });
 
   it('uses the population per group, or the opponents list in turn', async () => {
-    const listed = await runMetaEpisodes({
-      ...base,
-      opponents: ['first-legal', 'random'],
-      policy: takeOne(),
-      memory: simpleMemory(),
-    });
+    const listed = await run(takeOne(), { opponents: ['first-legal', 'random'] });
     expect(listed.groups.map((g) => g.task.opponentId)).toEqual([
       'first-legal',
       'random',
@@ -427,12 +372,7 @@ describe('runMetaEpisodes failures', () => {
       },
     };
     const events: RunnerEvent[] = [];
-    const error = await runMetaEpisodes({
-      ...base,
-      policy,
-      memory: simpleMemory(),
-      onEvent: (e) => events.push(e),
-    }).catch((e: unknown) => e);
+    const error = await run(policy, { onEvent: (e) => events.push(e) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RolloutFailureError);
     const failure = error as RolloutFailureError;
     expect(MageError.isInstance(failure)).toBe(true);
@@ -453,13 +393,9 @@ describe('runMetaEpisodes failures', () => {
         return 1;
       },
     };
-    const failure = (await runMetaEpisodes({
-      ...base,
-      opponents: ['grumpy'],
-      makeOpponent: () => opponent,
-      policy: takeOne(),
-      memory: simpleMemory(),
-    }).catch((e: unknown) => e)) as RolloutFailureError;
+    const failure = (await run(takeOne(), { opponents: ['grumpy'], makeOpponent: () => opponent }).catch(
+      (e: unknown) => e,
+    )) as RolloutFailureError;
     expect(failure).toBeInstanceOf(RolloutFailureError);
     expect(failure.code).toBe('OPPONENT_FAILURE');
     expect(failure.context.phase).toBe('play');
@@ -481,12 +417,7 @@ describe('runMetaEpisodes failures', () => {
         });
       },
     };
-    const failure = (await runMetaEpisodes({
-      ...base,
-      env: broken,
-      policy: takeOne(),
-      memory: simpleMemory(),
-    }).catch((e: unknown) => e)) as RolloutFailureError;
+    const failure = (await run(takeOne(), { env: broken }).catch((e: unknown) => e)) as RolloutFailureError;
     expect(failure.code).toBe('ENV_FAILURE');
     expect(failure.context).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 1 });
     expect(failure.partial.rows).toHaveLength(8);

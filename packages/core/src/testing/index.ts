@@ -8,6 +8,8 @@ export {
   GARBAGE_RESPONSES,
 } from './conformance';
 export { createNimEnv, type NimAction, type NimOptions, type NimState, nimGame, parseNimAction } from './nim';
+export { nimOpponents, nimPileOf } from './nim-fixtures';
+export { rowRecord } from './records';
 export { constantPolicy, firstLegalOpponent, randomLegalOpponent, scriptedPolicy } from './scripted';
 export {
   createTabularLearner,

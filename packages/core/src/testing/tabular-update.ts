@@ -3,21 +3,10 @@
 import { InvalidArgumentError, NumericInstabilityError, throwIfAborted } from '../errors';
 import type { LearnerRowV1, LearnerUpdateRequest, LearnerUpdateResult } from '../spec';
 import { unpackRows } from '../training/packing';
+import { emptyUpdateTotals, type UpdateTotals, updateResultOf } from '../training/update-totals';
 import { applyStep, gradients, gradNorm, type KeyedRow, tokenLossInput } from './tabular-gradient';
 import { decodePromptKey } from './tabular-prompt-key';
 import { checkRows, type TabularState } from './tabular-state';
-
-/** Sums over the steps of one update; loss, entropy and stats are averaged over the steps taken. */
-interface UpdateTotals {
-  steps: number;
-  skipped: number;
-  batches: number;
-  lossSum: number;
-  normSum: number;
-  entropySum: number;
-  tokenCount: number;
-  readonly statSums: Record<string, number>;
-}
 
 /** Trains on the request's rows (packed rows as their spans' plain rows) and reports the averages. */
 export async function updateTabular(
@@ -29,16 +18,7 @@ export async function updateTabular(
   checkRows(state, rows);
   const epochs = request.epochs ?? 1;
   const mbRows = Math.max(1, request.miniBatchRows ?? rows.length);
-  const totals: UpdateTotals = {
-    steps: 0,
-    skipped: 0,
-    batches: 0,
-    lossSum: 0,
-    normSum: 0,
-    entropySum: 0,
-    tokenCount: 0,
-    statSums: {},
-  };
+  const totals = emptyUpdateTotals();
   for (let epoch = 0; epoch < epochs; epoch++) {
     const shuffled = state.rng.split(`update/${state.step}/${epoch}`).shuffle([...rows]);
     for (let s = 0; s < shuffled.length; s += mbRows) {
@@ -46,18 +26,7 @@ export async function updateTabular(
       trainMiniBatch(state, request, shuffled.slice(s, s + mbRows), totals);
     }
   }
-  const stats: Record<string, number> = {};
-  for (const [key, v] of Object.entries(totals.statSums)) stats[key] = v / Math.max(1, totals.batches);
-  return {
-    steps: totals.steps,
-    skippedSteps: totals.skipped,
-    loss: totals.lossSum / Math.max(1, totals.batches),
-    gradNorm: totals.normSum / Math.max(1, totals.steps),
-    entropy: totals.entropySum / Math.max(1, totals.tokenCount),
-    tokens: totals.tokenCount,
-    seconds: (performance.now() - start) / 1000,
-    stats,
-  };
+  return updateResultOf(totals, (performance.now() - start) / 1000);
 }
 
 /**
@@ -94,12 +63,12 @@ function trainMiniBatch(
   }
   state.consecutiveSkips = 0;
   totals.batches++;
-  totals.tokenCount += tokens;
-  totals.entropySum += entropy;
-  totals.lossSum += out.loss;
-  for (const [key, v] of Object.entries(out.stats)) totals.statSums[key] = (totals.statSums[key] ?? 0) + v;
+  totals.tokens += tokens;
+  totals.entropy += entropy;
+  totals.loss += out.loss;
+  for (const [key, v] of Object.entries(out.stats)) totals.stats[key] = (totals.stats[key] ?? 0) + v;
   const { maxGradNorm } = state.settings;
   applyStep(state, grads, norm > maxGradNorm ? maxGradNorm / (norm + 1e-6) : 1);
   totals.steps++;
-  totals.normSum += norm;
+  totals.gradNorm += norm;
 }

@@ -1,24 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptRecord, MetaEpisodeBatchRecord, RowRecord } from '../records';
+import { rowRecord } from '../testing';
 import { creditDiagnostics } from './credit-diagnostics';
 
-const row = (over: Partial<RowRecord>): RowRecord => ({
-  group: 'g',
-  slot: 'a',
-  opponentId: 'o',
-  attempt: 0,
-  turn: 0,
-  phase: 'play',
-  anchor: 'x',
-  promptText: '',
-  responseText: '',
-  promptTokens: [1, 2, 3],
-  responseTokens: [1, 2],
-  logprobs: [0, 0],
-  reward: 0,
-  valid: true,
-  ...over,
-});
+const row = (over: Partial<RowRecord>): RowRecord => rowRecord({ group: 'g', slot: 'a', ...over });
 
 const attempt = (k: number, label: string, ret: number): AttemptRecord => ({
   attempt: k,

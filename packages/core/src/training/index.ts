@@ -48,3 +48,4 @@ export {
   readCheckpointState,
   runPaths,
 } from './run-dir';
+export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';

@@ -7,6 +7,7 @@
 
 import {
   type AttemptOutcome,
+  type EnvEpisodeV1,
   type EnvObservationV1,
   type EnvStepV1,
   type EnvTaskV1,
@@ -16,7 +17,9 @@ import {
 import { stepResult } from './outcomes';
 import { invalidEvent } from './text-env';
 
-export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }> {
+export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }>
+  implements EnvEpisodeV1<S, A>
+{
   readonly task: EnvTaskV1<S, A>;
   protected readonly options: O;
   /** The env's name in error messages (`Kuhn Poker`). */
@@ -37,6 +40,11 @@ export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }>
     return this.turns;
   }
   abstract get done(): boolean;
+  abstract rules(): string;
+  abstract initialText(): string;
+  abstract reset(attempt: number): EnvObservationV1;
+  abstract parse(response: string): ParsedAction<A>;
+  abstract reveal(): string | undefined;
 
   step(action: ParsedAction<A>): EnvStepV1 {
     if (this.done) {

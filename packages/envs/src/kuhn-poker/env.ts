@@ -3,23 +3,22 @@
  * replays the deal of the task) and `new-deal` (attempt k > 0 deals fresh cards from its own stream).
  */
 
-import {
-  type AttemptOutcome,
-  type EnvEpisodeV1,
-  type EnvObservationV1,
-  type EnvStepV1,
-  type EnvTaskV1,
-  type EnvV1,
-  InvalidArgumentError,
-  type ParsedAction,
-  type PromptStyle,
-  type Rng,
-  RolloutError,
+import type {
+  AttemptOutcome,
+  EnvObservationV1,
+  EnvStepV1,
+  EnvTaskV1,
+  EnvV1,
+  ParsedAction,
+  PromptStyle,
+  Rng,
 } from '@mage-rl/core';
 import { z } from 'zod';
+import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
 import { TurnEpisode } from '../episode/turn-episode';
+import { maxTurnsOption, truncationOption } from '../options/turn-options';
 import {
   isKuhnTerminalHistory,
   KUHN_DEALS,
@@ -46,15 +45,11 @@ export const kuhnPokerOptionsSchema = z.strictObject({
   mode: z.enum(KUHN_MODES).default('same-deal'),
   /** Whether `reveal()` shows both cards after a showdown (for the history record). */
   revealShowdown: z.boolean().default(true),
-  /** Agent turns per attempt (invalid turns count). */
-  maxTurns: z.number().int().min(2).max(100).default(6),
+  maxTurns: maxTurnsOption(2, 6),
   /** Step reward per chip won at the end of the hand. */
   chipReward: z.number().finite().min(0).default(5),
-  /**
-   * What a hand stopped by the turn limit scores: `zero`, or `loss` (a fold: the ante is lost, −chipReward),
-   * so that stalling with invalid moves never beats folding. Either way its outcome is `truncated`.
-   */
-  truncation: z.enum(['zero', 'loss']).default('zero'),
+  /** `loss` scores a hand stopped by the turn limit as a fold: the ante is lost, −chipReward. */
+  truncation: truncationOption(),
 });
 
 export type KuhnPokerOptions = z.input<typeof kuhnPokerOptionsSchema>;
@@ -71,10 +66,7 @@ export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
   }));
 }
 
-class KuhnEpisode
-  extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions>
-  implements EnvEpisodeV1<KuhnState, KuhnAction>
-{
+class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions> {
   protected readonly label = 'Kuhn Poker';
   private readonly agent: 0 | 1;
   private initial: KuhnState;
@@ -177,25 +169,16 @@ class KuhnEpisode
   }
 
   private opponentMove(state: KuhnState, stream: string): KuhnAction {
-    const opponent = this.task.opponent;
-    if (!opponent) {
-      throw new InvalidArgumentError('Kuhn Poker needs an opponent in the task.', {
-        context: { seed: this.task.seed },
-      });
-    }
-    const player = 1 - this.agent;
-    const seen = kuhnGame.observe ? kuhnGame.observe(state, player) : state;
-    const action = opponent.act(seen, { rng: this.task.rng.split('opponent').split(stream), player });
-    if (action !== 'PASS' && action !== 'BET') {
-      throw new RolloutError(
-        'OPPONENT_FAILURE',
-        `Opponent '${opponent.id}' played an illegal Kuhn action '${String(action)}'.`,
-        {
-          context: { opponent: opponent.id, state: kuhnGame.stateKey(state) },
-        },
-      );
-    }
-    return action;
+    return opponentMove({
+      task: this.task,
+      game: kuhnGame,
+      label: this.label,
+      state,
+      player: 1 - this.agent,
+      stream,
+      isLegal: (action) => action === 'PASS' || action === 'BET',
+      illegal: (id, action) => `Opponent '${id}' played an illegal Kuhn action '${String(action)}'.`,
+    });
   }
 
   protected observe(): EnvObservationV1 {

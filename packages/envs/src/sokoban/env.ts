@@ -6,7 +6,6 @@
 
 import type {
   AttemptOutcome,
-  EnvEpisodeV1,
   EnvObservationV1,
   EnvStepV1,
   EnvTaskV1,
@@ -17,6 +16,7 @@ import { z } from 'zod';
 import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
 import { TurnEpisode } from '../episode/turn-episode';
+import { maxTurnsOption } from '../options/turn-options';
 import { type SokobanAction, sokobanGame } from './game';
 import { generateRoom } from './generator';
 import {
@@ -74,8 +74,7 @@ export const sokobanOptionsSchema = z
     height: z.number().int().min(4).max(16).default(6),
     /** Boxes (and targets). */
     boxes: z.number().int().min(1).max(6).default(2),
-    /** Agent turns per attempt (invalid turns count). */
-    maxTurns: z.number().int().min(1).max(100).default(7),
+    maxTurns: maxTurnsOption(1, 7),
     /** Most primitive moves in one turn. */
     movesPerTurn: z.number().int().min(1).max(20).default(3),
     /** Accepted range of the generated room's optimal solution length (moves). */
@@ -107,10 +106,7 @@ export function createSokoban(options: SokobanOptions = {}): SokobanEnv {
   }));
 }
 
-class SokobanEpisode
-  extends TurnEpisode<SokobanState, SokobanAction, SokobanResolvedOptions>
-  implements EnvEpisodeV1<SokobanState, SokobanAction>
-{
+class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanResolvedOptions> {
   protected readonly label = 'Sokoban';
   private readonly initial: SokobanState;
   protected current: SokobanState;

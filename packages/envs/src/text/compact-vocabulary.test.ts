@@ -59,38 +59,37 @@ const RULE_WORDS = [
   'to',
 ];
 
-/** The tokens that are neither rule words nor among `words` (space-separated). */
-function unexpected(tokens: ReadonlySet<string>, words: string): string[] {
+/** Plays `env` in the compact style and expects no tokens but rule words and `words` (space-separated). */
+function expectOnlyWords<S, A>(env: EnvV1<S, A>, seeds: number, words: string): Set<string> {
+  const tokens = compactTokens(env, seeds);
   const allowed = new Set([...RULE_WORDS, ...words.split(' ')]);
-  return [...tokens].filter((t) => !allowed.has(t));
+  expect([...tokens].filter((t) => !allowed.has(t))).toEqual([]);
+  return tokens;
 }
 
 describe('compact style vocabulary', () => {
   it('tictactoe uses a few dozen tokens', () => {
-    const tokens = compactTokens(createTicTacToe(), 30);
-    expect(
-      unexpected(tokens, 'tictactoe x you X opponent O board ( , ) invalid <action> </action> col 1 2 3'),
-    ).toEqual([]);
+    expectOnlyWords(
+      createTicTacToe(),
+      30,
+      'tictactoe x you X opponent O board ( , ) invalid <action> </action> col 1 2 3',
+    );
   });
 
   it('kuhn-poker uses a few dozen tokens', () => {
-    const tokens = compactTokens(createKuhnPoker(), 30);
-    expect(
-      unexpected(
-        tokens,
-        'kuhn poker cards J Q K ante 1 PASS BET higher card wins showdown you act first second <action> </action> history none opp end +1 -1 +2 -2 invalid',
-      ),
-    ).toEqual([]);
+    expectOnlyWords(
+      createKuhnPoker(),
+      30,
+      'kuhn poker cards J Q K ante 1 PASS BET higher card wins showdown you act first second <action> </action> history none opp end +1 -1 +2 -2 invalid',
+    );
   });
 
   it('sokoban uses a few dozen tokens', () => {
-    const tokens = compactTokens(createSokoban(), 10);
-    expect(
-      unexpected(
-        tokens,
-        'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid',
-      ),
-    ).toEqual([]);
+    const tokens = expectOnlyWords(
+      createSokoban(),
+      10,
+      'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid',
+    );
     expect(tokens.size).toBeLessThan(60);
   });
 });

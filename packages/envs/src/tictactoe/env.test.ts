@@ -155,11 +155,15 @@ describe('tictactoe parser', () => {
       text: '(2, 3)',
     });
     expect(parseTicTacToeAction('<ACTION>(1,1)</ACTION>', empty)).toMatchObject({ valid: true, action: 0 });
-    expect(parseTicTacToeAction('<action>(0,1)</action>', empty).valid).toBe(false);
-    expect(parseTicTacToeAction('<action>(4,1)</action>', empty).valid).toBe(false);
-    expect(parseTicTacToeAction('<action>2,3</action>', empty).valid).toBe(false);
-    expect(parseTicTacToeAction('<action>(2,3)', empty).valid).toBe(false);
-    for (const g of GARBAGE_RESPONSES) expect(parseTicTacToeAction(g, empty).valid).toBe(false);
+    const rejected = [
+      '<action>(0,1)</action>',
+      '<action>(4,1)</action>',
+      '<action>2,3</action>',
+      '<action>(2,3)',
+    ];
+    for (const text of [...rejected, ...GARBAGE_RESPONSES]) {
+      expect(parseTicTacToeAction(text, empty).valid).toBe(false);
+    }
   });
 
   it('an over-long first pair is off the board, not skipped, and huge numbers never wrap to a cell', () => {

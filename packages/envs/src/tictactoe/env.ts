@@ -1,20 +1,19 @@
 /** `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). */
 
-import {
-  type AttemptOutcome,
-  type EnvEpisodeV1,
-  type EnvObservationV1,
-  type EnvStepV1,
-  type EnvTaskV1,
-  type EnvV1,
-  InvalidArgumentError,
-  type ParsedAction,
-  RolloutError,
+import type {
+  AttemptOutcome,
+  EnvObservationV1,
+  EnvStepV1,
+  EnvTaskV1,
+  EnvV1,
+  ParsedAction,
 } from '@mage-rl/core';
 import { z } from 'zod';
+import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_DRAW, OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
 import { TurnEpisode } from '../episode/turn-episode';
+import { maxTurnsOption, truncationOption } from '../options/turn-options';
 import {
   emptyCells,
   initialTicTacToeState,
@@ -40,15 +39,11 @@ export const TICTACTOE_ENV_ID = 'tictactoe';
 export const ticTacToeOptionsSchema = z.strictObject({
   /** Board size n (n×n, win length n). */
   size: z.number().int().min(TICTACTOE_MIN_SIZE).max(TICTACTOE_MAX_SIZE).default(3),
-  /** Agent turns per attempt (invalid turns count). */
-  maxTurns: z.number().int().min(1).max(100).default(8),
+  maxTurns: maxTurnsOption(1, 8),
   /** Step reward for a win; a loss gives its negation, a draw 0. */
   winReward: z.number().finite().min(0).default(10),
-  /**
-   * What an attempt stopped by the turn limit scores: `zero` (neither win nor loss) or `loss` (−winReward,
-   * so that stalling with invalid moves never beats playing on). Either way its outcome is `truncated`.
-   */
-  truncation: z.enum(['zero', 'loss']).default('zero'),
+  /** `zero` scores an attempt stopped by the turn limit as neither win nor loss, `loss` as −winReward. */
+  truncation: truncationOption(),
 });
 
 export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
@@ -66,10 +61,7 @@ export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
   }));
 }
 
-class TicTacToeEpisode
-  extends TurnEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions>
-  implements EnvEpisodeV1<TicTacToeState, TicTacToeAction>
-{
+class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions> {
   protected readonly label = 'Tic-Tac-Toe';
   private readonly agent: 0 | 1;
   private readonly initial: TicTacToeState;
@@ -141,26 +133,16 @@ class TicTacToeEpisode
   }
 
   private opponentMove(state: TicTacToeState, stream: string): TicTacToeAction {
-    const opponent = this.task.opponent;
-    const player = state.toMove;
-    if (!opponent) {
-      throw new InvalidArgumentError('Tic-Tac-Toe needs an opponent in the task.', {
-        context: { seed: this.task.seed },
-      });
-    }
-    const game = ticTacToeGame(state.size);
-    const seen = game.observe ? game.observe(state, player) : state; // perfect information: no observe today
-    const cell = opponent.act(seen, { rng: this.task.rng.split('opponent').split(stream), player });
-    if (!emptyCells(state).includes(cell)) {
-      throw new RolloutError(
-        'OPPONENT_FAILURE',
-        `Opponent '${opponent.id}' played an illegal move ${String(cell)}.`,
-        {
-          context: { opponent: opponent.id, state: ticTacToeGame(state.size).stateKey(state) },
-        },
-      );
-    }
-    return cell;
+    return opponentMove({
+      task: this.task,
+      game: ticTacToeGame(state.size),
+      label: this.label,
+      state,
+      player: state.toMove,
+      stream,
+      isLegal: (cell) => emptyCells(state).includes(cell),
+      illegal: (id, cell) => `Opponent '${id}' played an illegal move ${String(cell)}.`,
+    });
   }
 
   protected observe(): EnvObservationV1 {

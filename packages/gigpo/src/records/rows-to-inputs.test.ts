@@ -1,25 +1,19 @@
 import type { RowRecord } from '@mage-rl/core';
+import { rowRecord } from '@mage-rl/core/testing';
 import { describe, expect, it } from 'vitest';
 import { computeAdvantages } from '../advantages/compute-advantages';
 import { rowsToAdvantageInputs } from './rows-to-inputs';
 
-const record = (over: Partial<RowRecord>): RowRecord => ({
-  group: 'g0',
-  slot: 'g0/s0',
-  opponentId: 'mcts-100',
-  attempt: 0,
-  turn: 0,
-  phase: 'play',
-  anchor: 'board:.........|mcts-100',
-  promptText: 'p',
-  responseText: 'r',
-  promptTokens: [1, 2, 3],
-  responseTokens: [4, 5],
-  logprobs: [-0.1, -0.2],
-  reward: 0,
-  valid: true,
-  ...over,
-});
+const record = (over: Partial<RowRecord>): RowRecord =>
+  rowRecord({
+    opponentId: 'mcts-100',
+    anchor: 'board:.........|mcts-100',
+    promptText: 'p',
+    responseText: 'r',
+    responseTokens: [4, 5],
+    logprobs: [-0.1, -0.2],
+    ...over,
+  });
 
 describe('rowsToAdvantageInputs', () => {
   const rows = [

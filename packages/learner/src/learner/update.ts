@@ -4,6 +4,7 @@
  */
 
 import {
+  emptyUpdateTotals,
   InvalidArgumentError,
   type LearnerUpdateRequest,
   type LearnerUpdateResult,
@@ -11,6 +12,8 @@ import {
   type TokenLossInput,
   type TokenLossOutput,
   throwIfAborted,
+  type UpdateTotals,
+  updateResultOf,
 } from '@mage-rl/core';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
@@ -42,18 +45,6 @@ export interface UpdateContext {
   readonly sampled: SampledResponses;
 }
 
-/** Running sums over the mini-batches of one update. */
-interface UpdateTotals {
-  steps: number;
-  skipped: number;
-  batches: number;
-  tokens: number;
-  loss: number;
-  gradNorm: number;
-  entropy: number;
-  readonly stats: Record<string, number>;
-}
-
 /** One `LearnerV1.update`: `epochs` passes over the rows in seeded mini-batches, one AdamW step each. */
 export async function runUpdate(
   ctx: UpdateContext,
@@ -70,16 +61,7 @@ export async function runUpdate(
       new Float32Array(ctx.params.trainStore.get(s.name)?.length ?? 0),
     ]),
   );
-  const totals: UpdateTotals = {
-    steps: 0,
-    skipped: 0,
-    batches: 0,
-    tokens: 0,
-    loss: 0,
-    gradNorm: 0,
-    entropy: 0,
-    stats: {},
-  };
+  const totals = emptyUpdateTotals();
   for (let epoch = 0; epoch < epochs; epoch++) {
     const { rng, optimizer } = ctx.state;
     const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units]);
@@ -88,23 +70,7 @@ export async function runUpdate(
       await trainMiniBatch(ctx, request, batch, grads, totals);
     }
   }
-  return resultOf(totals, (performance.now() - start) / 1000);
-}
-
-/** The update's result: means per mini-batch (loss, stats), per step (gradient norm), per token (entropy). */
-function resultOf(totals: UpdateTotals, seconds: number): LearnerUpdateResult {
-  const stats: Record<string, number> = {};
-  for (const [key, v] of Object.entries(totals.stats)) stats[key] = v / Math.max(1, totals.batches);
-  return {
-    steps: totals.steps,
-    skippedSteps: totals.skipped,
-    loss: totals.loss / Math.max(1, totals.batches),
-    gradNorm: totals.gradNorm / Math.max(1, totals.steps),
-    entropy: totals.entropy / Math.max(1, totals.tokens),
-    tokens: totals.tokens,
-    seconds,
-    stats,
-  };
+  return updateResultOf(totals, (performance.now() - start) / 1000);
 }
 
 /** Loss, backward pass and optimizer step of one mini-batch (nothing for a batch without scored tokens). */

@@ -11,15 +11,13 @@ import { initLora, type LoraOptions, loraSpecs } from './lora';
 
 const lora: LoraOptions = { rank: 2, alpha: 4, targets: ['q_proj', 'v_proj', 'down_proj'] };
 
+/** A model small enough to check by hand and by finite differences: 11 tokens, width 8, MLP width 12. */
+const smallConfig = (layout: { numLayers: number; numHeads: number; numKvHeads?: number }) =>
+  defineModelConfig({ vocabSize: 11, hiddenSize: 8, intermediateSize: 12, ...layout });
+
 describe('LoRA', () => {
   it('names adapters like PEFT and validates options', () => {
-    const config = defineModelConfig({
-      vocabSize: 11,
-      hiddenSize: 8,
-      numLayers: 1,
-      numHeads: 2,
-      intermediateSize: 12,
-    });
+    const config = smallConfig({ numLayers: 1, numHeads: 2 });
     expect(loraSpecs(config, lora).map((s) => `${s.name}:${s.shape.join('x')}`)).toEqual([
       'model.layers.0.self_attn.q_proj.lora_A.weight:2x8',
       'model.layers.0.self_attn.q_proj.lora_B.weight:8x2',
@@ -37,14 +35,7 @@ describe('LoRA', () => {
   });
 
   it('adapter gradients match central differences (fp64)', async () => {
-    const config = defineModelConfig({
-      vocabSize: 11,
-      hiddenSize: 8,
-      numLayers: 2,
-      numHeads: 4,
-      numKvHeads: 2,
-      intermediateSize: 12,
-    });
+    const config = smallConfig({ numLayers: 2, numHeads: 4, numKvHeads: 2 });
     const result = await checkGradients({
       seed: 4,
       samples: 6,

@@ -43,28 +43,21 @@ export function patternOrder(name: PatternName, size = 3): number[] {
   });
   const main = Array.from({ length: n }, (_, i) => at(i, i));
   const anti = Array.from({ length: n }, (_, i) => at(i, n - 1 - i));
-  let order: number[];
-  switch (name) {
-    case 'centre-first':
-      order = [...centre, ...corners, ...edges];
-      break;
-    case 'corners-first':
-      order = [...corners, ...centre, ...edges];
-      break;
-    case 'edges-first':
-      order = [...edges, ...centre, ...corners];
-      break;
-    case 'main-diagonal-first':
-      order = [...main, ...corners, ...edges];
-      break;
-    case 'anti-diagonal-first':
-      order = [...anti, ...corners, ...edges];
-      break;
-    case 'bottom-right-sweep':
-      // 3×3: (3,3) (3,1) (1,3) (1,1) (2,2) (3,2) (2,3) (2,1) (1,2) — corners, centre, then edges from the bottom right.
-      order = [at(n - 1, n - 1), at(n - 1, 0), at(0, n - 1), at(0, 0), ...centre, ...[...edges].reverse()];
-      break;
-  }
+  // Each pattern's cell groups in priority order.
+  const groups: Record<PatternName, readonly (readonly number[])[]> = {
+    'centre-first': [centre, corners, edges],
+    'corners-first': [corners, centre, edges],
+    'edges-first': [edges, centre, corners],
+    'main-diagonal-first': [main, corners, edges],
+    'anti-diagonal-first': [anti, corners, edges],
+    // 3×3: (3,3) (3,1) (1,3) (1,1) (2,2) (3,2) (2,3) (2,1) (1,2) — corners, centre, then edges from the bottom right.
+    'bottom-right-sweep': [
+      [at(n - 1, n - 1), at(n - 1, 0), at(0, n - 1), at(0, 0)],
+      centre,
+      [...edges].reverse(),
+    ],
+  };
+  const order = groups[name].flat();
   const seen = new Set<number>();
   const out: number[] = [];
   for (const i of [...order, ...all]) {

@@ -18,9 +18,9 @@ import {
   kuhnRules,
 } from '@mage-rl/envs/kuhn-poker';
 import { kuhnOpponentRegistry, POPULATION_PRESETS } from '@mage-rl/opponents';
-import type { TrainConfigInput } from '../presets/schema';
 import { kuhnTeacher } from '../teachers/kuhn-teacher';
-import { populationIds, textWords } from './words';
+import { twoPlayerDefaults } from './two-player-defaults';
+import { textWords } from './words';
 
 const populations = POPULATION_PRESETS['kuhn-poker'];
 
@@ -56,20 +56,12 @@ export const kuhnPokerEnvDefinition: EnvDefinitionV1<KuhnState, KuhnAction> = {
   id: KUHN_ENV_ID,
   description: 'Kuhn Poker (3 cards, one betting round) against archetype and CFR opponents',
   create: (options) => createKuhnPoker(options as KuhnPokerOptions),
-  defaults: {
-    env: { options: { revealShowdown: true } },
-    rollout: { seats: { mixed: 0.5 } },
-    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
+  // Showdown cards revealed in training, hidden in evaluation.
+  defaults: twoPlayerDefaults(populations, {
+    envOptions: { revealShowdown: true },
     advantage: { trajGamma: 0.6, invalidPenalty: 2, lengthPenaltyCoef: 2 },
-    ppo: { klCoef: 0.1 },
-    eval: {
-      inDomain: populationIds(populations, 'balanced'),
-      outOfDomain: populationIds(populations, 'ood'),
-      // Showdown cards revealed in training, hidden in evaluation.
-      envOptions: { revealShowdown: false },
-      outOfDomainEnvOptions: [],
-    },
-  } satisfies TrainConfigInput,
+    evalEnvOptions: { revealShowdown: false },
+  }),
   opponents: {
     ...kuhnOpponentRegistry(),
     populations,

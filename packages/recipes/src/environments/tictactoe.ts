@@ -19,9 +19,9 @@ import {
   ticTacToeRules,
 } from '@mage-rl/envs/tictactoe';
 import { POPULATION_PRESETS, ticTacToeOpponentRegistry } from '@mage-rl/opponents';
-import type { TrainConfigInput } from '../presets/schema';
 import { ticTacToeTeacher } from '../teachers/tictactoe-teacher';
-import { populationIds, textWords } from './words';
+import { twoPlayerDefaults } from './two-player-defaults';
+import { textWords } from './words';
 
 const populations = POPULATION_PRESETS.tictactoe;
 
@@ -39,20 +39,12 @@ export const ticTacToeEnvDefinition: EnvDefinitionV1<TicTacToeState, TicTacToeAc
   id: TICTACTOE_ENV_ID,
   description: 'Tic-Tac-Toe (3×3 to 5×5) against scripted and MCTS opponents',
   create: (options) => createTicTacToe(options as TicTacToeOptions),
-  defaults: {
+  defaults: twoPlayerDefaults(populations, {
     // A game stopped by the turn limit scores as a loss, so stalling with invalid moves never pays.
-    env: { options: { truncation: 'loss' } },
-    rollout: { seats: { mixed: 0.5 } },
-    population: { preset: 'balanced', fixedOpponent: null, mode: 'sampled' },
+    envOptions: { truncation: 'loss' },
     advantage: { trajGamma: 0.6, invalidPenalty: 0.5, lengthPenaltyCoef: 2 },
-    ppo: { klCoef: 0.1 },
-    eval: {
-      inDomain: populationIds(populations, 'balanced'),
-      outOfDomain: populationIds(populations, 'ood'),
-      envOptions: {},
-      outOfDomainEnvOptions: [],
-    },
-  } satisfies TrainConfigInput,
+    evalEnvOptions: {},
+  }),
   opponents: {
     ...ticTacToeOpponentRegistry(),
     populations,

@@ -5,18 +5,14 @@
  */
 
 import {
-  type ContextLayout,
-  type EnvV1,
+  type EvaluateOptions,
   type EvaluationResultV1,
   evaluate,
   type JsonObject,
   type MemoryV1,
   type OpponentV1,
   type PolicyV1,
-  type PromptStyle,
   type RunnerEvent,
-  type SamplingOptions,
-  type SeatOption,
   UnknownIdError,
 } from '@mage-rl/core';
 import { envDefinition } from '../environments/registry';
@@ -30,27 +26,15 @@ import {
   opponentFactory,
 } from '../wiring';
 
-export interface EvaluateMethodOptions<S = unknown, A = unknown> {
-  readonly env: EnvV1<S, A>;
-  readonly policy: PolicyV1;
+/** `evaluate`'s options, with a method instead of a memory (the memory may still be given). */
+export interface EvaluateMethodOptions<S = unknown, A = unknown>
+  extends Omit<EvaluateOptions<S, A>, 'memory' | 'makeOpponent' | 'attempts' | 'waveSize'> {
   /** `react`, `reflexion`, `memento`, `a-mem`, `grpo`, `gigpo`, `lamer`, `mage`. */
   readonly method: string;
-  /** Opponent ids (two-player envs). */
-  readonly opponents?: readonly string[];
   /** Default: the opponents of `env.id`'s definition in the env registry. */
   readonly makeOpponent?: (opponentId: string) => OpponentV1<S, A>;
-  /** Meta-episodes per opponent. Default 16. */
-  readonly episodes?: number;
   /** K. Default 3 (also for methods trained with K = 1: later attempts are independent retries). */
   readonly attempts?: number;
-  /** Default 0. */
-  readonly seed?: number | string;
-  readonly context?: ContextLayout;
-  readonly style?: PromptStyle;
-  readonly seats?: SeatOption;
-  readonly earlyStop?: boolean;
-  readonly sampling?: Omit<SamplingOptions, 'signal'>;
-  readonly maxTokens?: { readonly play?: number; readonly reflect?: number };
   /**
    * Meta-episodes per lock-step wave. Default: everything at once, except for retrieval memories
    * (`memento`, `a-mem`), which play 4 waves so later waves retrieve what earlier waves stored.
@@ -59,8 +43,6 @@ export interface EvaluateMethodOptions<S = unknown, A = unknown> {
   /** Use this memory instead of a fresh one of the method's kind (e.g. a memento memory with saved cases). */
   readonly memory?: MemoryV1;
   readonly memoryOptions?: MethodMemoryOptions;
-  readonly signal?: AbortSignal;
-  readonly onEvent?: (event: RunnerEvent) => void;
 }
 
 export interface MethodEvaluationV1 extends EvaluationResultV1 {
@@ -91,24 +73,24 @@ export async function evaluateMethod<S, A>(
   const makeOpponent = options.env.needsOpponent
     ? (options.makeOpponent ?? opponentFactory<S, A>(options.env.id))
     : undefined;
+  // Everything else is evaluate's own option and goes through as it is.
+  const {
+    method: _method,
+    memory: _memory,
+    memoryOptions: _memoryOptions,
+    makeOpponent: _makeOpponent,
+    opponents: _opponents,
+    ...shared
+  } = options;
   const result = await evaluate({
-    env: options.env,
-    policy: options.policy,
+    ...shared,
     memory,
     ...(opponents.length > 0 ? { opponents } : {}),
     ...(makeOpponent ? { makeOpponent } : {}),
     episodes,
     attempts: options.attempts ?? 3,
     seed: options.seed ?? 0,
-    ...(options.context === undefined ? {} : { context: options.context }),
-    ...(options.style === undefined ? {} : { style: options.style }),
-    ...(options.seats === undefined ? {} : { seats: options.seats }),
-    ...(options.earlyStop === undefined ? {} : { earlyStop: options.earlyStop }),
-    ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
-    ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
     ...(waveSize === undefined ? {} : { waveSize }),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
   });
   return { ...result, method, memory };
 }

@@ -1,5 +1,5 @@
 import { ConfigError, MageError, type RowRecord, UnknownIdError } from '@mage-rl/core';
-import { computeAdvantages, rowsToAdvantageInputs } from '@mage-rl/gigpo';
+import { computeAdvantages, DEFAULT_ADVANTAGE_OPTIONS, rowsToAdvantageInputs } from '@mage-rl/gigpo';
 import { describe, expect, it } from 'vitest';
 import { METHOD_IDS, METHODS } from './methods';
 import { resolveTrainConfig } from './resolve-config';
@@ -184,15 +184,9 @@ describe('config → gigpo', () => {
 
   it('maps the config onto computeAdvantages options', () => {
     const c = resolveTrainConfig({}, { method: 'mage', env: 'kuhn-poker' });
+    // mage on Kuhn Poker: gigpo's defaults with Kuhn Poker's invalid penalty and a length penalty.
     expect(advantageOptionsOf(c)).toEqual({
-      estimator: 'gigpo',
-      metaReward: 'differential',
-      normalization: 'mean',
-      stepGamma: 0.95,
-      trajGamma: 0.6,
-      stepWeight: 1,
-      anchorScope: 'global',
-      episodeBaseline: 'row',
+      ...DEFAULT_ADVANTAGE_OPTIONS,
       invalidPenalty: 2,
       lengthPenalty: { coef: 2, maxTokens: c.rollout.maxTokens.reflect },
     });

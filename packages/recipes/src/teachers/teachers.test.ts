@@ -40,45 +40,41 @@ async function play<S, A>(
 
 const styleArb = fc.constantFrom<PromptStyle>('compact', 'verbose');
 
+/** Checks `property` for `numRuns` random seeds, each in a random prompt style. */
+function forAnySeedAndStyle(numRuns: number, property: (seed: number, style: PromptStyle) => Promise<void>) {
+  return fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), styleArb, property), { numRuns });
+}
+
 describe('teachers play legal, parseable actions', () => {
   it('tictactoe, any seed, both styles and seats', async () => {
     const env = createTicTacToe();
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), styleArb, async (seed, style) => {
-        const batch = await play(env, style, seed, ['random', 'pattern-centre-first', 'mcts-10', 'minimax']);
-        expect(batch.rows.length).toBeGreaterThan(0);
-        expect(batch.rows.every((r) => r.valid)).toBe(true);
-      }),
-      { numRuns: 15 },
-    );
+    await forAnySeedAndStyle(15, async (seed, style) => {
+      const batch = await play(env, style, seed, ['random', 'pattern-centre-first', 'mcts-10', 'minimax']);
+      expect(batch.rows.length).toBeGreaterThan(0);
+      expect(batch.rows.every((r) => r.valid)).toBe(true);
+    });
   });
 
   it('kuhn-poker, any seed, both styles and seats', async () => {
     const env = createKuhnPoker();
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), styleArb, async (seed, style) => {
-        const batch = await play(env, style, seed, ['conservative', 'aggressive', 'intermediate', 'cfr']);
-        expect(batch.rows.every((r) => r.valid)).toBe(true);
-      }),
-      { numRuns: 20 },
-    );
+    await forAnySeedAndStyle(20, async (seed, style) => {
+      const batch = await play(env, style, seed, ['conservative', 'aggressive', 'intermediate', 'cfr']);
+      expect(batch.rows.every((r) => r.valid)).toBe(true);
+    });
   });
 
   it('sokoban, any seed, both styles', async () => {
     const env = createSokoban();
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 1e6 }), styleArb, async (seed, style) => {
-        const batch = await play(env, style, seed, null);
-        expect(batch.rows.every((r) => r.valid)).toBe(true);
-        for (const r of batch.rows.filter((row) => row.phase === 'play')) {
-          const body = /<action>(.*)<\/action>/.exec(r.responseText)?.[1] ?? '';
-          const moves = body.split(',').length;
-          expect(moves).toBeGreaterThanOrEqual(1);
-          expect(moves).toBeLessThanOrEqual(3);
-        }
-      }),
-      { numRuns: 6 },
-    );
+    await forAnySeedAndStyle(6, async (seed, style) => {
+      const batch = await play(env, style, seed, null);
+      expect(batch.rows.every((r) => r.valid)).toBe(true);
+      for (const r of batch.rows.filter((row) => row.phase === 'play')) {
+        const body = /<action>(.*)<\/action>/.exec(r.responseText)?.[1] ?? '';
+        const moves = body.split(',').length;
+        expect(moves).toBeGreaterThanOrEqual(1);
+        expect(moves).toBeLessThanOrEqual(3);
+      }
+    });
   });
 
   it('answers exactly in the env action format', async () => {

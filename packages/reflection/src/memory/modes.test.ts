@@ -1,32 +1,20 @@
 import {
   type ChatMessage,
   ConfigError,
-  type OpponentV1,
   type PolicyRequestV1,
   type PolicyV1,
   type RowRecord,
   runMetaEpisodes,
   UnknownIdError,
 } from '@mage-rl/core';
-import {
-  createNimEnv,
-  firstLegalOpponent,
-  type NimAction,
-  type NimState,
-  nimGame,
-  scriptedPolicy,
-} from '@mage-rl/core/testing';
+import { createNimEnv, nimOpponents, nimPileOf, scriptedPolicy } from '@mage-rl/core/testing';
 import { describe, expect, it } from 'vitest';
 import { COMPACT_VOCABULARY } from '../prompts/phrases';
 import { createMemory, MEMORY_MODES, type MemoryMode } from './modes';
 
 const env = createNimEnv();
-const makeOpponent = (id: string): OpponentV1<NimState, NimAction> => firstLegalOpponent(nimGame, id);
+const makeOpponent = nimOpponents();
 const lastUser = (r: PolicyRequestV1): string => r.messages[r.messages.length - 1]?.content ?? '';
-const pileOf = (r: PolicyRequestV1): number => {
-  const numbers = lastUser(r).match(/\d+/g) ?? [];
-  return Number(numbers[numbers.length - 1] ?? 1);
-};
 /** Always takes one stone; reflects with a fixed note. Returns fake token ids so transcripts carry them. */
 function takeOne(): PolicyV1 {
   return {
@@ -204,7 +192,7 @@ describe('turn and transcript layouts', () => {
     // Plays optimally from the state it reads at the end of the prompt.
     const optimal = () =>
       scriptedPolicy((r) =>
-        r.phase === 'reflect' ? '<remark>ok</remark>' : `<action>${pileOf(r) % 3 || 1}</action>`,
+        r.phase === 'reflect' ? '<remark>ok</remark>' : `<action>${nimPileOf(r) % 3 || 1}</action>`,
       );
     for (const mode of MEMORY_MODES) {
       const runs = await Promise.all(

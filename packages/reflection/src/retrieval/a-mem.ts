@@ -5,28 +5,21 @@
  * similarity, no embedding model; notes persist across meta-episodes (`commit()` after a run).
  */
 
-import { ConfigError, type MemoryV1, type PromptStyle, type Seat } from '@mage-rl/core';
-import { createContextMemory, type LayoutOptions } from '../memory/context-memory';
+import { ConfigError, type MemoryV1, type PromptStyle } from '@mage-rl/core';
+import { createContextMemory } from '../memory/context-memory';
 import { addTokens, cosine, keywords, taskFeatures, words } from './lexical';
+import { type RetrievalOptions, retrievalK, type StoredAttemptContext } from './retrieval-options';
 
-export interface AMemNote {
+export interface AMemNote extends StoredAttemptContext {
   /** 0-based id in commit order. */
   readonly id: number;
   readonly text: string;
   readonly keywords: readonly string[];
-  readonly envId: string;
-  readonly opponentId: string | null;
-  readonly seat: Seat;
-  readonly initialText: string;
-  readonly label: string;
-  readonly success: boolean;
   /** Ids of linked notes (both directions). */
   readonly links: readonly number[];
 }
 
-export interface AMemOptions extends LayoutOptions {
-  /** Notes retrieved by similarity per attempt. Default 3. */
-  readonly k?: number;
+export interface AMemOptions extends RetrievalOptions {
   /** Links made for a new note. Default 2. */
   readonly maxLinks?: number;
   /** Minimum similarity of a link. Default 0.3. */
@@ -61,11 +54,9 @@ function noteLine(n: Draft, style: PromptStyle): string {
 }
 
 export function createAMemMemory(options: AMemOptions = {}): AMemMemory {
-  const k = options.k ?? 3;
+  const k = retrievalK(options);
   const maxLinks = options.maxLinks ?? 2;
   const threshold = options.linkThreshold ?? 0.3;
-  if (!Number.isInteger(k) || k < 1)
-    throw new ConfigError(`k must be a positive integer, got ${k}.`, { path: 'k' });
   if (!Number.isInteger(maxLinks) || maxLinks < 0) {
     throw new ConfigError(`maxLinks must be a non-negative integer, got ${maxLinks}.`, { path: 'maxLinks' });
   }

@@ -10,30 +10,22 @@ import {
   type MemorySlotInfoV1,
   type MemoryV1,
   type PromptStyle,
-  type Seat,
 } from '@mage-rl/core';
-import { createContextMemory, type LayoutOptions } from '../memory/context-memory';
+import { createContextMemory } from '../memory/context-memory';
 import { resultWord } from '../prompts/phrases';
 import { cosine, taskFeatures } from './lexical';
+import { type RetrievalOptions, retrievalK, type StoredAttemptContext } from './retrieval-options';
 
-export interface MementoCase {
-  readonly envId: string;
-  readonly opponentId: string | null;
-  readonly seat: Seat;
-  readonly initialText: string;
+export interface MementoCase extends StoredAttemptContext {
   /** Canonical action per play turn (`invalid` for invalid turns). */
   readonly actions: readonly string[];
   /** The env's history line per play turn. */
   readonly events: readonly string[];
-  readonly label: string;
-  readonly success: boolean;
   readonly draw: boolean;
   readonly return: number;
 }
 
-export interface MementoOptions extends LayoutOptions {
-  /** Cases shown per attempt. Default 3. */
-  readonly k?: number;
+export interface MementoOptions extends RetrievalOptions {
   /** Oldest cases are dropped beyond this many. Default 1000. */
   readonly maxCases?: number;
   /** Run reflect turns too (their notes are not shown). Default false. */
@@ -71,10 +63,8 @@ function caseLine(c: MementoCase, i: number, style: PromptStyle): string {
 }
 
 export function createMementoMemory(options: MementoOptions = {}): MementoMemory {
-  const k = options.k ?? 3;
+  const k = retrievalK(options);
   const maxCases = options.maxCases ?? 1000;
-  if (!Number.isInteger(k) || k < 1)
-    throw new ConfigError(`k must be a positive integer, got ${k}.`, { path: 'k' });
   if (!Number.isInteger(maxCases) || maxCases < 1) {
     throw new ConfigError(`maxCases must be a positive integer, got ${maxCases}.`, { path: 'maxCases' });
   }

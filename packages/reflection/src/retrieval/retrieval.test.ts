@@ -1,10 +1,9 @@
 import { type OpponentV1, type PolicyV1, runMetaEpisodes } from '@mage-rl/core';
 import {
   createNimEnv,
-  firstLegalOpponent,
   type NimAction,
   type NimState,
-  nimGame,
+  nimOpponents,
   scriptedPolicy,
 } from '@mage-rl/core/testing';
 import fc from 'fast-check';
@@ -20,7 +19,7 @@ const greedy: OpponentV1<NimState, NimAction> = {
   id: 'greedy',
   act: (s) => (s.stones >= 2 ? 2 : 1),
 };
-const makeOpponent = (id: string) => (id === 'greedy' ? greedy : firstLegalOpponent(nimGame, id));
+const makeOpponent = nimOpponents(greedy);
 const policy = (): PolicyV1 =>
   scriptedPolicy((r) =>
     r.phase === 'reflect' ? '<remark>opponent grabs two stones every turn</remark>' : '<action>1</action>',
