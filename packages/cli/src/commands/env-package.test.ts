@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
 const example = fileURLToPath(new URL('../../../../examples/custom-env', import.meta.url));
 
@@ -73,21 +73,12 @@ describe('mage train --env-package examples/custom-env (slow: warm start of its 
 
   it("warm-starts mage-tiny with the package's teacher, trains and evaluates the example env", async () => {
     const runDir = join(tmp.path, 'run');
-    const r = await runJson<TrainJson>([
-      'train',
-      '--env-package',
-      example,
-      '--env',
-      'higher-lower',
-      '--preset',
-      'smoke',
-      '--iterations',
-      '1',
-      '--run-dir',
-      runDir,
-      '--cache-dir',
-      join(tmp.path, 'cache'),
-    ]);
+    // The same run: a first iteration, then a resume to a second one (which takes no --env-package).
+    const args = (iterations: number) =>
+      commandLine(
+        `train --env higher-lower --preset smoke --iterations ${iterations} --run-dir ${runDir} --cache-dir ${join(tmp.path, 'cache')}`,
+      );
+    const r = await runJson<TrainJson>([...args(1), '--env-package', example]);
     expect(r.iterations).toBe(1);
     expect(r.warmStart).toContain('higher-lower-smoke-');
     const lines = (await readFile(join(runDir, 'metrics.jsonl'), 'utf8'))
@@ -100,20 +91,7 @@ describe('mage train --env-package examples/custom-env (slow: warm start of its 
     expect(lines.some((l) => l.type === 'eval')).toBe(true);
 
     // Resuming finds the env package in the run's config.json: no --env-package needed.
-    const resumed = await runJson<TrainJson>([
-      'train',
-      '--resume',
-      '--env',
-      'higher-lower',
-      '--preset',
-      'smoke',
-      '--iterations',
-      '2',
-      '--run-dir',
-      runDir,
-      '--cache-dir',
-      join(tmp.path, 'cache'),
-    ]);
+    const resumed = await runJson<TrainJson>([...args(2), '--resume']);
     expect(resumed.iterations).toBe(2);
   }, 600_000);
 });
