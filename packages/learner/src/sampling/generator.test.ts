@@ -8,7 +8,7 @@ import { addModelLoss } from '../model/training-graph';
 import { createLocalRunner, createWorkerRunner, type GraphRunner, type LoadOptions } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import { createOrtSession } from '../runtime/session';
-import { createGenerator, SMALL_RUN_FLOPS } from './generator';
+import { createGenerator, MAX_GENERATE_ROWS, SMALL_RUN_FLOPS } from './generator';
 
 const config = defineModelConfig({
   vocabSize: 37,
@@ -126,6 +126,52 @@ describe('generator (prefill + static KV buffer decode)', () => {
       sampling,
     });
     expect(other[0]?.tokens).not.toEqual(batch[2]?.tokens);
+  });
+
+  it('runs calls of more than MAX_GENERATE_ROWS rows in chunks: same tokens per row, row indices kept', async () => {
+    const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
+    const n = MAX_GENERATE_ROWS + 3;
+    const many = Array.from({ length: n }, (_, i) => prompts[i % prompts.length] as number[]);
+    const seeds = many.map((_, i) => 100 + i);
+    // A generator over the same runner that records the batch size of every run.
+    const batchSizes: number[] = [];
+    const recording = createGenerator({
+      config,
+      runner: {
+        ...runner,
+        run: (key, feeds, options) => {
+          const rows = feeds.input_ids?.dims[0];
+          if (rows !== undefined) batchSizes.push(rows);
+          return runner.run(key, feeds, options);
+        },
+      },
+    });
+    // Row n − 2 (in the second chunk) stops after two tokens; the others run to the limit.
+    const rows = await recording.generate({
+      prompts: many,
+      seeds,
+      maxTokens: 5,
+      sampling,
+      shouldStop: (row, tokens) => row === n - 2 && tokens.length === 2,
+    });
+    expect(rows).toHaveLength(n);
+    expect(Math.max(...batchSizes)).toBe(MAX_GENERATE_ROWS);
+    expect(rows[n - 2]?.finishReason).toBe('stop');
+    expect(rows[n - 2]?.tokens).toHaveLength(2);
+    const tail = await generator.generate({
+      prompts: many.slice(-1),
+      seeds: seeds.slice(-1),
+      maxTokens: 5,
+      sampling,
+    });
+    expect(rows[n - 1]?.tokens).toEqual(tail[0]?.tokens);
+    const head = await generator.generate({
+      prompts: many.slice(0, 1),
+      seeds: seeds.slice(0, 1),
+      maxTokens: 5,
+      sampling,
+    });
+    expect(rows[0]?.tokens).toEqual(head[0]?.tokens);
   });
 
   it('stops at EOS and at a stop predicate', async () => {

@@ -296,6 +296,40 @@ async function generateRows(ctx: GenerateContext, o: GenerateTokensOptions): Pro
   return rows.map((r) => ({ tokens: r.tokens, logprobs: r.logprobs, finishReason: r.finish ?? 'length' }));
 }
 
+/**
+ * Rows one prefill and decode run holds at most. Activations and the KV buffer grow with the rows (a
+ * 1024-row evaluation of Kuhn Poker needed 15 GB), so larger calls run in chunks of this many rows, one
+ * after another; each row's tokens depend only on its prompt, seed and limit.
+ */
+export const MAX_GENERATE_ROWS = 256;
+
+/** The rows `[start, start + count)` of a call, as a call of their own. */
+function chunkOf(o: GenerateTokensOptions, start: number, count: number): GenerateTokensOptions {
+  const end = start + count;
+  const { shouldStop } = o;
+  return {
+    ...o,
+    prompts: o.prompts.slice(start, end),
+    seeds: o.seeds.slice(start, end),
+    maxTokens: typeof o.maxTokens === 'number' ? o.maxTokens : o.maxTokens.slice(start, end),
+    ...(shouldStop
+      ? { shouldStop: (row: number, tokens: readonly number[]) => shouldStop(start + row, tokens) }
+      : {}),
+  };
+}
+
+/** `generateRows` over chunks of at most `MAX_GENERATE_ROWS` rows. */
+async function generateChunked(ctx: GenerateContext, o: GenerateTokensOptions): Promise<GeneratedRow[]> {
+  if (o.prompts.length <= MAX_GENERATE_ROWS) return generateRows(ctx, o);
+  checkRequest(ctx.config, o);
+  const out: GeneratedRow[] = [];
+  for (let start = 0; start < o.prompts.length; start += MAX_GENERATE_ROWS) {
+    const count = Math.min(MAX_GENERATE_ROWS, o.prompts.length - start);
+    out.push(...(await generateRows(ctx, chunkOf(o, start, count))));
+  }
+  return out;
+}
+
 /** A generator over `runner`, whose persistent tensors hold the model's weights. */
 export function createGenerator(options: GeneratorOptions): Generator {
   // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
@@ -311,7 +345,7 @@ export function createGenerator(options: GeneratorOptions): Generator {
   let queue: Promise<unknown> = Promise.resolve();
   return {
     generate(o) {
-      const result = queue.then(() => generateRows(ctx, o));
+      const result = queue.then(() => generateChunked(ctx, o));
       queue = result.catch(() => undefined);
       return result;
     },
