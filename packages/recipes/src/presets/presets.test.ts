@@ -76,7 +76,7 @@ describe('resolveTrainConfig', () => {
     expect([ttt.advantage.trajGamma, kuhn.advantage.trajGamma, sok.advantage.trajGamma]).toEqual([
       0.6, 0.6, 0.9,
     ]);
-    expect([ttt.advantage.invalidPenalty, kuhn.advantage.invalidPenalty]).toEqual([0.5, 2]);
+    expect([ttt.advantage.invalidPenalty, kuhn.advantage.invalidPenalty]).toEqual([5, 2]);
     expect([ttt.ppo.klCoef, kuhn.ppo.klCoef, sok.ppo.klCoef]).toEqual([0.1, 0.1, 0]);
     expect([ttt.advantage.lengthPenaltyCoef, sok.advantage.lengthPenaltyCoef]).toEqual([2, 1]);
     expect(ttt.eval.outOfDomain).toEqual(['mcts-1000']);
