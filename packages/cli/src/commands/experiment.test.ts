@@ -66,14 +66,23 @@ describe('mage experiment', () => {
       const record = JSON.parse(await readFile(join(out, 'experiment.json'), 'utf8')) as {
         spec: { methods: string[] };
         commands: string[];
+        calls: { command: string; commit: string | null }[];
       };
       expect(record.spec.methods).toEqual(['warm-start', 'mage']);
       expect(record.commands).toHaveLength(2);
+      // Every call that wrote the directory (the refused one did not), each with its commit.
+      expect(record.calls.map((c) => c.command)).toEqual([
+        record.commands[0],
+        record.commands[0],
+        record.commands[1],
+      ]);
+      expect(record.calls[0]?.commit).toMatch(/^[0-9a-f]{40}$/);
 
       // The report can be rewritten from the evaluation records alone.
       await rm(first.markdown);
       const rewritten = await runJson<{ markdown: string }>(['experiment', '--report-only', '--out', out]);
       expect(await readFile(rewritten.markdown, 'utf8')).toMatch(/\| warm-start \| reflection \| 1 \|/);
+      expect(await readFile(rewritten.markdown, 'utf8')).toMatch(/at commit `[0-9a-f]{7}`/);
       const notExperiment = await runCaptured([
         'experiment',
         '--report-only',

@@ -61,6 +61,23 @@ export function gridAxis(text: string): GridAxis {
 const rawArgs = (command: Command): readonly string[] =>
   (command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? [];
 
+/** The calls that wrote an experiment directory, with their commits where recorded. */
+function callLines(saved: Partial<ExperimentRecordV1>): string[] {
+  const calls = saved.calls ?? [];
+  if (calls.length === 0) {
+    const commands = saved.commands ?? [];
+    return [`Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`];
+  }
+  return [
+    'Calls (in order):',
+    '',
+    ...calls.map(
+      (c) =>
+        `- \`${c.command ?? 'not recorded'}\` at commit \`${c.commit?.slice(0, 7) ?? 'unknown'}\`, ${c.started}`,
+    ),
+  ];
+}
+
 /** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
 function experimentReferences(definition: EnvDefinitionV1, spec: Partial<ExperimentSpecV1>) {
   const config = resolveTrainConfig(spec.overrides ?? {}, {
@@ -86,7 +103,6 @@ async function experimentReport(outDir: string) {
   if (typeof saved?.spec?.env !== 'string') {
     throw new ConfigError(`'${path}' is not an experiment record (no spec.env).`, { path: '--out' });
   }
-  const commands = Array.isArray(saved.commands) ? saved.commands : [];
   // What success means in this env, when its definition is at hand (a package env needs --env-package).
   const registry = envRegistry();
   const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
@@ -97,7 +113,7 @@ async function experimentReport(outDir: string) {
     {
       title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
       lines: [
-        `Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`,
+        ...callLines(saved),
         '',
         ...(success ? [`Success: ${success}.`, ''] : []),
         `Machine: ${Object.entries(saved.machine ?? {})

@@ -198,6 +198,12 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
   const path = join(options.outDir, 'experiment.json');
   const spec = JSON.parse(JSON.stringify(options.spec)) as ExperimentSpecV1;
   const command = options.command ?? null;
+  const current = machine();
+  const call: ExperimentCallV1 = {
+    command,
+    commit: typeof current.commit === 'string' ? current.commit : null,
+    started: new Date().toISOString(),
+  };
   if (await pathExists(path)) {
     const saved = (await readJsonFile(path)) as ExperimentRecordV1 | null;
     if (!saved || JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
@@ -217,21 +223,33 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
         grid: [...new Map([...saved.spec.grid, ...spec.grid].map((a) => [JSON.stringify(a), a])).values()],
       },
       commands: union(saved.commands ?? [], command === null ? [] : [command]),
+      calls: [...(saved.calls ?? []), call],
     } satisfies ExperimentRecordV1);
     return;
   }
   await writeJsonAtomic(path, {
     spec,
     commands: command === null ? [] : [command],
-    machine: machine(),
-    started: new Date().toISOString(),
+    calls: [call],
+    machine: current,
+    started: call.started,
   } satisfies ExperimentRecordV1);
+}
+
+/** One `mage experiment` call on a directory: what was typed, at which commit, when. */
+export interface ExperimentCallV1 {
+  readonly command: string | null;
+  /** `git rev-parse HEAD` of the working directory; null outside a git checkout. */
+  readonly commit: string | null;
+  readonly started: string;
 }
 
 /** `experiment.json`: everything asked of the directory so far. */
 export interface ExperimentRecordV1 {
   readonly spec: ExperimentSpecV1;
   readonly commands: readonly string[];
+  /** Every call in order (directories written before this field list only `commands`). */
+  readonly calls?: readonly ExperimentCallV1[];
   readonly machine: Readonly<Record<string, unknown>>;
   readonly started: string;
 }
