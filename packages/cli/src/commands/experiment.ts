@@ -28,6 +28,7 @@ import { oneOf } from './game-options';
 import {
   addEnvFlags,
   commaList,
+  commandWords,
   envFlag,
   iterationLine,
   progressFor,
@@ -56,10 +57,6 @@ export function gridAxis(text: string): GridAxis {
   }
   return { path, values };
 }
-
-/** The words the command was called with (commander keeps them on the program, untyped). */
-const rawArgs = (command: Command): readonly string[] =>
-  (command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? [];
 
 /** The calls that wrote an experiment directory, with their commits where recorded. */
 function callLines(saved: Partial<ExperimentRecordV1>): string[] {
@@ -202,6 +199,8 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
   const spec = await experimentSpecOf(opts, command);
   const outDir = resolve(opts.out ?? join('experiments', `${spec.env}-${spec.preset}`));
   const progress = progressFor(io, opts.json);
+  const again = async () =>
+    `Finished units are kept; continue with the same command: mage ${commandWords(command).join(' ')}`;
   await withInterrupt(async (signal) => {
     try {
       if (opts.reportOnly) {
@@ -214,7 +213,7 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
         spec,
         outDir,
         cacheDir: opts.cacheDir,
-        command: ['mage', ...rawArgs(command)].join(' '),
+        command: ['mage', ...commandWords(command)].join(' '),
         signal,
         log: (line) => progress.log(line),
         onTrainingEvent: (policy, seed, e) => {
@@ -232,5 +231,5 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
     } finally {
       progress.stop();
     }
-  });
+  }, again);
 }

@@ -1,7 +1,7 @@
 /** `mage train`: meta-RL training of mage-tiny from its warm start, with progress and a report. */
 
 import { join, resolve } from 'node:path';
-import type { RunnerEvent, TrainingEvent } from '@mage-rl/core';
+import { latestCheckpoint, type RunnerEvent, type TrainingEvent } from '@mage-rl/core';
 import {
   envDefinition,
   METHOD_IDS,
@@ -20,6 +20,7 @@ import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import {
   addEnvFlags,
+  commandWords,
   envFlag,
   iterationLine,
   passLine,
@@ -126,24 +127,36 @@ async function runTrain(opts: TrainFlags, command: Command, io: Io): Promise<voi
   const runDir = resolve(opts.runDir ?? join('runs', `${env}-${method}-${preset}-s${seed}`));
   const progress = progressFor(io, opts.json);
   const handlers = trainProgressHandlers(progress, runDir);
-  await withInterrupt(async (signal) => {
-    try {
-      const r = await trainPipeline({
-        ...call,
-        runDir,
-        ...(opts.resume ? { resume: true } : {}),
-        ...(opts.model ? { model: resolve(opts.model) } : {}),
-        cacheDir: opts.cacheDir,
-        signal,
-        log: (line) => progress.log(line),
-        ...handlers,
-      });
-      progress.stop();
-      printTrainResult(io, r, opts.json);
-    } finally {
-      progress.stop();
-    }
-  });
+  await withInterrupt(
+    async (signal) => {
+      try {
+        const r = await trainPipeline({
+          ...call,
+          runDir,
+          ...(opts.resume ? { resume: true } : {}),
+          ...(opts.model ? { model: resolve(opts.model) } : {}),
+          cacheDir: opts.cacheDir,
+          signal,
+          log: (line) => progress.log(line),
+          ...handlers,
+        });
+        progress.stop();
+        printTrainResult(io, r, opts.json);
+      } finally {
+        progress.stop();
+      }
+    },
+    () => resumeHint(runDir, command),
+  );
+}
+
+/** Where an interrupted run stands and the command that continues it. */
+async function resumeHint(runDir: string, command: Command): Promise<string> {
+  const words = commandWords(command);
+  const last = await latestCheckpoint(runDir).catch(() => null);
+  if (last === null) return `No checkpoint was written yet; start again with: mage ${words.join(' ')}`;
+  const again = words.includes('--resume') ? words : [...words, '--resume'];
+  return `Nothing up to the checkpoint after iteration ${last.iteration} is lost (${last.dir}); continue with: mage ${again.join(' ')}`;
 }
 
 /** Bars for iterations, rollout slots and the warm start, and a summary line per training event. */

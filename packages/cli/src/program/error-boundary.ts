@@ -11,13 +11,16 @@ export const processIo: Io = {
 };
 
 /**
- * The CLI's one error boundary: known errors print one paragraph and give exit code 1; anything else
+ * The CLI's one error boundary: known errors print one paragraph and give exit code 1 (a signal's code when
+ * one stopped the command); anything else
  * prints the stack and says it is a bug.
  */
 export function reportError(error: unknown, io: Io): number {
   if (MageError.isInstance(error)) {
     io.stderr(`mage: ${error.message}${error.code === 'ABORTED' ? '' : ` [${error.code}]`}\n`);
-    return 1;
+    // A command stopped by a signal exits as shells expect (130 for Ctrl-C, 143 for SIGTERM).
+    const exitCode = error.context.exitCode;
+    return typeof exitCode === 'number' ? exitCode : 1;
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   io.stderr(`mage: internal error — this is a bug, please report it with the output below.\n${stack}\n`);
