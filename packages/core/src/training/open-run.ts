@@ -12,6 +12,7 @@ import {
   latestCheckpoint,
   type MetricsWriter,
   metricsWriter,
+  pointLatest,
   RUN_CONFIG_FORMAT,
   runPaths,
   truncateMetrics,
@@ -104,6 +105,9 @@ export async function openRun<S, A>(
       options.memoryState.restore(checkpoint.state.memory);
     }
     await truncateMetrics(paths.metrics, checkpoint.state.metricsLines);
+    // A run killed between renaming a checkpoint into place and rewriting the pointer left latest.json
+    // one checkpoint behind; point it at the one resumed from (a finished run has nothing left to write).
+    await pointLatest(runDir, checkpoint.iteration);
     opened = {
       startIteration: checkpoint.state.nextIteration,
       resumedFrom: { iteration: checkpoint.iteration, dir: checkpoint.dir },

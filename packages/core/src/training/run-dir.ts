@@ -186,6 +186,11 @@ export async function truncateMetrics(path: string, lines: number): Promise<void
   if (next !== text) await writeFileAtomic(path, next);
 }
 
+/** Points checkpoints/latest.json (atomically) at the checkpoint after `iteration`. */
+export async function pointLatest(runDir: string, iteration: number): Promise<void> {
+  await writeJsonAtomic(runPaths(runDir).latest, { iteration, dir: checkpointName(iteration) });
+}
+
 /**
  * Writes a checkpoint directory atomically (`save(tempDir)` first — it may replace the directory — then
  * state.json), points latest.json at it, and removes the oldest checkpoints beyond `keep`.
@@ -203,7 +208,7 @@ export async function writeCheckpoint(args: {
     await args.save(temp);
     await writeJsonAtomic(join(temp, 'state.json'), args.state);
   });
-  await writeJsonAtomic(paths.latest, { iteration: args.state.iteration, dir: name });
+  await pointLatest(args.runDir, args.state.iteration);
   const listed = await listCheckpoints(args.runDir);
   const pruned: string[] = [];
   for (const entry of listed.slice(0, Math.max(0, listed.length - args.keep))) {

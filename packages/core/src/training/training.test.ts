@@ -167,6 +167,19 @@ describe('iterateTraining', () => {
     );
   });
 
+  it('repairs a latest.json left one checkpoint behind by a kill, also when the run had finished', async () => {
+    const runDir = await tempDir();
+    const options = (learner: ReturnType<typeof nimLearner>) =>
+      nimTrainingOptions(learner, { iterations: 3, runDir, checkpointEvery: 1, keepCheckpoints: 3 });
+    await collect(options(nimLearner()));
+    const latest = join(runDir, 'checkpoints', 'latest.json');
+    // As if killed after renaming iter-000002 into place but before rewriting the pointer.
+    await writeFile(latest, JSON.stringify({ iteration: 1, dir: 'iter-000001' }));
+    const events = await collect({ ...options(nimLearner()), resume: true });
+    expect(events.find((e) => e.type === 'run-start')).toMatchObject({ startIteration: 3 });
+    expect(JSON.parse(await readFile(latest, 'utf8'))).toEqual({ iteration: 2, dir: 'iter-000002' });
+  });
+
   it('resumes from the latest checkpoint and reproduces the uninterrupted run exactly', async () => {
     const options = (runDir: string, learner = nimLearner()) =>
       nimTrainingOptions(learner, {
