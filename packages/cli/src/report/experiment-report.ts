@@ -169,7 +169,7 @@ function returnTable(rows: readonly ExperimentRowV1[]): string[] {
   const cell = (s: SummaryAggregateV1 | undefined) =>
     s ? s.meanReturn.map((m) => m.mean.toFixed(2)).join(' → ') : '';
   return [
-    `Mean return of attempt 1 → ${k} (reward units; with early stop, attempt k > 1 is played only after failed attempts):`,
+    `Mean return of attempt 1 → ${k} (reward units; when the evaluation stops early, attempt k > 1 is played only after failed attempts):`,
     '',
     `| policy | eval memory | overall | ${opponents.join(' | ')} |`,
     `|---|---|---|${'---|'.repeat(opponents.length)}`,
