@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The one command of the README: install everything (frozen lockfile), build, type-check, lint and test.
+// The one command of the README: install everything (frozen lockfile), build, type-check, lint, check the
+// code-health bounds (scripts/code-health.mjs) and test.
 // Works on a machine that has only Node 20 and npm: pnpm is run through `npx pnpm@<pin>` when missing.
 // Usage: npm run verify            (or: node scripts/verify.mjs)
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,7 @@ step('install (frozen lockfile)', ['install', '--frozen-lockfile']);
 step('build', ['run', 'build']);
 step('typecheck', ['run', 'typecheck']);
 step('lint', ['run', 'lint']);
+step('code health', ['run', 'health']);
 step('examples smoke', ['--filter', './examples/*', 'run', 'smoke']);
 process.stdout.write('\n==> test\n');
 const test = run(pnpm[0], [
