@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { ConfigError, type EnvDefinitionV1, MageError, readJsonFile } from '@mage-rl/core';
+import { ConfigError, type EnvDefinitionV1, MageError, readJsonFile, valueAt } from '@mage-rl/core';
 import { addEnvDefinition, mergeConfig, resolveTrainConfig, type TrainConfigInput } from '@mage-rl/recipes';
 
 /** Export conditions, in the order Node's `import` tries them. */
@@ -196,16 +196,6 @@ export async function useEnvPackage(
 export async function recordedEnvPackage(runDir: string): Promise<string | undefined> {
   const path = join(runDir, 'config.json');
   if (!existsSync(path)) return undefined;
-  const spec = jsonPath(await readJsonFile(path), ['extra', 'env', 'package']);
+  const spec = valueAt(await readJsonFile(path), ['extra', 'env', 'package']);
   return typeof spec === 'string' ? spec : undefined;
-}
-
-/** `value.a.b…` of parsed JSON, `undefined` where a step is missing or not an object. */
-function jsonPath(value: unknown, path: readonly string[]): unknown {
-  let at = value;
-  for (const key of path) {
-    if (typeof at !== 'object' || at === null) return undefined;
-    at = Reflect.get(at, key);
-  }
-  return at;
 }

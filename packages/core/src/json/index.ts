@@ -1,1 +1,1 @@
-export { isJsonSafe, type JsonObject, type JsonPrimitive, type JsonValue } from './json';
+export { isJsonSafe, type JsonObject, type JsonPrimitive, type JsonValue, valueAt } from './json';

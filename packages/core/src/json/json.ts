@@ -34,3 +34,11 @@ export function isJsonSafe(value: unknown, seen: Set<object> = new Set()): boole
       return false;
   }
 }
+
+/** `value[path[0]][path[1]]…` of parsed data; `undefined` where a step is missing or not an object. */
+export function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>(
+    (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+    value,
+  );
+}

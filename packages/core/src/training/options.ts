@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { ConfigError } from '../errors';
-import type { JsonObject, JsonValue } from '../json';
+import { type JsonObject, type JsonValue, valueAt } from '../json';
 import type { ContextLayout, MemoryV1 } from '../memory';
 import type { RowRecord } from '../records';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
@@ -247,13 +247,6 @@ const schema = z.looseObject({
     })
     .optional(),
 });
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>(
-    (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
-    input,
-  );
-}
 
 function show(value: unknown): string {
   if (value === undefined) return 'undefined';

@@ -265,9 +265,12 @@ async function decodeStep(
   return outputData(out, 'logprobs', Float32Array);
 }
 
-/** One generate call: prefill, then decode steps until every row has finished. */
-async function generateRows(ctx: GenerateContext, o: GenerateTokensOptions): Promise<GeneratedRow[]> {
-  const limits = checkRequest(ctx.config, o);
+/** One generate call whose request `checkRequest` accepted: prefill, then decode steps until every row has finished. */
+async function generateRows(
+  ctx: GenerateContext,
+  o: GenerateTokensOptions,
+  limits: readonly number[],
+): Promise<GeneratedRow[]> {
   if (o.prompts.length === 0) return [];
   const shape = planShape(ctx.config, o.prompts, limits);
   const first = await prefill(ctx, o.prompts, shape);
@@ -318,14 +321,14 @@ function chunkOf(o: GenerateTokensOptions, start: number, count: number): Genera
   };
 }
 
-/** `generateRows` over chunks of at most `MAX_GENERATE_ROWS` rows. */
+/** Checks the request once, then runs `generateRows` over chunks of at most `MAX_GENERATE_ROWS` rows. */
 async function generateChunked(ctx: GenerateContext, o: GenerateTokensOptions): Promise<GeneratedRow[]> {
-  if (o.prompts.length <= MAX_GENERATE_ROWS) return generateRows(ctx, o);
-  checkRequest(ctx.config, o);
+  const limits = checkRequest(ctx.config, o);
+  if (o.prompts.length <= MAX_GENERATE_ROWS) return generateRows(ctx, o, limits);
   const out: GeneratedRow[] = [];
   for (let start = 0; start < o.prompts.length; start += MAX_GENERATE_ROWS) {
     const count = Math.min(MAX_GENERATE_ROWS, o.prompts.length - start);
-    out.push(...(await generateRows(ctx, chunkOf(o, start, count))));
+    out.push(...(await generateRows(ctx, chunkOf(o, start, count), limits.slice(start, start + count))));
   }
   return out;
 }
