@@ -3,8 +3,8 @@
 // versions and applies `publishConfig`), checks what each tarball holds (dist, README, LICENSE; no sources,
 // tests or fixtures; no `@mage-rl/source` condition), runs publint and @arethetypeswrong/cli (ESM-only
 // profile) on it, then installs all tarballs in an empty project with npm 10 and with npm 11, type-checks a
-// consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point and runs the `mage`
-// CLI from the install. Last, `examples/custom-env` is copied out of the repository and installed (its
+// consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point, samples from a
+// tiny learner (onnxruntime-node's bundled CPU binaries) and runs the `mage` CLI from the install. Last, `examples/custom-env` is copied out of the repository and installed (its
 // `@mage-rl/*` ranges served by the tarballs), built, tested and smoked on its own.
 //
 // Needs a build first (`pnpm build`). Uses the npm registry for third-party dependencies (cached in
@@ -64,7 +64,7 @@ function fail(what, detail) {
   process.stdout.write(`pack-check: FAIL ${what}\n${detail ? `${detail.trimEnd()}\n` : ''}`);
 }
 
-/** Runs a command; resolves with its status and combined output (never rejects). */
+/** Runs a command; resolves with its status, combined output and stdout (never rejects). */
 function run(cmd, args, { cwd = root, env = {} } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
@@ -72,14 +72,16 @@ function run(cmd, args, { cwd = root, env = {} } = {}) {
       env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
     });
     let out = '';
+    let stdout = '';
     child.stdout.on('data', (d) => {
       out += d;
+      stdout += d;
     });
     child.stderr.on('data', (d) => {
       out += d;
     });
     child.on('error', (error) => resolve({ status: -1, out: `${out}${error.message}` }));
-    child.on('close', (status) => resolve({ status, out }));
+    child.on('close', (status) => resolve({ status, out, stdout }));
   });
 }
 
@@ -242,6 +244,23 @@ function writeConsumer(dir) {
     join(dir, 'imports.mjs'),
     `${runtime.join('\n')}\nconsole.log('imported ${ENTRIES.length} entry points');\n`,
   );
+  // The learner from the install: onnxruntime-node's bundled CPU binaries load and its worker thread samples.
+  writeFileSync(
+    join(dir, 'learner.mjs'),
+    [
+      "import { createByteTokenizer, createOnnxLearner, defineModelConfig } from '@mage-rl/learner';",
+      'const config = defineModelConfig({ vocabSize: 257, hiddenSize: 32, numLayers: 1, numHeads: 2, intermediateSize: 64 });',
+      'const learner = await createOnnxLearner({ config, tokenizer: createByteTokenizer(), seed: 1, optimizer: { lr: 1e-3 } });',
+      'try {',
+      "  const request = { messages: [{ role: 'user', content: 'hi' }], phase: 'play', seed: 7, maxTokens: 4 };",
+      '  const [reply] = await learner.policy.generate([request]);',
+      "  if (!reply || reply.tokens.length === 0) throw new Error('the learner generated no tokens');",
+      '} finally {',
+      '  await learner.dispose();',
+      '}',
+      '',
+    ].join('\n'),
+  );
   for (const resolution of ['nodenext', 'bundler']) {
     const compilerOptions = {
       module: resolution === 'nodenext' ? 'nodenext' : 'esnext',
@@ -306,10 +325,14 @@ async function checkConsumer(major, tarballs, work) {
   );
   if (install.status !== 0) return;
   const tsc = join(dir, 'node_modules', '.bin', 'tsc');
-  for (const resolution of ['nodenext', 'bundler']) {
+  // Both installs lay out the same files; type-checking the first one is enough.
+  for (const resolution of major === npmMajors[0] ? ['nodenext', 'bundler'] : []) {
     await typeCheck(`npm ${version}: tsc (moduleResolution ${resolution})`, tsc, resolution, dir);
   }
   await must(`npm ${version}: import every entry point`, 'node', ['imports.mjs'], { cwd: dir });
+  await must(`npm ${version}: the learner samples on onnxruntime-node`, 'node', ['learner.mjs'], {
+    cwd: dir,
+  });
   const mage = join(dir, 'node_modules', '.bin', 'mage');
   const help = await must(`npm ${version}: mage --help`, mage, ['--help'], { cwd: dir });
   if (help.status === 0 && !/best-response/.test(help.out))
@@ -326,6 +349,7 @@ async function checkConsumer(major, tarballs, work) {
       br.out,
     );
   }
+  return mage;
 }
 
 /** `examples/custom-env` outside the repository: its `@mage-rl/*` ranges come from the tarballs. */
@@ -371,6 +395,24 @@ async function checkExample(major, tarballs, work) {
       { cwd: dir },
     );
   }
+  return dir;
+}
+
+/** The installed `mage` evaluates a third-party env package: the example, with its own copy of core. */
+async function checkEnvPackage(mage, example) {
+  const what = 'mage (from the tarballs) eval --env-package examples/custom-env';
+  const args = ['eval', '--env-package', '.', '--method', 'reflexion', '--episodes', '4', '--json'];
+  const r = await must(what, mage, args, { cwd: example });
+  if (r.status !== 0) return;
+  let result;
+  try {
+    result = JSON.parse(r.stdout);
+  } catch {
+    result = undefined;
+  }
+  if (result?.env !== 'higher-lower' || result.metrics?.overall?.invalidActionRate?.rate !== 0) {
+    fail(`${what}: expected env higher-lower with no invalid actions`, tail(r.out));
+  }
 }
 
 const pkgs = packages();
@@ -382,13 +424,16 @@ try {
   const tarballs = await packAll(pkgs, tarballDir);
   if (tarballs.length === pkgs.length) {
     // Three independent streams: the linters are CPU-bound, the installs mostly wait on disk and network.
-    await Promise.all([
+    const [, mage, example] = await Promise.all([
       lintTarballs(tarballs),
       (async () => {
-        for (const major of npmMajors) await checkConsumer(major, tarballs, work);
+        let installed;
+        for (const major of npmMajors) installed = (await checkConsumer(major, tarballs, work)) ?? installed;
+        return installed;
       })(),
       flags.example ? checkExample(npmMajors[0], tarballs, work) : undefined,
     ]);
+    if (mage && example) await checkEnvPackage(mage, example);
   }
 } finally {
   if (flags.keep) log(`kept ${work}`);
