@@ -2,14 +2,16 @@
 // The published shape, checked as a user meets it: packs every package (`pnpm pack` rewrites `workspace:`
 // versions and applies `publishConfig`), checks what each tarball holds (dist, README, LICENSE; no sources,
 // tests or fixtures; no `@mage-rl/source` condition), runs publint and @arethetypeswrong/cli (ESM-only
-// profile) on it, then installs all tarballs in an empty project with npm 10 and with npm 11, type-checks a
-// consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point, samples from a
-// tiny learner (onnxruntime-node's bundled CPU binaries) and runs the `mage` CLI from the install. Last, `examples/custom-env` is copied out of the repository and installed (its
-// `@mage-rl/*` ranges served by the tarballs), built, tested and smoked on its own.
+// profile) on it, then installs all tarballs in an empty project with npm 10, with npm 11 and with pnpm,
+// type-checks a consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point,
+// samples from a tiny learner (onnxruntime-node's bundled CPU binaries) and runs the `mage` CLI from each
+// install. Last, `examples/custom-env` is copied out of the repository and installed (its `@mage-rl/*`
+// ranges served by the tarballs), built, tested and smoked on its own, and the installed `mage` evaluates
+// it through `--env-package`.
 //
 // Needs a build first (`pnpm build`). Uses the npm registry for third-party dependencies (cached in
 // ~/.npm; `--prefer-offline` skips revalidation) and `ONNXRUNTIME_NODE_INSTALL=skip`.
-// Usage: pnpm pack-check [--npm 10,11] [--no-example] [--keep]
+// Usage: pnpm pack-check [--npm 10,11] [--no-pnpm] [--no-example] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -31,6 +33,7 @@ const { values: flags } = parseArgs({
   options: {
     npm: { type: 'string', default: '10,11' },
     example: { type: 'boolean', default: true },
+    pnpm: { type: 'boolean', default: true },
     keep: { type: 'boolean', default: false },
   },
   allowNegative: true,
@@ -303,49 +306,60 @@ async function typeCheck(what, tsc, resolution, dir) {
 
 const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
 
-async function checkConsumer(major, tarballs, work) {
-  const dir = join(work, `npm${major}`);
+/** Installs all tarballs with `npm@<major>` (or the pinned pnpm) into an empty consumer project. */
+async function installConsumer(manager, tarballs, work) {
+  const dir = join(work, manager);
   mkdirSync(dir);
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
-  );
+  const manifest = { name: 'consumer', private: true, type: 'module' };
+  const dev = ['typescript', '@types/node'].map((d) => `${d}@${rootManifest.devDependencies[d]}`);
+  const base = manager === 'pnpm' ? pnpmCommand() : ['npx', '--yes', `npm@${manager.slice(3)}`];
+  const tarballFiles = tarballs.map((t) => t.tarball);
+  let args;
+  if (manager === 'pnpm') {
+    // pnpm resolves the packages' own `@mage-rl/*` dependencies from the registry unless overridden.
+    manifest.pnpm = { overrides: Object.fromEntries(tarballs.map((t) => [t.name, `file:${t.tarball}`])) };
+    args = ['add', ...tarballFiles, ...dev];
+  } else {
+    args = [...npmArgs, ...tarballFiles, ...dev];
+  }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
   writeConsumer(dir);
-  const npm = ['npx', '--yes', `npm@${major}`];
-  const version = (await run(npm[0], [...npm.slice(1), '--version'], { cwd: dir })).out
+  const version = (await run(base[0], [...base.slice(1), '--version'], { cwd: dir })).out
     .trim()
     .split('\n')
     .at(-1);
-  const dev = ['typescript', '@types/node'].map((d) => `${d}@${rootManifest.devDependencies[d]}`);
+  const label = `${manager.replace(/\d+$/, '')} ${version}`;
   const install = await must(
-    `npm ${version}: install ${tarballs.length} tarballs`,
-    npm[0],
-    [...npm.slice(1), ...npmArgs, ...tarballs.map((t) => t.tarball), ...dev],
-    { cwd: dir },
+    `${label}: install ${tarballs.length} tarballs`,
+    base[0],
+    [...base.slice(1), ...args],
+    {
+      cwd: dir,
+    },
   );
-  if (install.status !== 0) return;
+  return install.status === 0 ? { dir, label } : undefined;
+}
+
+/** Type-checks (when asked), imports, samples from the learner and runs `mage` in an installed consumer. */
+async function checkConsumer(manager, tarballs, work, { typecheck }) {
+  const installed = await installConsumer(manager, tarballs, work);
+  if (!installed) return undefined;
+  const { dir, label } = installed;
   const tsc = join(dir, 'node_modules', '.bin', 'tsc');
-  // Both installs lay out the same files; type-checking the first one is enough.
-  for (const resolution of major === npmMajors[0] ? ['nodenext', 'bundler'] : []) {
-    await typeCheck(`npm ${version}: tsc (moduleResolution ${resolution})`, tsc, resolution, dir);
+  for (const resolution of typecheck ? ['nodenext', 'bundler'] : []) {
+    await typeCheck(`${label}: tsc (moduleResolution ${resolution})`, tsc, resolution, dir);
   }
-  await must(`npm ${version}: import every entry point`, 'node', ['imports.mjs'], { cwd: dir });
-  await must(`npm ${version}: the learner samples on onnxruntime-node`, 'node', ['learner.mjs'], {
-    cwd: dir,
-  });
+  await must(`${label}: import every entry point`, 'node', ['imports.mjs'], { cwd: dir });
+  await must(`${label}: the learner samples on onnxruntime-node`, 'node', ['learner.mjs'], { cwd: dir });
   const mage = join(dir, 'node_modules', '.bin', 'mage');
-  const help = await must(`npm ${version}: mage --help`, mage, ['--help'], { cwd: dir });
+  const help = await must(`${label}: mage --help`, mage, ['--help'], { cwd: dir });
   if (help.status === 0 && !/best-response/.test(help.out))
-    fail(`npm ${version}: mage --help lists no commands`, help.out);
-  const br = await must(
-    `npm ${version}: mage best-response kuhn --opponent aggressive`,
-    mage,
-    ['best-response', 'kuhn', '--opponent', 'aggressive'],
-    { cwd: dir },
-  );
+    fail(`${label}: mage --help lists no commands`, help.out);
+  const args = ['best-response', 'kuhn', '--opponent', 'aggressive'];
+  const br = await must(`${label}: mage ${args.join(' ')}`, mage, args, { cwd: dir });
   if (br.status === 0 && !br.out.includes('0.333333 chips per hand')) {
     fail(
-      `npm ${version}: mage best-response printed an unexpected value (expected 0.333333 chips per hand)`,
+      `${label}: mage best-response printed an unexpected value (expected 0.333333 chips per hand)`,
       br.out,
     );
   }
@@ -427,9 +441,13 @@ try {
     const [, mage, example] = await Promise.all([
       lintTarballs(tarballs),
       (async () => {
-        let installed;
-        for (const major of npmMajors) installed = (await checkConsumer(major, tarballs, work)) ?? installed;
-        return installed;
+        // Both npm installs lay out the same files: type-checking the first one is enough.
+        let mage;
+        for (const [i, major] of npmMajors.entries()) {
+          mage = (await checkConsumer(`npm${major}`, tarballs, work, { typecheck: i === 0 })) ?? mage;
+        }
+        if (flags.pnpm) mage = (await checkConsumer('pnpm', tarballs, work, { typecheck: false })) ?? mage;
+        return mage;
       })(),
       flags.example ? checkExample(npmMajors[0], tarballs, work) : undefined,
     ]);
