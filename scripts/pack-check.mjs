@@ -68,11 +68,17 @@ function fail(what, detail) {
 }
 
 /** Runs a command; resolves with its status, combined output and stdout (never rejects). */
+/**
+ * The environment of every command: the caller's, minus the `npm_*` settings that `pnpm run` exports from
+ * this workspace (`strictDepBuilds`, …), which a user's empty project would not have.
+ */
+const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^p?npm_/i.test(key)));
+
 function run(cmd, args, { cwd = root, env = {} } = {}) {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, {
       cwd,
-      env: { ...process.env, ONNXRUNTIME_NODE_INSTALL: 'skip', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
+      env: { ...cleanEnv, ONNXRUNTIME_NODE_INSTALL: 'skip', NO_COLOR: '1', FORCE_COLOR: '0', ...env },
     });
     let out = '';
     let stdout = '';
