@@ -135,7 +135,6 @@ function withoutSourceCondition(value) {
 function checkSources(pkg) {
   const { manifest: m, dir, folder } = pkg;
   const problems = [];
-  if (!existsSync(join(dir, 'dist'))) problems.push(`no dist/: run 'pnpm build' first`);
   const expected = JSON.stringify(withoutSourceCondition(m.exports));
   if (JSON.stringify(m.publishConfig?.exports) !== expected) {
     problems.push(`publishConfig.exports must equal exports without '${SOURCE_CONDITION}': ${expected}`);
@@ -175,7 +174,7 @@ async function checkTarball(tarball) {
   const stray = files.filter(
     (f) =>
       !/^package\/(dist\/|package\.json$|README\.md$|LICENSE$)/.test(f) ||
-      /\.test[.-]|__fixtures__|fixture/i.test(f),
+      /\.test[.-]|__fixtures__|test-fixtures/i.test(f),
   );
   if (stray.length > 0) problems.push(`files that must not be published: ${stray.slice(0, 10).join(', ')}`);
   const manifest = (await run('tar', ['-xzOf', tarball, 'package/package.json'])).out;
@@ -436,6 +435,11 @@ async function checkEnvPackage(mage, example) {
 }
 
 const pkgs = packages();
+const unbuilt = pkgs.filter((p) => !existsSync(join(p.dir, 'dist'))).map((p) => p.manifest.name);
+if (unbuilt.length > 0) {
+  process.stdout.write(`pack-check: ${unbuilt.join(', ')} not built (no dist/); run 'pnpm build' first.\n`);
+  process.exit(1);
+}
 const work = mkdtempSync(join(tmpdir(), 'mage-pack-check-'));
 log(`working in ${work}`);
 try {
