@@ -24,7 +24,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -98,7 +98,11 @@ async function must(what, cmd, args, options) {
   const t = Date.now();
   const r = await run(cmd, args, options);
   if (r.status === 0) log(`${what}: ok (${seconds(t)})`);
-  else fail(`${what} (exit ${r.status}): ${cmd} ${args.join(' ')}`, r.out.split('\n').slice(-40).join('\n'));
+  else {
+    // Tarballs by file name: the temporary directory says nothing.
+    const shown = args.map((a) => (a.endsWith('.tgz') ? basename(a) : a)).join(' ');
+    fail(`${what} (exit ${r.status}): ${cmd} ${shown}`, tail(r.out, 40));
+  }
   return r;
 }
 
