@@ -316,11 +316,14 @@ async function typeCheck(what, tsc, resolution, dir) {
 const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
 
 /** Installs all tarballs with `npm@<major>` (or the pinned pnpm) into an empty consumer project. */
-async function installConsumer(manager, tarballs, work) {
+async function installConsumer(manager, tarballs, work, { typecheck }) {
   const dir = join(work, manager);
   mkdirSync(dir);
   const manifest = { name: 'consumer', private: true, type: 'module' };
-  const dev = ['typescript', '@types/node'].map((d) => `${d}@${rootManifest.devDependencies[d]}`);
+  // The compiler only where the consumer is type-checked.
+  const dev = typecheck
+    ? ['typescript', '@types/node'].map((d) => `${d}@${rootManifest.devDependencies[d]}`)
+    : [];
   const base = manager === 'pnpm' ? pnpmCommand() : ['npx', '--yes', `npm@${manager.slice(3)}`];
   const tarballFiles = tarballs.map((t) => t.tarball);
   let args;
@@ -351,7 +354,7 @@ async function installConsumer(manager, tarballs, work) {
 
 /** Type-checks (when asked), imports, samples from the learner and runs `mage` in an installed consumer. */
 async function checkConsumer(manager, tarballs, work, { typecheck }) {
-  const installed = await installConsumer(manager, tarballs, work);
+  const installed = await installConsumer(manager, tarballs, work, { typecheck });
   if (!installed) return undefined;
   const { dir, label } = installed;
   const tsc = join(dir, 'node_modules', '.bin', 'tsc');
