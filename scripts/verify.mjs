@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one command of the README: install everything (frozen lockfile), build, type-check, lint, check the
-// code-health bounds (scripts/code-health.mjs) and test.
+// code-health bounds (scripts/code-health.mjs), run the examples' smoke scripts, check the published packages
+// (scripts/pack-check.mjs) and test.
 // Works on a machine that has only Node 20 and npm: pnpm is run through `npx pnpm@<pin>` when missing.
 // Usage: npm run verify            (or: node scripts/verify.mjs)
 import { spawnSync } from 'node:child_process';
@@ -36,6 +37,9 @@ step('typecheck', ['run', 'typecheck']);
 step('lint', ['run', 'lint']);
 step('code health', ['run', 'health']);
 step('examples smoke', ['--filter', './examples/*', 'run', 'smoke']);
+// The published shape: pack every package, install the tarballs with npm 10 and npm 11, type-check and run a
+// consumer and the CLI, build and test examples/custom-env outside the repository (scripts/pack-check.mjs).
+step('pack check', ['run', 'pack-check']);
 process.stdout.write('\n==> test\n');
 const test = run(pnpm[0], [
   ...pnpm.slice(1),

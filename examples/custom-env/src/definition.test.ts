@@ -1,7 +1,7 @@
 import { ConfigError, runMetaEpisodes } from '@mage-rl/core';
 import { createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
-import { envDefinition } from './definition';
+import { envDefinition } from './definition.js';
 
 describe('higher-lower env definition', () => {
   it('builds the env and refuses unknown options', () => {

@@ -14,7 +14,7 @@ import {
   type PolicyRequestV1,
   type PolicyV1,
 } from '@mage-rl/core';
-import { createHigherLower, type HigherLowerOptions, type HigherLowerState } from './higher-lower';
+import { createHigherLower, type HigherLowerOptions, type HigherLowerState } from './higher-lower.js';
 
 const OPTION_KEYS = ['max', 'maxTurns'];
 

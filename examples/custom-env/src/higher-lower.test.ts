@@ -1,7 +1,7 @@
 import { createRng } from '@mage-rl/core';
 import { describeEnvConformance } from '@mage-rl/core/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { createHigherLower } from './higher-lower';
+import { createHigherLower } from './higher-lower.js';
 
 describeEnvConformance('higher-lower (example package)', () => createHigherLower());
 

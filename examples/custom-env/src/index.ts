@@ -1,7 +1,7 @@
-export { envDefinition } from './definition';
+export { envDefinition } from './definition.js';
 export {
   createHigherLower,
   type HigherLowerOptions,
   type HigherLowerState,
   higherLowerGame,
-} from './higher-lower';
+} from './higher-lower.js';

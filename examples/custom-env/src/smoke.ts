@@ -1,14 +1,12 @@
 /**
- * Smoke run of the example package (`pnpm --filter @mage-rl/example-custom-env smoke`): the env passes the
- * conformance suite, a scripted agent that remembers the range it learned improves across attempts, and
- * mage-tiny trains on it for two iterations.
+ * Smoke run of the example package (`npm run smoke`): the env passes the conformance suite, and a scripted
+ * agent that remembers the range it learned improves across attempts. Training it is the `mage` CLI's job
+ * (`mage train --env-package <this package>`), which needs no code here.
  */
-import { buildMageTinyTokenizer, createMageTiny } from '@mage-rl/cli';
-import { evaluate, runTraining } from '@mage-rl/core';
+import { evaluate } from '@mage-rl/core';
 import { assertEnvConformance, scriptedPolicy } from '@mage-rl/core/testing';
-import { computeAdvantages, ppoTokenLoss, rowsToAdvantageInputs } from '@mage-rl/gigpo';
 import { createMemory } from '@mage-rl/reflection';
-import { createHigherLower } from './higher-lower';
+import { createHigherLower } from './higher-lower.js';
 
 const env = createHigherLower({ max: 32, maxTurns: 3 });
 assertEnvConformance(env);
@@ -47,25 +45,3 @@ console.log(`pass@1..3: ${pass.join(' → ')}`);
 if (!(metrics.overall.perAttempt[2]!.passAtK.rate > metrics.overall.perAttempt[0]!.passAtK.rate)) {
   throw new Error('expected success to rise across attempts');
 }
-
-// Train a freshly initialised mage-tiny on the new env for two iterations with MAGE's machinery: the
-// core training loop, reflection memory, GiGPO advantages with the differential meta-reward, PPO.
-const texts = ['guess 1 to 32. answer <action>N</action>', 'range 1 32', 'guess 16 higher', 'correct lower'];
-const tokenizer = buildMageTinyTokenizer(texts);
-const learner = await createMageTiny(tokenizer, { seed: 1, optimizer: { lr: 1e-3 } });
-const result = await runTraining({
-  env,
-  learner,
-  memory: createMemory({ mode: 'reflection' }),
-  advantages: (rows) => computeAdvantages(rowsToAdvantageInputs(rows)).map((r) => r.advantage),
-  loss: ppoTokenLoss(),
-  seed: 1,
-  iterations: 2,
-  groups: 2,
-  groupSize: 2,
-  style: 'compact',
-  context: 'transcript',
-  maxTokens: { play: 8, reflect: 12 },
-});
-await learner.dispose();
-console.log(`trained ${result.iterations} iterations of mage-tiny on higher-lower`);
