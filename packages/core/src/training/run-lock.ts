@@ -32,10 +32,9 @@ type LockRecord = z.output<typeof lockSchema>;
 
 // Holds per lock path of this process, shared by duplicate installs of this package.
 const HELD_KEY = Symbol.for('mage-rl.run-locks');
-const held: Map<string, number> = ((globalThis as Record<symbol, unknown>)[HELD_KEY] ??= new Map()) as Map<
-  string,
-  number
->;
+const registry = globalThis as Record<symbol, unknown>;
+if (!(registry[HELD_KEY] instanceof Map)) registry[HELD_KEY] = new Map<string, number>();
+const held = registry[HELD_KEY] as Map<string, number>;
 
 function alive(pid: number): boolean {
   try {
