@@ -44,6 +44,7 @@ export {
   validatePackedRow,
 } from './packing';
 export {
+  assertFreshRunDir,
   CHECKPOINT_STATE_FORMAT,
   type CheckpointRef,
   type CheckpointStateV1,

@@ -102,7 +102,7 @@ export async function checkResumeConfig(runDir: string, current: Partial<RunConf
   if (diff.length > 0) {
     const shown = diff.slice(0, 8).join(', ') + (diff.length > 8 ? `, and ${diff.length - 8} more` : '');
     throw new ConfigError(
-      `Cannot resume '${runDir}': the configuration differs from its config.json at ${shown}. Resume with the settings the run was started with (only ${RESUME_SAFE_PATHS.filter((p) => !p.startsWith('extra.')).join(', ')} may change), or start a new run in another directory.`,
+      `Cannot resume '${runDir}': the configuration differs from its config.json at ${shown}. Resume with the settings the run was started with (only the iteration count may change), or start a new run in another directory.`,
       { path: diff[0] as string, context: { runDir, differences: diff } },
     );
   }

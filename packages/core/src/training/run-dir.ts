@@ -284,6 +284,16 @@ export function jsonDiff(a: unknown, b: unknown, path = ''): string[] {
   return out;
 }
 
+/** True when `path` is a mage-rl run record (`config.json` of a run). */
+async function isRunRecord(path: string): Promise<boolean> {
+  try {
+    const text = await fs.readFile(path, 'utf8');
+    return (JSON.parse(text) as { format?: unknown } | null)?.format === RUN_CONFIG_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
 /** Files a run writes into its directory: a fresh run refuses to start where any of them exists. */
 export const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'report.md'] as const;
 
@@ -297,8 +307,14 @@ export async function assertFreshRunDir(runDir: string): Promise<void> {
     } else if (await pathExists(join(runDir, name))) present.push(name);
   }
   if (present.length > 0) {
+    const ours =
+      present.some((name) => name !== 'config.json' && name !== 'report.md') ||
+      (await isRunRecord(join(runDir, 'config.json')));
+    const fix = ours
+      ? 'continue that run with --resume (`resume: true` in code) or choose another directory'
+      : 'these are not files of a mage-rl run: choose another directory, or move them away';
     throw new ConfigError(
-      `Run directory '${runDir}' already holds ${present.join(', ')}, which a new run would overwrite; continue that run with --resume (\`resume: true\` in code) or choose another directory.`,
+      `Run directory '${runDir}' already holds ${present.join(', ')}, which a new run would overwrite; ${fix}.`,
       { path: 'runDir', context: { runDir, present } },
     );
   }
