@@ -13,6 +13,16 @@ import { runCaptured } from '../testing/cli.test-helper';
 
 const SEED = 20_261_125;
 
+/** Counterexamples can be 100 kB of nesting: fast-check reports them cut short. */
+fc.configureGlobal({
+  reporter: (details) => {
+    if (details.failed)
+      throw new Error(
+        `fuzz counterexample after ${details.numRuns} runs: ${String(details.errorInstance).slice(0, 2000)}`,
+      );
+  },
+});
+
 /** Text that is often almost-JSON: valid JSON, truncated JSON, special values, deep nesting, noise. */
 const jsonish = fc.oneof(
   fc.json(),
@@ -26,6 +36,7 @@ const jsonish = fc.oneof(
     '"text"',
     '1e400',
     `${'['.repeat(5000)}${']'.repeat(5000)}`,
+    `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`,
     '{"format":"mage-rl/run-config@1"}',
     '{"format":"mage-rl/run-config@1","extra":null}',
     '{"format":"mage-rl/run-config@1","extra":{"warmStartDir":"/nonexistent","env":{"package":7}}}',
@@ -67,7 +78,11 @@ const SET_PATHS = [
   'unknown.key',
 ];
 
-const setFlag = fc.tuple(fc.oneof(fc.constantFrom(...SET_PATHS), fc.string({ maxLength: 8 })), flagValue, jsonish);
+const setFlag = fc.tuple(
+  fc.oneof(fc.constantFrom(...SET_PATHS), fc.string({ maxLength: 8 })),
+  flagValue,
+  jsonish,
+);
 
 const TRAIN_FLAGS = [
   '--iterations',
@@ -140,8 +155,25 @@ describe('fuzz: flag parsers', () => {
             command === 'report'
               ? [command, dir, flag as string, join(dir, value || 'x')]
               : command === 'experiment'
-                ? [command as string, '--preset', 'smoke', '--report-only', '--out', dir, flag as string, value]
-                : [command as string, '--preset', 'smoke', '--policy', join(dir, 'none'), flag as string, value];
+                ? [
+                    command as string,
+                    '--preset',
+                    'smoke',
+                    '--report-only',
+                    '--out',
+                    dir,
+                    flag as string,
+                    value,
+                  ]
+                : [
+                    command as string,
+                    '--preset',
+                    'smoke',
+                    '--policy',
+                    join(dir, 'none'),
+                    flag as string,
+                    value,
+                  ];
           expectHandled(await runCaptured(argv), argv);
         },
       ),
