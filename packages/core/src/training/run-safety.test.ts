@@ -140,6 +140,14 @@ describe('resume safety', () => {
     expect(await readFile(join(runDir, 'config.json'), 'utf8')).toBe('{"lr": 3}\n');
   });
 
+  it('refuses a second fresh run naming the --resume flag, not a library word', async () => {
+    const runDir = await tempDir();
+    await collect(run(runDir));
+    const error = await collect(run(runDir)).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/continue that run with --resume/);
+    expect((error as Error).message).not.toMatch(/^[^`]*pass resume: true/);
+  });
+
   it('refuses to wipe the metrics of a run whose checkpoints are gone', async () => {
     const runDir = await tempDir();
     await collect(run(runDir));
