@@ -52,6 +52,7 @@ export {
 } from './match/match';
 export { createGenericMcts, type GenericMctsOptions, type GenericMctsResult } from './mcts/generic-mcts';
 export {
+  MAX_MCTS_SIMULATIONS,
   type MctsOpponentOptions,
   mctsOpponent,
   mctsOpponentFromId,

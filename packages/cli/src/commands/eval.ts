@@ -1,8 +1,15 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { ConfigError, latestCheckpoint, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  ConfigError,
+  latestCheckpoint,
+  type MetaEpisodeMetricsV1,
+  type PolicyV1,
+  readRunConfig,
+  valueAt,
+} from '@mage-rl/core';
 import type { OnnxLearner } from '@mage-rl/learner';
 import {
   createEnvById,
@@ -144,6 +151,13 @@ async function policyOf(
   if (spec === 'teacher')
     return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
   const dir = resolve(spec);
+  const info = await stat(dir).catch(() => null);
+  if (info === null || !info.isDirectory()) {
+    throw new ConfigError(
+      `--policy '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); --policy takes 'teacher', a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
+      { path: '--policy', context: { dir } },
+    );
+  }
   const checkpoint = await latestCheckpoint(dir);
   const learner = checkpoint ? await runModel(dir, checkpoint.dir) : await loadModel(dir);
   return { policy: learner.policy, dispose: () => learner.dispose() };
@@ -151,11 +165,9 @@ async function policyOf(
 
 /** The model of a run directory at `checkpointDir`: its warm start with the checkpoint's weights. */
 async function runModel(dir: string, checkpointDir: string): Promise<OnnxLearner> {
-  const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
-    extra?: { warmStartDir?: unknown; warmStart?: unknown };
-  };
+  const config = await readRunConfig(dir);
   // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
-  const warm = config.extra?.warmStartDir ?? config.extra?.warmStart;
+  const warm = valueAt(config, ['extra', 'warmStartDir']) ?? valueAt(config, ['extra', 'warmStart']);
   if (typeof warm !== 'string') {
     throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
       path: '--policy',

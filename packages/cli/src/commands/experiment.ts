@@ -1,7 +1,7 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
 import { join, resolve } from 'node:path';
-import { ConfigError, type EnvDefinitionV1, pathExists, readJsonFile } from '@mage-rl/core';
+import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
 import {
   envDefinition,
   envRegistry,
@@ -17,6 +17,7 @@ import {
   type ExperimentSpecV1,
   type GridAxis,
   readExperimentEvals,
+  readExperimentRecord,
   runExperiment,
 } from '../pipelines/experiment';
 import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
@@ -96,10 +97,7 @@ async function experimentReport(outDir: string) {
       path: '--out',
     });
   }
-  const saved = (await readJsonFile(path)) as Partial<ExperimentRecordV1> | null;
-  if (typeof saved?.spec?.env !== 'string') {
-    throw new ConfigError(`'${path}' is not an experiment record (no spec.env).`, { path: '--out' });
-  }
+  const saved = await readExperimentRecord(path);
   // What success means in this env, when its definition is at hand (a package env needs --env-package).
   const registry = envRegistry();
   const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;

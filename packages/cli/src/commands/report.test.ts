@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { cp, link, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runTraining } from '@mage-rl/core';
 import { createTabularLearner } from '@mage-rl/core/testing';
@@ -9,9 +9,10 @@ import type { ReportJson } from './report';
 
 const CANDIDATES = ['<action> PASS </action>', '<action> BET </action>', '<remark> attempt 1 lost </remark>'];
 const tmp = useTempDir('mage-report-');
+let runs = 0;
 
 async function trainRun(method: 'mage' | 'grpo'): Promise<string> {
-  const runDir = join(tmp.path, method);
+  const runDir = join(tmp.path, `${method}-${++runs}`);
   const config = resolveTrainConfig({}, { preset: 'smoke', method, env: 'kuhn-poker' });
   await runTraining(
     trainingOptionsOf(config, {
@@ -48,15 +49,60 @@ describe('mage report', () => {
     expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
     const svg = await readFile(join(out, 'success-by-attempt.svg'), 'utf8');
     expect(svg).toContain('mage (kuhn-poker) @2');
-    expect(md).toContain('Runs: `../mage` (mage (kuhn-poker), 2 updates), `../grpo`');
+    expect(md).toContain('Runs: `../mage-1` (mage (kuhn-poker), 2 updates), `../grpo-2`');
     // A report inside its own run directory names the run, not `.`.
     const own = await runJson<ReportJson>(['report', mage]);
-    expect(await readFile(own.markdown, 'utf8')).toContain('Runs: `mage` (mage (kuhn-poker), 2 updates).');
+    expect(await readFile(own.markdown, 'utf8')).toContain('Runs: `mage-1` (mage (kuhn-poker), 2 updates).');
   });
 
   it('fails clearly on a directory that is not a run', async () => {
     const r = await runCaptured(['report', tmp.path]);
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/is not a run directory: it has no metrics.jsonl/);
+  });
+
+  it('names a config.json that is null or not JSON instead of crashing', async () => {
+    const run = await trainRun('mage');
+    for (const bad of ['null', '{"extra": ', '[1, 2]']) {
+      const dir = join(tmp.path, `bad-config-${bad.length}`);
+      await cp(run, dir, { recursive: true });
+      await writeFile(join(dir, 'config.json'), bad);
+      const r = await runCaptured(['report', dir]);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`'${join(dir, 'config.json')}' (the run's configuration record)`);
+      expect(r.err).not.toMatch(/internal error|at async/);
+    }
+  });
+
+  it('says which metrics lines it left out; a torn last line is not damage', async () => {
+    const run = await trainRun('grpo');
+    const dir = join(tmp.path, 'damaged-metrics');
+    await cp(run, dir, { recursive: true });
+    const lines = (await readFile(join(dir, 'metrics.jsonl'), 'utf8')).split('\n');
+    lines[1] = '{"type":"upd';
+    await writeFile(join(dir, 'metrics.jsonl'), `${lines.join('\n')}{"type":"roll`);
+    const r = await runCaptured(['report', dir]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('1 unreadable line(s) left out of the report (line 2)');
+  });
+
+  it('--out onto a file is a user error naming the flag; files are replaced atomically', async () => {
+    const run = await trainRun('mage');
+    const file = join(tmp.path, 'not-a-dir.txt');
+    await writeFile(file, 'keep');
+    const r = await runCaptured(['report', run, '--out', file]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/--out '.*not-a-dir\.txt' is a file; --out names a directory/);
+    expect(await readFile(file, 'utf8')).toBe('keep');
+    // A figure that shares its inode with another file: an in-place write would change both, a
+    // temporary file renamed over it (what a full disk cannot truncate) leaves the other one intact.
+    const out = join(tmp.path, 'atomic-out');
+    await mkdir(out);
+    await writeFile(join(tmp.path, 'other.png'), 'other');
+    await link(join(tmp.path, 'other.png'), join(out, 'credit.png'));
+    await link(join(tmp.path, 'other.png'), join(out, 'report.md'));
+    await runJson<ReportJson>(['report', run, '--out', out]);
+    expect(await readFile(join(tmp.path, 'other.png'), 'utf8')).toBe('other');
+    expect((await readFile(join(out, 'credit.png'))).subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });

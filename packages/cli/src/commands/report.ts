@@ -1,9 +1,10 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { ConfigError, IoError } from '@mage-rl/core';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { readRun, writeReport } from '../report/run-report';
+import { readRun, skippedLinesWarning, writeReport } from '../report/run-report';
 
 export interface ReportJson {
   readonly outDir: string;
@@ -17,6 +18,30 @@ export interface ReportJson {
   }[];
 }
 
+/** Help of `--out`, also the README's statement of what it does. */
+export const REPORT_OUT_HELP =
+  'directory to write the report into, created if missing (default: the first run directory); report.md, success-by-attempt, training-curves, credit and per-opponent .svg/.png in it are replaced, nothing else is touched';
+
+/** The directory `--out` names (created when missing); a file there is a `ConfigError`. */
+async function outDirOf(out: string | undefined, firstRun: string): Promise<string> {
+  const outDir = resolve(out ?? firstRun);
+  const info = await stat(outDir).catch(() => null);
+  if (info !== null && !info.isDirectory()) {
+    throw new ConfigError(
+      `--out '${out ?? firstRun}' is a file; --out names a directory that report.md and the figures are written into. Pass a directory (it is created when missing).`,
+      { path: '--out', context: { out: outDir } },
+    );
+  }
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (cause) {
+    throw new IoError(`--out: could not create the directory '${outDir}': ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+  return outDir;
+}
+
 /** `mage report <run-dir…> [--out dir]`: charts and report.md of one or more runs. */
 export function reportCommand(program: Command, io: Io): void {
   program
@@ -28,12 +53,15 @@ export function reportCommand(program: Command, io: Io): void {
       '<run-dirs...>',
       'run directories (with metrics.jsonl); several runs are compared in one report',
     )
-    .option('--out <dir>', 'where to write the report (default: the first run directory)')
+    .option('--out <dir>', REPORT_OUT_HELP)
     .option('--json', 'print the written files as JSON')
     .action(async (dirs: string[], opts: { out?: string; json?: boolean }) => {
       const runs = await Promise.all(dirs.map((d) => readRun(resolve(d))));
-      const outDir = resolve(opts.out ?? (dirs[0] as string));
-      await mkdir(outDir, { recursive: true });
+      for (const run of runs) {
+        const warning = skippedLinesWarning(run);
+        if (warning) io.stderr(`mage: warning: ${warning}\n`);
+      }
+      const outDir = await outDirOf(opts.out, dirs[0] as string);
       const files = await writeReport(runs, outDir);
       const result: ReportJson = {
         outDir,

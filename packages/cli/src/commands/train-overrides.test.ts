@@ -66,7 +66,7 @@ describe('mage train ablation switches', () => {
     expect(unknownOpponent.code).toBe(1);
     expect(unknownOpponent.err).toContain('mcts-100');
     const noFile = await show('--config', join(tmp.path, 'missing.json'));
-    expect(noFile.err).toContain('--config: cannot read');
+    expect(noFile.err).toMatch(/missing\.json' \(--config file\) does not exist; pass a JSON object/);
   });
 
   it('reproduce a run from its --show-config output alone, for every env and training method', async () => {
@@ -113,5 +113,41 @@ describe('mage train ablation switches', () => {
     expect(setOverride('population.preset=patterns')).toEqual({ population: { preset: 'patterns' } });
     expect(() => setOverride('=3')).toThrow(/--set expects/);
     expect(overridesFromFlags({})).toEqual({});
+  });
+
+  it('refuse sizes that would exhaust memory, with the limit', async () => {
+    for (const [set, message] of [
+      ['rollout.groups=1e9', 'rollout.groups must be at most 1024, got 1000000000'],
+      ['train.iterations=1e7', 'train.iterations must be at most 100000, got 10000000'],
+      ['rollout.maxTokens.play=1e6', 'rollout.maxTokens.play must be at most 8192'],
+      ['eval.episodes=1e9', 'eval.episodes must be at most 100000'],
+    ] as const) {
+      const r = await show('--set', set);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(message);
+    }
+    const slots = await show('--set', 'rollout.groups=1024', '--set', 'rollout.groupSize=256');
+    expect(slots.err).toMatch(/rollout\.groups × rollout\.groupSize must be at most 16384/);
+    const flag = await show('--iterations', '10000000');
+    expect(flag.err).toContain('--iterations must be an integer in 1..100000');
+  });
+
+  it('refuse a 20,000-deep --config and a deep --set path with a message, not a RangeError', async () => {
+    const file = join(tmp.path, 'deep.json');
+    await writeFile(file, `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`);
+    const deep = await show('--config', file);
+    expect(deep.code).toBe(1);
+    expect(deep.err).toMatch(/deep\.json' \(--config file\) nests deeper than 64 levels/);
+    const path = await show('--set', `${Array.from({ length: 20 }, () => 'a').join('.')}=1`);
+    expect(path.code).toBe(1);
+    expect(path.err).toMatch(/the path has 20 keys/);
+  });
+
+  it('refuse --set with an empty value (seed=, method=, env.id=) instead of guessing', async () => {
+    for (const key of ['seed', 'method', 'env.id', 'ppo.lr']) {
+      const r = await show('--set', `${key}=`);
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(`--set ${key}= has no value`);
+    }
   });
 });

@@ -5,9 +5,9 @@
  * result is validated by `resolveTrainConfig`, whose errors name the config path.
  */
 
-import { readFileSync } from 'node:fs';
-import { ConfigError } from '@mage-rl/core';
-import { MEMORY_KINDS, mergeConfig, type TrainConfigInput } from '@mage-rl/recipes';
+import { ConfigError, readJsonCheckedSync } from '@mage-rl/core';
+import { CONFIG_LIMITS, MEMORY_KINDS, mergeConfig, type TrainConfigInput } from '@mage-rl/recipes';
+import { z } from 'zod';
 import { oneOf, positiveInt } from './game-options';
 
 /** The flags as commander hands them over (all strings; `earlyStop` false only for `--no-early-stop`). */
@@ -50,6 +50,9 @@ function parseSetValue(text: string): unknown {
   }
 }
 
+/** How many dotted keys a `--set` path may have (the config nests four levels deep). */
+const MAX_SET_DEPTH = 8;
+
 /** `a.b.c=value` → `{ a: { b: { c: value } } }`. */
 export function setOverride(assignment: string): Record<string, unknown> {
   const eq = assignment.indexOf('=');
@@ -60,28 +63,31 @@ export function setOverride(assignment: string): Record<string, unknown> {
     });
   }
   const keys = path.split('.');
-  let out: Record<string, unknown> = { [keys.at(-1) as string]: parseSetValue(assignment.slice(eq + 1)) };
+  if (keys.length > MAX_SET_DEPTH) {
+    throw new ConfigError(
+      `--set ${path}: the path has ${keys.length} keys; config paths have at most ${MAX_SET_DEPTH} (see \`mage train --show-config\`).`,
+      { path: '--set' },
+    );
+  }
+  const text = assignment.slice(eq + 1);
+  if (text.trim() === '') {
+    throw new ConfigError(
+      `--set ${path}= has no value; write --set ${path}=<value> (an empty string is --set ${path}='""').`,
+      { path },
+    );
+  }
+  let out: Record<string, unknown> = { [keys.at(-1) as string]: parseSetValue(text) };
   for (const key of keys.slice(0, -1).reverse()) out = { [key]: out };
   return out;
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (cause) {
-    throw new ConfigError(`--config: cannot read '${file}'.`, { path: '--config', cause });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new ConfigError(`--config: '${file}' is not valid JSON.`, { path: '--config', cause });
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ConfigError(`--config: '${file}' must hold a JSON object.`, { path: '--config' });
-  }
-  return value as Record<string, unknown>;
+  return readJsonCheckedSync(file, {
+    what: '--config file',
+    fix: 'pass a JSON object with part of the train config (the shape `mage train --show-config` prints)',
+    kind: 'config',
+    schema: z.record(z.string(), z.unknown()),
+  });
 }
 
 /** The named flags as a partial config. */
@@ -90,7 +96,8 @@ function namedOverrides(f: OverrideFlags): TrainConfigInput {
   const advantage: Record<string, unknown> = {};
   const population: Record<string, unknown> = {};
   const train: Record<string, unknown> = {};
-  if (f.iterations !== undefined) train.iterations = positiveInt(f.iterations, '--iterations', 100_000);
+  if (f.iterations !== undefined)
+    train.iterations = positiveInt(f.iterations, '--iterations', CONFIG_LIMITS.iterations);
   if (f.attempts !== undefined) rollout.attempts = positiveInt(f.attempts, '--attempts', 20);
   if (f.memory !== undefined) rollout.memory = oneOf(f.memory, '--memory', MEMORY_KINDS);
   if (f.earlyStop === false) rollout.earlyStop = false;

@@ -1,5 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathExists } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
@@ -57,6 +58,56 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
     const after = await lines(runDir);
     expect(after.filter((l) => l.type === 'update').map((l) => l.iteration)).toEqual([0, 1, 2]);
     expect(after.slice(0, before.length)).toEqual(before);
+    // The iteration count is safe to change on resume; the run's record keeps the original one.
+    const record = JSON.parse(await readFile(join(runDir, 'config.json'), 'utf8'));
+    expect(record.extra.train.iterations).toBe(2);
+
+    // A changed setting is refused before anything else happens: no warm start is pretrained into a new cache.
+    const freshCache = join(tmp.path, 'cache-2');
+    const changed = await runCaptured([
+      'train',
+      ...commandLine('--env tictactoe --method mage --preset smoke --meta-reward single --resume'),
+      ...['--cache-dir', freshCache, '--run-dir', runDir],
+    ]);
+    expect(changed.code).toBe(1);
+    expect(changed.err).toMatch(/Cannot resume .* differs from its config\.json at advantage\.metaReward/);
+    expect(await pathExists(freshCache)).toBe(false);
+    const method = await runCaptured([
+      'train',
+      ...common,
+      '--method',
+      'grpo',
+      '--run-dir',
+      runDir,
+      '--resume',
+    ]);
+    expect(method.err).toMatch(/differs from its config\.json at method, /);
+
+    // A finished run says so and trains nothing.
+    const done = await runCaptured([
+      'train',
+      ...common,
+      '--run-dir',
+      runDir,
+      '--resume',
+      '--iterations',
+      '3',
+    ]);
+    expect(done.code).toBe(0);
+    expect(done.out).toMatch(/run already complete: .* has trained all 3 iterations/);
+    expect(await lines(runDir)).toEqual(after);
+
+    // A damaged warm-start cache entry is rebuilt, not fatal.
+    await writeFile(join(first.warmStart, 'mage-tiny.json'), 'null');
+    const rebuilt = await runJson<TrainJson>([
+      'train',
+      ...common,
+      ...['--run-dir', join(tmp.path, 'run-2'), '--iterations', '1'],
+    ]);
+    expect(rebuilt.iterations).toBe(1);
+    expect(JSON.parse(await readFile(join(first.warmStart, 'mage-tiny.json'), 'utf8')).format).toBe(
+      'mage-rl/mage-tiny@1',
+    );
   }, 600_000);
 
   it('rejects methods that do not train, and bad flags, with one paragraph', async () => {

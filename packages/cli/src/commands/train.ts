@@ -207,12 +207,15 @@ function printTrainResult(io: Io, r: TrainPipelineResult, json: boolean | undefi
       lastCheckpoint: r.result.lastCheckpoint,
       lastEval: r.result.lastEval,
       report: r.report.markdown,
+      alreadyFinished: r.alreadyFinished,
     });
     return;
   }
   const e = r.result.lastEval;
   io.stdout(
-    `trained ${r.config.method} on ${r.config.env.id} for ${r.result.iterations} iterations: ${r.runDir}\n`,
+    r.alreadyFinished
+      ? `run already complete: ${r.runDir} has trained all ${r.result.iterations} iterations (last checkpoint ${r.result.lastCheckpoint}); nothing was trained. To train it further, resume with a larger --iterations.\n`
+      : `trained ${r.config.method} on ${r.config.env.id} for ${r.result.iterations} iterations: ${r.runDir}\n`,
   );
   if (e)
     io.stdout(

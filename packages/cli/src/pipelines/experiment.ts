@@ -16,6 +16,7 @@ import {
   latestCheckpoint,
   type MetaEpisodeMetricsV1,
   pathExists,
+  readJsonChecked,
   readJsonFile,
   type TrainingEvent,
   writeJsonAtomic,
@@ -30,6 +31,7 @@ import {
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import { z } from 'zod';
 import { loadModel } from './policy-model';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from './train';
 
@@ -205,11 +207,11 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
     started: new Date().toISOString(),
   };
   if (await pathExists(path)) {
-    const saved = (await readJsonFile(path)) as ExperimentRecordV1 | null;
-    if (!saved || JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
+    const saved = await readExperimentRecord(path);
+    if (JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
         `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset or config values); use another --out, or the same --env, --preset, --config and --set (methods, seeds, --grid and --eval-memory may be added).`,
-        { path: '--out', context: { saved: saved?.spec ?? null, asked: spec } },
+        { path: '--out', context: { saved: saved.spec, asked: spec } },
       );
     }
     const union = <T>(a: readonly T[], b: readonly T[]) => [...new Set([...a, ...b])];
@@ -245,6 +247,32 @@ export interface ExperimentCallV1 {
 }
 
 /** `experiment.json`: everything asked of the directory so far. */
+const recordSchema = z
+  .object({
+    spec: z
+      .object({
+        env: z.string(),
+        preset: z.string(),
+        methods: z.array(z.string()),
+        seeds: z.array(z.number()),
+        grid: z.array(z.unknown()),
+        evalMemories: z.array(z.string()),
+      })
+      .loose(),
+    commands: z.array(z.string()).optional(),
+  })
+  .loose();
+
+/** The experiment.json of `outDir`, checked to be an experiment record. */
+export async function readExperimentRecord(path: string): Promise<ExperimentRecordV1> {
+  const record = await readJsonChecked(path, {
+    what: 'experiment record',
+    fix: 'it is not the record of a mage experiment (or it is damaged): use another --out, or restore the file',
+    schema: recordSchema,
+  });
+  return record as z.output<typeof recordSchema> & ExperimentRecordV1;
+}
+
 export interface ExperimentRecordV1 {
   readonly spec: ExperimentSpecV1;
   readonly commands: readonly string[];

@@ -4,29 +4,36 @@
  * warm-start record). `loadMageTiny` turns it back into a trainable `OnnxLearner`.
  */
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CheckpointError,
   type EnvDefinitionV1,
   type JsonObject,
   pathExists,
+  readJsonChecked,
+  writeFileAtomic,
   writeJsonAtomic,
 } from '@mage-rl/core';
 import {
   type AdamWOptions,
+  checkCheckpointTensors,
   createMageTinyConfig,
   createOnnxLearner,
   createWordLevelTokenizer,
+  defineModelConfig,
   loadCheckpoint,
   type ModelConfig,
+  type ModelConfigInput,
   type OnnxLearner,
+  paramSpecs,
   parseWordLevelTokenizer,
   type WordLevelTokenizer,
   wordLevelPieces,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
 import { compactBaseVocabulary } from '@mage-rl/recipes';
+import { z } from 'zod';
 
 export const MAGE_TINY_FORMAT = 'mage-rl/mage-tiny@1';
 
@@ -99,37 +106,85 @@ export async function saveMageTiny(
 ): Promise<void> {
   await learner.save(join(dir, 'model'));
   for (const [name, text] of Object.entries(wordLevelTokenizerFiles(tokenizer))) {
-    await writeFile(join(dir, name), text);
+    await writeFileAtomic(join(dir, name), text);
   }
   const manifest: MageTinyManifest = { format: MAGE_TINY_FORMAT, config: learner.config, warmStart };
   await writeJsonAtomic(join(dir, 'mage-tiny.json'), manifest);
 }
+
+const manifestSchema = z
+  .object({
+    format: z.literal(MAGE_TINY_FORMAT),
+    config: z.record(z.string(), z.unknown()),
+    warmStart: z.record(z.string(), z.json()),
+  })
+  .loose();
+
+const REBUILD =
+  'delete the directory and run `mage pretrain` again (a cached warm start is rebuilt by `mage train`)';
 
 export async function readMageTinyManifest(dir: string): Promise<MageTinyManifest> {
   const path = join(dir, 'mage-tiny.json');
   if (!(await pathExists(path))) {
     throw new CheckpointError(
       `'${dir}' holds no mage-tiny model (no mage-tiny.json); run \`mage pretrain\` first.`,
+      { code: 'MODEL_FORMAT', context: { dir } },
     );
   }
-  const manifest = JSON.parse(await readFile(path, 'utf8')) as MageTinyManifest;
-  if (manifest.format !== MAGE_TINY_FORMAT) {
+  const manifest = await readJsonChecked(path, {
+    what: 'mage-tiny manifest',
+    fix: REBUILD,
+    kind: 'model',
+    schema: manifestSchema,
+  });
+  let config: ModelConfig;
+  try {
+    config = defineModelConfig(manifest.config as ModelConfigInput);
+  } catch (cause) {
     throw new CheckpointError(
-      `'${path}' has format ${String(manifest.format)}, expected ${MAGE_TINY_FORMAT}.`,
+      `'${path}' (mage-tiny manifest) has an invalid model config (${(cause as Error).message}); ${REBUILD}.`,
+      { code: 'MODEL_FORMAT', cause, context: { path } },
     );
   }
-  return manifest;
+  return { format: manifest.format, config, warmStart: manifest.warmStart };
+}
+
+async function readModelText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (cause) {
+    const why = (cause as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : 'cannot be read';
+    throw new CheckpointError(`'${path}' (mage-tiny tokenizer) ${why}; ${REBUILD}.`, {
+      code: 'MODEL_FORMAT',
+      cause,
+      context: { path },
+    });
+  }
 }
 
 /**
  * A trainable learner from a mage-tiny directory: its weights, a fresh optimizer with `optimizer`
- * (a warm start is a starting point, not a run to continue).
+ * (a warm start is a starting point, not a run to continue). Every file is checked: the manifest, both
+ * tokenizer files, and the weights by name, dtype and shape against the manifest's model config.
  */
 export async function loadMageTiny(dir: string, options: CreateMageTinyOptions = {}): Promise<OnnxLearner> {
   const manifest = await readMageTinyManifest(dir);
-  const tokenizer = parseWordLevelTokenizer(await readFile(join(dir, 'tokenizer.json'), 'utf8'));
-  const checkpoint = await loadCheckpoint(join(dir, 'model'));
+  const tokenizerJson = await readModelText(join(dir, 'tokenizer.json'));
+  await readModelText(join(dir, 'tokenizer_config.json'));
+  let tokenizer: WordLevelTokenizer;
+  try {
+    tokenizer = parseWordLevelTokenizer(tokenizerJson);
+  } catch (cause) {
+    throw new CheckpointError(
+      `'${join(dir, 'tokenizer.json')}' (mage-tiny tokenizer) is not a word-level tokenizer (${(cause as Error).message}); ${REBUILD}.`,
+      { code: 'MODEL_FORMAT', cause },
+    );
+  }
+  const { config } = manifest;
+  const modelDir = join(dir, 'model');
+  const checkpoint = await loadCheckpoint(modelDir);
+  checkCheckpointTensors(modelDir, checkpoint.weights, paramSpecs(config));
   const weights = new Map<string, Float32Array>();
   for (const [name, t] of checkpoint.weights) weights.set(name, t.data);
-  return mageTinyLearner(manifest.config, tokenizer, options, weights);
+  return mageTinyLearner(config, tokenizer, options, weights);
 }

@@ -5,14 +5,23 @@
 
 import { join } from 'node:path';
 import {
+  assertFreshRunDir,
   ConfigError,
+  checkResumeConfig,
   iterateTraining,
   type JsonObject,
+  latestCheckpoint,
+  MageError,
   pathExists,
   type RunnerEvent,
+  readRunConfig,
+  removeDirAtomic,
   type TrainingEvent,
   type TrainingResultV1,
+  valueAt,
+  withRunLock,
 } from '@mage-rl/core';
+import type { OnnxLearner } from '@mage-rl/learner';
 import {
   METHODS,
   type MethodId,
@@ -20,6 +29,7 @@ import {
   resolveTrainConfig,
   type TrainConfig,
   type TrainConfigInput,
+  toJsonObject,
   trainingOptionsOf,
 } from '@mage-rl/recipes';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
@@ -54,6 +64,8 @@ export interface TrainPipelineResult {
   readonly warmStart: string;
   readonly result: TrainingResultV1;
   readonly report: ReportFiles;
+  /** True when a resumed run had already trained all its iterations (nothing ran). */
+  readonly alreadyFinished: boolean;
 }
 
 /** The resolved config of a `mage train` call (also validates it). */
@@ -75,6 +87,18 @@ export function trainConfigOf(
   return config;
 }
 
+/** The warm-start directory a run will use (no pretraining): `model`, or the cache entry. */
+export function plannedWarmStart(
+  options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'model' | 'cacheDir'>,
+): string {
+  if (options.model !== undefined) return options.model;
+  return warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, {
+    envs: [options.env],
+    preset: options.preset,
+    seed: options.seed,
+  });
+}
+
 /** The warm start a run uses: `model`, or the cached one for (env, preset, seed), pretrained if missing. */
 export async function ensureWarmStart(
   options: Pick<
@@ -84,7 +108,7 @@ export async function ensureWarmStart(
 ): Promise<string> {
   if (options.model !== undefined) return options.model;
   const spec = { envs: [options.env], preset: options.preset, seed: options.seed };
-  const dir = warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, spec);
+  const dir = plannedWarmStart(options);
   if (await pathExists(join(dir, 'mage-tiny.json'))) {
     options.log?.(`warm start: ${dir} (cached)`);
     return dir;
@@ -107,15 +131,87 @@ export async function ensureWarmStart(
   return dir;
 }
 
+/**
+ * The learner of the warm start. A damaged cache entry (the cache is this program's, not the user's) is
+ * removed and pretrained again, not fatal; a damaged `--model` directory is the user's and is an error.
+ */
+async function loadWarmStart(
+  options: TrainPipelineOptions,
+  load: (dir: string) => Promise<OnnxLearner>,
+): Promise<{ dir: string; learner: OnnxLearner }> {
+  const dir = await ensureWarmStart(options);
+  try {
+    return { dir, learner: await load(dir) };
+  } catch (error) {
+    if (options.model !== undefined || !MageError.isInstance(error) || error.code === 'ABORTED') throw error;
+    options.log?.(`warm start: the cache entry ${dir} is damaged (${error.message}); rebuilding it`);
+    await removeDirAtomic(dir);
+    const rebuilt = await ensureWarmStart(options);
+    return { dir: rebuilt, learner: await load(rebuilt) };
+  }
+}
+
+/** The run record part `mage train` owns (config.json's `extra`): the resolved config and the warm start. */
+const runRecordOf = (config: TrainConfig, warmStart: string): JsonObject => ({
+  ...toJsonObject(config),
+  warmStartDir: warmStart,
+});
+
+/**
+ * The result of a resumed run that has already trained all its iterations (nothing is loaded or
+ * pretrained; the report is written again), or null when there is work left.
+ */
+async function finishedRun(
+  options: TrainPipelineOptions,
+  config: TrainConfig,
+): Promise<TrainPipelineResult | null> {
+  const last = await latestCheckpoint(options.runDir);
+  if (last === null || last.state.nextIteration < config.train.iterations) return null;
+  const run = await readRun(options.runDir);
+  const report = await writeReport([run], options.runDir);
+  const recorded = valueAt(await readRunConfig(options.runDir), ['extra', 'warmStartDir']);
+  return {
+    runDir: options.runDir,
+    config,
+    warmStart: typeof recorded === 'string' ? recorded : plannedWarmStart(options),
+    result: {
+      iterations: last.state.nextIteration,
+      lastCheckpoint: last.dir,
+      lastEval: run.evals.filter((e) => e.iteration >= 0).at(-1) ?? null,
+    },
+    report,
+    alreadyFinished: true,
+  };
+}
+
+/**
+ * Trains under the run-directory lock. Everything that can refuse the run (a second writer, a run
+ * directory holding another run, a resume with another configuration) is checked before the warm start
+ * is pretrained; a resumed run that is complete returns at once.
+ */
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
   const config = trainConfigOf(options);
-  const warmStart = await ensureWarmStart(options);
+  return withRunLock(options.runDir, async () => {
+    if (options.resume) {
+      await checkResumeConfig(options.runDir, { extra: runRecordOf(config, plannedWarmStart(options)) });
+      const finished = await finishedRun(options, config);
+      if (finished) return finished;
+    } else {
+      await assertFreshRunDir(options.runDir);
+    }
+    return trainLoaded(options, config);
+  });
+}
+
+async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): Promise<TrainPipelineResult> {
   const optimizer = {
     lr: config.ppo.lr,
     weightDecay: config.ppo.weightDecay,
     maxGradNorm: config.ppo.gradClip,
   };
-  const learner = await loadModel(warmStart, { seed: `${options.seed}/learner`, optimizer });
+  const { dir: warmStart, learner } = await loadWarmStart(options, (dir) =>
+    loadModel(dir, { seed: `${options.seed}/learner`, optimizer }),
+  );
   const reference =
     config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false }) : undefined;
   try {
@@ -129,10 +225,7 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     });
     let result: TrainingResultV1 | undefined;
     let lastEval: TrainingResultV1['lastEval'] = null;
-    for await (const event of iterateTraining({
-      ...training,
-      config: { ...(training.config ?? {}), warmStartDir: warmStart } as JsonObject,
-    })) {
+    for await (const event of iterateTraining({ ...training, config: runRecordOf(config, warmStart) })) {
       options.onEvent?.(event);
       if (event.type === 'eval-end') lastEval = event;
       if (event.type === 'run-end') {
@@ -140,7 +233,14 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
       }
     }
     const report = await writeReport([await readRun(options.runDir)], options.runDir);
-    return { runDir: options.runDir, config, warmStart, result: result as TrainingResultV1, report };
+    return {
+      runDir: options.runDir,
+      config,
+      warmStart,
+      result: result as TrainingResultV1,
+      report,
+      alreadyFinished: false,
+    };
   } finally {
     await learner.dispose();
     await reference?.dispose();

@@ -59,6 +59,9 @@ function packageEntry(spec: string, dir: string, subpath: string): string {
   } catch (cause) {
     throw fail(spec, `'${manifestPath}' is not valid JSON.`, cause);
   }
+  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
+    throw fail(spec, `'${manifestPath}' does not hold a JSON object.`);
+  }
   const exported = manifest.exports;
   if (exported !== undefined) {
     const keys = typeof exported === 'object' && exported !== null ? Object.keys(exported) : [];

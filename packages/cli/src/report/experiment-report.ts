@@ -5,9 +5,14 @@
  * and success-by-attempt charts (SVG + PNG).
  */
 
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type MeanIntervalV1, type MetricsSummaryV1, meanInterval, writeJsonAtomic } from '@mage-rl/core';
+import {
+  type MeanIntervalV1,
+  type MetricsSummaryV1,
+  meanInterval,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from '@mage-rl/core';
 import type { ExperimentEvalV1 } from '../pipelines/experiment';
 import { renderPng } from './png';
 import type { OpponentReferenceV1, ReferenceValuesV1 } from './reference-values';
@@ -254,8 +259,8 @@ export async function writeExperimentReport(
   );
   if (charts.length > 0) {
     const chart = chartGrid(charts, 2);
-    await writeFile(join(outDir, 'success-by-attempt.svg'), chart.svg);
-    await writeFile(join(outDir, 'success-by-attempt.png'), renderPng(chart.svg));
+    await writeFileAtomic(join(outDir, 'success-by-attempt.svg'), chart.svg);
+    await writeFileAtomic(join(outDir, 'success-by-attempt.png'), renderPng(chart.svg));
     images.push(join(outDir, 'success-by-attempt.svg'), join(outDir, 'success-by-attempt.png'));
   }
   const times = [...new Map(results.rows.map((r) => [r.label, r])).values()];
@@ -288,6 +293,6 @@ export async function writeExperimentReport(
     ...(images.length > 0 ? ['![success by attempt](success-by-attempt.png)', ''] : []),
   ].join('\n');
   const markdown = join(outDir, 'report.md');
-  await writeFile(markdown, md);
+  await writeFileAtomic(markdown, md);
   return { results: resultsPath, markdown, images };
 }

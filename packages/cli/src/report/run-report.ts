@@ -3,7 +3,7 @@
  * curves and training curves as SVG + PNG, and a `report.md` summary, from one or more run directories.
  */
 
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import {
   type EvalStatsV1,
@@ -13,8 +13,11 @@ import {
   type MetricsSummaryV1,
   pathExists,
   type RolloutStatsV1,
+  readJsonChecked,
   type UpdateStatsV1,
+  writeFileAtomic,
 } from '@mage-rl/core';
+import { z } from 'zod';
 import { renderPng } from './png';
 import { type Chart, chartGrid, lineChart, type Series } from './svg-chart';
 
@@ -27,9 +30,27 @@ export interface RunData {
   readonly rollouts: readonly RolloutStatsV1[];
   readonly updates: readonly UpdateStatsV1[];
   readonly evals: readonly EvalStatsV1[];
+  /** 1-based numbers of unreadable metrics lines that were left out (not counting a torn last line). */
+  readonly skippedLines: readonly number[];
 }
 
-/** Reads `config.json` and `metrics.jsonl` of a run directory. Torn last lines are ignored. */
+const reportConfigSchema = z
+  .object({
+    extra: z
+      .object({
+        method: z.unknown().optional(),
+        env: z.object({ id: z.unknown().optional() }).loose().nullable().optional(),
+      })
+      .loose()
+      .nullable()
+      .optional(),
+  })
+  .loose();
+
+/**
+ * Reads `config.json` and `metrics.jsonl` of a run directory. A torn last line (a killed run) is ignored;
+ * unreadable lines before it are left out and listed in `skippedLines` (1-based), for the caller to say.
+ */
 export async function readRun(dir: string): Promise<RunData> {
   const metricsPath = join(dir, 'metrics.jsonl');
   if (!(await pathExists(metricsPath))) {
@@ -38,29 +59,49 @@ export async function readRun(dir: string): Promise<RunData> {
   let method: string | null = null;
   let env: string | null = null;
   if (await pathExists(join(dir, 'config.json'))) {
-    const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
-      extra?: { method?: unknown; env?: { id?: unknown } } | null;
-    };
+    const config = await readJsonChecked(join(dir, 'config.json'), {
+      what: "the run's configuration record",
+      fix: 'restore it, or move it away to report the run under its directory name',
+      schema: reportConfigSchema,
+    });
     method = typeof config.extra?.method === 'string' ? config.extra.method : null;
     env = typeof config.extra?.env?.id === 'string' ? config.extra.env.id : null;
   }
   const rollouts: RolloutStatsV1[] = [];
   const updates: UpdateStatsV1[] = [];
   const evals: EvalStatsV1[] = [];
-  for (const line of (await readFile(metricsPath, 'utf8')).split('\n')) {
-    if (line.trim() === '') continue;
-    let parsed: MetricsLineV1;
+  const skippedLines: number[] = [];
+  let text: string;
+  try {
+    text = await readFile(metricsPath, 'utf8');
+  } catch (cause) {
+    throw new IoError(`Could not read '${metricsPath}': ${(cause as Error).message}`, { cause });
+  }
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let parsed: MetricsLineV1 | null = null;
     try {
       parsed = JSON.parse(line) as MetricsLineV1;
     } catch {
-      continue; // a line torn by a crash; the run resumes from its last checkpoint anyway
+      // The last line may be torn by a kill (the run resumes from its checkpoint); others are damage.
     }
-    if (parsed.type === 'rollout') rollouts.push(parsed);
-    else if (parsed.type === 'update') updates.push(parsed);
-    else if (parsed.type === 'eval') evals.push(parsed);
-  }
+    const type = typeof parsed === 'object' && parsed !== null ? parsed.type : undefined;
+    if (parsed !== null && type === 'rollout') rollouts.push(parsed as RolloutStatsV1 & MetricsLineV1);
+    else if (parsed !== null && type === 'update') updates.push(parsed as UpdateStatsV1 & MetricsLineV1);
+    else if (parsed !== null && type === 'eval') evals.push(parsed as EvalStatsV1 & MetricsLineV1);
+    else if (i < lines.length - 1) skippedLines.push(i + 1);
+  });
   const name = method ? `${method}${env ? ` (${env})` : ''}` : basename(resolve(dir));
-  return { dir, name, method, env, rollouts, updates, evals };
+  return { dir, name, method, env, rollouts, updates, evals, skippedLines };
+}
+
+/** A warning for the unreadable lines of a run's metrics.jsonl, or null when there are none. */
+export function skippedLinesWarning(run: RunData): string | null {
+  const n = run.skippedLines.length;
+  if (n === 0) return null;
+  const shown = run.skippedLines.slice(0, 10).join(', ') + (n > 10 ? ', …' : '');
+  return `${join(run.dir, 'metrics.jsonl')}: ${n} unreadable line(s) left out of the report (line ${shown}); the file is damaged — the checkpoints are unaffected.`;
 }
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
@@ -357,8 +398,8 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
   for (const f of figures) {
     const svgPath = join(outDir, `${f.file}.svg`);
     const pngPath = join(outDir, `${f.file}.png`);
-    await writeFile(svgPath, f.chart.svg);
-    await writeFile(pngPath, renderPng(f.chart.svg));
+    await writeFileAtomic(svgPath, f.chart.svg);
+    await writeFileAtomic(pngPath, renderPng(f.chart.svg));
     images.push(svgPath, pngPath);
   }
   const md = [
@@ -381,6 +422,6 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
     ...figures.flatMap((f) => [`## ${f.title}`, '', `![${f.title}](${f.file}.png)`, '']),
   ].join('\n');
   const markdown = join(outDir, 'report.md');
-  await writeFile(markdown, md);
+  await writeFileAtomic(markdown, md);
   return { markdown, images };
 }

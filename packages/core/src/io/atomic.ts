@@ -8,8 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { CheckpointError, IoError } from '../errors';
+import { IoError } from '../errors';
 import type { JsonValue } from '../json';
+import { readJsonChecked } from './read-checked';
 
 /** Prefix of temporary files and directories written by these helpers (never a final name). */
 export const TEMP_PREFIX = '.tmp-';
@@ -70,23 +71,10 @@ export async function writeJsonAtomic(path: string, value: JsonValue | object): 
 
 /** Reads and parses a JSON file; a missing or malformed file is a `CheckpointError` naming the path. */
 export async function readJsonFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await fs.readFile(path, 'utf8');
-  } catch (error) {
-    throw new CheckpointError(`Could not read '${path}': ${(error as Error).message}`, {
-      cause: error,
-      context: { path },
-    });
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw new CheckpointError(`'${path}' is not valid JSON (truncated or corrupt).`, {
-      cause: error,
-      context: { path },
-    });
-  }
+  return readJsonChecked(path, {
+    what: 'a JSON record',
+    fix: 'restore it from a copy or delete it and run the command again',
+  });
 }
 
 /** True when `path` exists. */

@@ -11,3 +11,11 @@ export {
   writeFileAtomic,
   writeJsonAtomic,
 } from './atomic';
+export {
+  type JsonFileSpec,
+  jsonDepth,
+  MAX_JSON_DEPTH,
+  parseJsonChecked,
+  readJsonChecked,
+  readJsonCheckedSync,
+} from './read-checked';

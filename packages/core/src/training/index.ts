@@ -14,7 +14,13 @@ export type {
   UpdateStatsV1,
 } from './events';
 export { iterateTraining, runTraining } from './iterate-training';
-export type { RunConfigRecordV1 } from './open-run';
+export {
+  checkResumeConfig,
+  RESUME_SAFE_PATHS,
+  type RunConfigRecordV1,
+  readRunConfig,
+  resumeDifferences,
+} from './open-run';
 export {
   type EvaluationSuiteOptions,
   type MemoryStateOptions,
@@ -38,6 +44,7 @@ export {
   validatePackedRow,
 } from './packing';
 export {
+  assertFreshRunDir,
   CHECKPOINT_STATE_FORMAT,
   type CheckpointRef,
   type CheckpointStateV1,
@@ -45,7 +52,9 @@ export {
   latestCheckpoint,
   listCheckpoints,
   RUN_CONFIG_FORMAT,
+  RUN_FILES,
   readCheckpointState,
   runPaths,
 } from './run-dir';
+export { lockRunDir, RUN_LOCK_FILE, type RunLock, withRunLock } from './run-lock';
 export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';

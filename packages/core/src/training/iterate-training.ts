@@ -12,6 +12,7 @@ import { openRun } from './open-run';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
 import { evaluationPhase, rolloutPhase } from './rollout-phase';
 import { CHECKPOINT_STATE_FORMAT, type MetricsWriter, writeCheckpoint } from './run-dir';
+import { lockRunDir } from './run-lock';
 import { updatePhase } from './update-phase';
 
 const now = (): number => performance.now();
@@ -51,8 +52,21 @@ export async function* iterateTraining<S, A>(
   options: TrainingOptions<S, A>,
 ): AsyncGenerator<TrainingEvent, TrainingResultV1, undefined> {
   const config = resolveTrainingOptions(options);
-  const started = now();
   throwIfAborted(options.signal);
+  // One writer per run directory (see run-lock.ts); released however the loop ends.
+  const lock = options.runDir ? await lockRunDir(options.runDir) : null;
+  try {
+    return yield* trainingLoop(options, config);
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function* trainingLoop<S, A>(
+  options: TrainingOptions<S, A>,
+  config: ResolvedTrainingConfig,
+): AsyncGenerator<TrainingEvent, TrainingResultV1, undefined> {
+  const started = now();
   const runDir = options.runDir ?? null;
   const { startIteration, resumedFrom, metrics, ...opened } = await openRun(options, config);
   let lastCheckpoint = opened.lastCheckpoint;

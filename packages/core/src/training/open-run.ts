@@ -1,7 +1,9 @@
 /** Opening a run directory: a fresh start, or a resume from its latest complete checkpoint. */
 
-import { ConfigError } from '../errors';
-import { pathExists, readJsonFile, writeJsonAtomic } from '../io';
+import { promises as fs } from 'node:fs';
+import { z } from 'zod';
+import { CheckpointError, ConfigError } from '../errors';
+import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
 import type { JsonObject } from '../json';
 import type { PopulationV1 } from '../population';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
@@ -55,21 +57,87 @@ function runConfig<S, A>(
   };
 }
 
-/** Differences that forbid a resume (everything but the iteration count and `extra`). */
-function resumeDiff(saved: unknown, current: RunConfigRecordV1): string[] {
-  const strip = (c: unknown): unknown => {
-    if (typeof c !== 'object' || c === null) return c;
-    const { training, extra: _extra, ...rest } = c as Record<string, unknown>;
-    const { iterations: _iterations, ...t } = (training ?? {}) as Record<string, unknown>;
-    return JSON.parse(JSON.stringify({ ...rest, training: t }));
-  };
-  return jsonDiff(strip(saved), strip(current));
+/**
+ * Paths of the run record that may change on resume; they do not forbid it, and the saved config.json
+ * keeps its original value (`--iterations` extends or shortens a run without rewriting its record).
+ */
+export const RESUME_SAFE_PATHS: readonly string[] = ['training.iterations', 'extra.train.iterations'];
+
+const recordSchema = z.object({ format: z.literal(RUN_CONFIG_FORMAT) }).loose();
+
+/** The saved config.json of `runDir`, checked to be a run record. */
+export async function readRunConfig(runDir: string): Promise<Record<string, unknown>> {
+  return readJsonChecked(runPaths(runDir).config, {
+    what: "the run's configuration record",
+    fix: 'it is not the record of a mage-rl run (or it is damaged): choose another run directory, or move the file away to start a new run here',
+    schema: recordSchema,
+  });
 }
 
 /**
- * Prepares `options.runDir` (nothing without one): refuses a non-empty directory unless resuming,
- * refuses a resume whose configuration or seed differs, restores the learner and memory state of the
- * latest complete checkpoint, cuts metrics.jsonl back to what that checkpoint covers, writes config.json.
+ * Differences between the saved run record and the current one that forbid a resume: every path but the
+ * `RESUME_SAFE_PATHS`, compared over the top-level parts `current` has. Paths inside the caller's record
+ * (`extra`) come first and without their prefix, as the user knows them (`advantage.metaReward`).
+ */
+export function resumeDifferences(saved: unknown, current: Partial<RunConfigRecordV1>): string[] {
+  const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null));
+  const savedObject = (typeof saved === 'object' && saved !== null ? saved : {}) as Record<string, unknown>;
+  const keys = Object.keys(current);
+  const diff = jsonDiff(
+    plain(Object.fromEntries(keys.map((k) => [k, savedObject[k]]))),
+    plain(current),
+  ).filter((path) => !RESUME_SAFE_PATHS.includes(path));
+  const inExtra = diff.filter((p) => p.startsWith('extra.')).map((p) => p.slice('extra.'.length));
+  return [...inExtra, ...diff.filter((p) => !p.startsWith('extra.'))];
+}
+
+/**
+ * Refuses a resume whose configuration differs from the run's saved config.json (nothing to check when
+ * there is none). Callers that do expensive work before training (a warm start) call it first with the
+ * parts of the record they know.
+ */
+export async function checkResumeConfig(runDir: string, current: Partial<RunConfigRecordV1>): Promise<void> {
+  if (!(await pathExists(runPaths(runDir).config))) return;
+  const diff = resumeDifferences(await readRunConfig(runDir), current);
+  if (diff.length > 0) {
+    const shown = diff.slice(0, 8).join(', ') + (diff.length > 8 ? `, and ${diff.length - 8} more` : '');
+    throw new ConfigError(
+      `Cannot resume '${runDir}': the configuration differs from its config.json at ${shown}. Resume with the settings the run was started with (only the iteration count may change), or start a new run in another directory.`,
+      { path: diff[0] as string, context: { runDir, differences: diff } },
+    );
+  }
+}
+
+/**
+ * Metrics without a checkpoint are resumable only when they stop at or before the iteration of the first
+ * checkpoint (a run killed before that checkpoint was complete, redone identically). A line of a later
+ * iteration means checkpoints were written and then removed: restarting would wipe the run's record.
+ */
+async function assertNoLostCheckpoints(metricsPath: string, config: ResolvedTrainingConfig): Promise<void> {
+  if (!(await pathExists(metricsPath))) return;
+  const firstDue = Math.min(config.checkpointEvery, Math.max(1, config.iterations)) - 1;
+  const text = await fs.readFile(metricsPath, 'utf8');
+  const later = text.split('\n').filter((line) => {
+    try {
+      const iteration = (JSON.parse(line) as { iteration?: unknown } | null)?.iteration;
+      return typeof iteration === 'number' && iteration > firstDue;
+    } catch {
+      return false;
+    }
+  });
+  if (later.length > 0) {
+    throw new CheckpointError(
+      `Cannot resume: '${metricsPath}' records iterations after ${firstDue}, the first checkpoint, but the run has no checkpoint to continue from (were the checkpoints deleted?). Restore the checkpoints, or move metrics.jsonl away to train the run again from the start.`,
+      { context: { path: metricsPath } },
+    );
+  }
+}
+
+/**
+ * Prepares `options.runDir` (nothing without one): refuses a directory holding a run or run files unless
+ * resuming, refuses a resume whose configuration or seed differs, restores the learner and memory state of
+ * the latest complete checkpoint, cuts metrics.jsonl back to what that checkpoint covers, writes
+ * config.json (a resume keeps the saved one). The caller holds the run-directory lock.
  */
 export async function openRun<S, A>(
   options: TrainingOptions<S, A>,
@@ -80,17 +148,9 @@ export async function openRun<S, A>(
   const paths = runPaths(runDir);
   const configJson = runConfig(options, config);
   await cleanRunDir(runDir);
-  if (options.resume && (await pathExists(paths.config))) {
-    const diff = resumeDiff(await readJsonFile(paths.config), configJson);
-    if (diff.length > 0) {
-      throw new ConfigError(
-        `Cannot resume '${runDir}': the configuration differs from the saved config.json at ${diff.join(', ')}.`,
-        { path: diff[0] as string, context: { runDir, differences: diff } },
-      );
-    }
-  } else if (!options.resume) {
-    await assertFreshRunDir(runDir);
-  }
+  const hasRecord = await pathExists(paths.config);
+  if (options.resume) await checkResumeConfig(runDir, configJson);
+  else await assertFreshRunDir(runDir);
   const checkpoint = options.resume ? await latestCheckpoint(runDir) : null;
   let opened: OpenedRun;
   if (checkpoint) {
@@ -115,6 +175,7 @@ export async function openRun<S, A>(
       metrics: metricsWriter(paths.metrics, checkpoint.state.metricsLines),
     };
   } else {
+    if (options.resume) await assertNoLostCheckpoints(paths.metrics, config);
     await truncateMetrics(paths.metrics, 0);
     opened = {
       startIteration: 0,
@@ -123,6 +184,6 @@ export async function openRun<S, A>(
       metrics: metricsWriter(paths.metrics, 0),
     };
   }
-  await writeJsonAtomic(paths.config, configJson);
+  if (!(options.resume && hasRecord)) await writeJsonAtomic(paths.config, configJson);
   return opened;
 }

@@ -10,12 +10,13 @@
  */
 
 import { promises as fs } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { z } from 'zod';
 import { CheckpointError, ConfigError, IoError } from '../errors';
 import {
   appendFileDurable,
   pathExists,
-  readJsonFile,
+  readJsonChecked,
   removeDirAtomic,
   writeDirAtomic,
   writeFileAtomic,
@@ -60,26 +61,25 @@ export function runPaths(runDir: string) {
   };
 }
 
-function isState(value: unknown): value is CheckpointStateV1 {
-  if (typeof value !== 'object' || value === null) return false;
-  const v = value as Record<string, unknown>;
-  return (
-    v.format === CHECKPOINT_STATE_FORMAT &&
-    Number.isInteger(v.iteration) &&
-    Number.isInteger(v.nextIteration) &&
-    Number.isInteger(v.metricsLines) &&
-    (typeof v.seed === 'number' || typeof v.seed === 'string')
-  );
-}
+const stateSchema = z
+  .object({
+    format: z.literal(CHECKPOINT_STATE_FORMAT),
+    iteration: z.number().int().min(0),
+    nextIteration: z.number().int().min(0),
+    seed: z.union([z.number(), z.string()]),
+    learnerId: z.string(),
+    metricsLines: z.number().int().min(0),
+    memory: z.json(),
+  })
+  .loose();
 
 /** Reads and checks `<dir>/state.json`. */
 export async function readCheckpointState(dir: string): Promise<CheckpointStateV1> {
-  const path = join(dir, 'state.json');
-  const value = await readJsonFile(path);
-  if (!isState(value)) {
-    throw new CheckpointError(`'${path}' is not a ${CHECKPOINT_STATE_FORMAT} file.`, { context: { path } });
-  }
-  return value;
+  return (await readJsonChecked(join(dir, 'state.json'), {
+    what: `state of checkpoint '${basename(dir)}'`,
+    fix: `the checkpoint is damaged: delete the directory '${dir}' and resume from the one before it`,
+    schema: stateSchema,
+  })) as CheckpointStateV1;
 }
 
 /** Checkpoint directories present in `runDir`, oldest first (only complete ones can carry the final name). */
@@ -97,29 +97,49 @@ export async function listCheckpoints(runDir: string): Promise<{ iteration: numb
     .sort((a, b) => a.iteration - b.iteration);
 }
 
+const latestSchema = z.object({
+  iteration: z.number().int().min(0),
+  // A bare checkpoint name: the pointer never leads outside the run's checkpoints directory.
+  dir: z.string().regex(CHECKPOINT_RE, 'a checkpoint directory name such as iter-000003'),
+});
+
 /**
  * The latest complete checkpoint: the one `latest.json` names, or a newer complete directory (a run killed
- * between renaming the directory into place and rewriting the pointer). Null when there is none.
+ * between renaming the directory into place and rewriting the pointer). A damaged pointer is ignored when
+ * a complete checkpoint directory exists (resume rewrites it). Null when there is no checkpoint.
  */
 export async function latestCheckpoint(runDir: string): Promise<CheckpointRef | null> {
   const paths = runPaths(runDir);
-  let best: { iteration: number; name: string } | null = null;
-  if (await pathExists(paths.latest)) {
-    const { iteration, dir } = (await readJsonFile(paths.latest)) as { iteration?: unknown; dir?: unknown };
-    if (typeof dir === 'string' && typeof iteration === 'number' && Number.isInteger(iteration)) {
-      best = { iteration, name: dir };
-    }
-  }
   const listed = await listCheckpoints(runDir);
   const newest = listed[listed.length - 1];
+  let best: { iteration: number; name: string } | null = null;
+  if (await pathExists(paths.latest)) {
+    try {
+      const { iteration, dir } = await readJsonChecked(paths.latest, {
+        what: 'the pointer to the latest checkpoint',
+        fix: 'delete it; resume then uses the newest complete checkpoint directory',
+        schema: latestSchema,
+      });
+      best = { iteration, name: dir };
+    } catch (error) {
+      if (!newest) throw error;
+    }
+  }
   if (newest && (best === null || newest.iteration > best.iteration)) best = newest;
   if (best === null) return null;
   const dir = join(paths.checkpoints, best.name);
   if (!(await pathExists(dir))) {
-    throw new CheckpointError(`checkpoints/latest.json names '${best.name}', which does not exist.`, {
-      context: { dir },
-    });
+    if (newest) return latestCheckpointAt(paths.checkpoints, newest.name);
+    throw new CheckpointError(
+      `'${paths.latest}' names '${best.name}', which does not exist; delete it to start the run over.`,
+      { context: { dir } },
+    );
   }
+  return latestCheckpointAt(paths.checkpoints, best.name);
+}
+
+async function latestCheckpointAt(checkpoints: string, name: string): Promise<CheckpointRef> {
+  const dir = join(checkpoints, name);
   const state = await readCheckpointState(dir);
   return { iteration: state.iteration, dir, state };
 }
@@ -264,13 +284,38 @@ export function jsonDiff(a: unknown, b: unknown, path = ''): string[] {
   return out;
 }
 
-/** Refuses to start a fresh run over an existing one. */
+/** True when `path` is a mage-rl run record (`config.json` of a run). */
+async function isRunRecord(path: string): Promise<boolean> {
+  try {
+    const text = await fs.readFile(path, 'utf8');
+    return (JSON.parse(text) as { format?: unknown } | null)?.format === RUN_CONFIG_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
+/** Files a run writes into its directory: a fresh run refuses to start where any of them exists. */
+export const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'report.md'] as const;
+
+/** Refuses to start a fresh run over an existing one, or over files of the same names the user made. */
 export async function assertFreshRunDir(runDir: string): Promise<void> {
-  const paths = runPaths(runDir);
-  if ((await pathExists(paths.metrics)) || (await listCheckpoints(runDir)).length > 0) {
+  const present: string[] = [];
+  for (const name of RUN_FILES) {
+    if (name === 'checkpoints') {
+      if ((await listCheckpoints(runDir)).length > 0 || (await pathExists(runPaths(runDir).latest)))
+        present.push(name);
+    } else if (await pathExists(join(runDir, name))) present.push(name);
+  }
+  if (present.length > 0) {
+    const ours =
+      present.some((name) => name !== 'config.json' && name !== 'report.md') ||
+      (await isRunRecord(join(runDir, 'config.json')));
+    const fix = ours
+      ? 'continue that run with --resume (`resume: true` in code) or choose another directory'
+      : 'these are not files of a mage-rl run: choose another directory, or move them away';
     throw new ConfigError(
-      `Run directory '${runDir}' already holds a run (metrics.jsonl or checkpoints); pass resume: true to continue it or choose another directory.`,
-      { path: 'runDir', context: { runDir } },
+      `Run directory '${runDir}' already holds ${present.join(', ')}, which a new run would overwrite; ${fix}.`,
+      { path: 'runDir', context: { runDir, present } },
     );
   }
 }

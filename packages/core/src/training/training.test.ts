@@ -163,7 +163,7 @@ describe('iterateTraining', () => {
       expect(Array.from(copy.probabilities(k))).toEqual(Array.from(learner.probabilities(k)));
     // A second fresh run into the same directory is refused.
     await expect(collect(nimTrainingOptions(nimLearner(), { runDir }))).rejects.toThrow(
-      /already holds a run/,
+      /already holds config.json, metrics.jsonl, checkpoints/,
     );
   });
 

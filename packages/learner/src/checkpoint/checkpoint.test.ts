@@ -1,10 +1,10 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng } from '@mage-rl/core';
+import { CheckpointError, createRng } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAdamW } from '../optim/adamw';
-import { loadCheckpoint, saveCheckpoint } from './checkpoint';
+import { checkCheckpointTensors, type LoadedTensor, loadCheckpoint, saveCheckpoint } from './checkpoint';
 
 const root = await mkdtemp(join(tmpdir(), 'mage-ckpt-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -61,5 +61,39 @@ describe('checkpoints', () => {
     await writeFile(join(dir, 'model.safetensors'), bytes.subarray(0, bytes.length - 10));
     await expect(loadCheckpoint(dir)).rejects.toMatchObject({ name: 'CheckpointError' });
     await expect(loadCheckpoint(join(root, 'missing'))).rejects.toMatchObject({ name: 'CheckpointError' });
+  });
+});
+
+describe('checkCheckpointTensors', () => {
+  const specs = [{ name: 'w', shape: [2, 3] }];
+  const save = async (name: string, shape: number[]) => {
+    const dir = join(root, name);
+    await saveCheckpoint(dir, { weights: new Map([['w', { data: new Float32Array(6), shape }]]), step: 1 });
+    return dir;
+  };
+
+  it('accepts the exact name, dtype and shape', async () => {
+    const dir = await save('exact', [2, 3]);
+    const weights = (await loadCheckpoint(dir)).weights;
+    expect(() => checkCheckpointTensors(dir, weights, specs)).not.toThrow();
+  });
+
+  it('refuses a transposed matrix with the same element count, naming file, tensor and shapes', async () => {
+    const dir = await save('transposed', [3, 2]);
+    const weights = (await loadCheckpoint(dir)).weights;
+    expect(() => checkCheckpointTensors(dir, weights, specs)).toThrow(CheckpointError);
+    expect(() => checkCheckpointTensors(dir, weights, specs)).toThrow(
+      /model\.safetensors: tensor 'w' has shape \[3, 2\]; the model config needs F32 \[2, 3\]/,
+    );
+  });
+
+  it('refuses a missing tensor and another dtype', async () => {
+    const dir = await save('other-name', [2, 3]);
+    const weights = (await loadCheckpoint(dir)).weights;
+    expect(() => checkCheckpointTensors(dir, weights, [{ name: 'u', shape: [2, 3] }])).toThrow(
+      /tensor 'u' is missing/,
+    );
+    const f16 = new Map([['w', { ...(weights.get('w') as LoadedTensor), dtype: 'F16' as const }]]);
+    expect(() => checkCheckpointTensors(dir, f16, specs)).toThrow(/is stored as F16, not F32/);
   });
 });

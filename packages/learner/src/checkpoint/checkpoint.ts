@@ -15,7 +15,13 @@ import {
   writeFileAtomic,
 } from '@mage-rl/core';
 import type { AdamWState } from '../optim/adamw';
-import { parseSafetensors, serializeSafetensors, type TensorToWrite, toFloat32 } from './safetensors';
+import {
+  parseSafetensors,
+  type SafetensorsDType,
+  serializeSafetensors,
+  type TensorToWrite,
+  toFloat32,
+} from './safetensors';
 
 export const CHECKPOINT_FORMAT = 'mage-rl/checkpoint@1';
 
@@ -27,8 +33,13 @@ export interface CheckpointData {
   readonly metadata?: JsonValue;
 }
 
+/** A tensor read from a checkpoint: float32 values, the shape and the dtype the file stored it in. */
+export interface LoadedTensor extends TensorToWrite {
+  readonly dtype: SafetensorsDType;
+}
+
 export interface LoadedCheckpoint {
-  readonly weights: Map<string, TensorToWrite>;
+  readonly weights: Map<string, LoadedTensor>;
   readonly optimizer?: AdamWState;
   readonly rng?: RngState;
   readonly step: number;
@@ -82,12 +93,42 @@ async function readBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-function readTensors(bytes: Uint8Array, source: string): Map<string, TensorToWrite> {
+function readTensors(bytes: Uint8Array, source: string): Map<string, LoadedTensor> {
   const file = parseSafetensors(bytes, source);
-  const out = new Map<string, TensorToWrite>();
+  const out = new Map<string, LoadedTensor>();
   for (const [name, entry] of file.tensors)
-    out.set(name, { data: toFloat32(entry, name), shape: entry.shape });
+    out.set(name, { data: toFloat32(entry, name), shape: entry.shape, dtype: entry.dtype });
   return out;
+}
+
+/**
+ * Checks that a checkpoint holds every tensor of `specs` by name, stored as F32 (what `saveCheckpoint`
+ * writes) with exactly the spec's shape: a transposed matrix of the same size is refused, not loaded.
+ */
+export function checkCheckpointTensors(
+  dir: string,
+  weights: ReadonlyMap<string, LoadedTensor>,
+  specs: readonly { readonly name: string; readonly shape: readonly number[] }[],
+): void {
+  const file = join(dir, 'model.safetensors');
+  const shape = (dims: readonly number[]) => `[${dims.join(', ')}]`;
+  for (const s of specs) {
+    const t = weights.get(s.name);
+    const problem =
+      t === undefined
+        ? 'is missing'
+        : t.dtype !== 'F32'
+          ? `is stored as ${t.dtype}, not F32`
+          : t.shape.length !== s.shape.length || t.shape.some((d, i) => d !== s.shape[i])
+            ? `has shape ${shape(t.shape)}`
+            : null;
+    if (problem !== null) {
+      throw new CheckpointError(
+        `${file}: tensor '${s.name}' ${problem}; the model config needs F32 ${shape(s.shape)}. The checkpoint was written for another model configuration or is damaged: load it with the configuration it was saved with, or resume from an earlier checkpoint.`,
+        { context: { path: file, tensor: s.name, expected: s.shape, got: t?.shape ?? null } },
+      );
+    }
+  }
 }
 
 export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {

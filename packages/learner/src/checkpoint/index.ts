@@ -1,7 +1,9 @@
 export {
   CHECKPOINT_FORMAT,
   type CheckpointData,
+  checkCheckpointTensors,
   type LoadedCheckpoint,
+  type LoadedTensor,
   loadCheckpoint,
   saveCheckpoint,
   writeFilesAtomic,

@@ -4,8 +4,9 @@
  * with the tokenizer's chat template; messages that carry `tokens` are spliced in verbatim.
  */
 
+import { join } from 'node:path';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
-import { type ChatMessage, CheckpointError } from '@mage-rl/core';
+import { type ChatMessage, CheckpointError, pathExists } from '@mage-rl/core';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 
 export interface HfTokenizerOptions {
@@ -13,7 +14,19 @@ export interface HfTokenizerOptions {
   readonly eosTokenIds?: readonly number[];
 }
 
+/** The files transformers.js needs to load a tokenizer offline. */
+export const HF_TOKENIZER_FILES = ['tokenizer.json', 'tokenizer_config.json'] as const;
+
 export async function loadHfTokenizer(dir: string, options: HfTokenizerOptions = {}): Promise<TokenizerV1> {
+  for (const name of HF_TOKENIZER_FILES) {
+    const path = join(dir, name);
+    if (!(await pathExists(path))) {
+      throw new CheckpointError(
+        `'${path}' is missing: a Hugging Face model directory needs ${HF_TOKENIZER_FILES.join(' and ')} next to config.json. Copy them from the model's repository (they are published with the weights).`,
+        { code: 'MODEL_FORMAT', context: { path } },
+      );
+    }
+  }
   const { AutoTokenizer, env } = await import('@huggingface/transformers');
   env.allowRemoteModels = false;
   env.allowLocalModels = true;

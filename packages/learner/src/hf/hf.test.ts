@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRng } from '@mage-rl/core';
+import { CheckpointError, createRng } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serializeSafetensors } from '../checkpoint/safetensors';
 import { createOnnxLearner } from '../learner/onnx-learner';
@@ -87,6 +87,17 @@ describe('Hugging Face interop', () => {
     expect(ids.join()).toContain([1, 2, 3].join());
     expect(tok.decode(ids)).not.toContain('not used');
     expect(ids.slice(-3)).toEqual([257, ...tok.encode('assistant\n')].slice(-3));
+  });
+
+  it('names a missing tokenizer.json or tokenizer_config.json instead of failing inside transformers.js', async () => {
+    for (const name of ['tokenizer.json', 'tokenizer_config.json']) {
+      const dir = join(root, `no-${name}`);
+      await writeHfCheckpoint(dir, 'llama');
+      await rm(join(dir, name));
+      const error = await loadHfTokenizer(dir).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CheckpointError);
+      expect((error as Error).message).toContain(`'${join(dir, name)}' is missing`);
+    }
   });
 
   for (const arch of ['llama', 'qwen2', 'qwen3'] as const) {

@@ -1,7 +1,7 @@
 /** The learner's checkpoints: its weights (and adapters), optimizer state, RNG and model metadata. */
 
 import { CheckpointError, type Rng, type RngState } from '@mage-rl/core';
-import { loadCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint';
+import { checkCheckpointTensors, loadCheckpoint, saveCheckpoint } from '../checkpoint/checkpoint';
 import type { TensorToWrite } from '../checkpoint/safetensors';
 import type { LoraOptions } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
@@ -48,14 +48,24 @@ export async function loadLearnerCheckpoint(
   params: LearnerParams,
 ): Promise<{ readonly optimizer: AdamWState; readonly rng?: RngState }> {
   const ck = await loadCheckpoint(dir);
-  const copies = savedSpecs(params).map((s) => {
-    const t = ck.weights.get(s.name);
-    const dst = liveTensor(params, s.name);
-    if (t === undefined || t.data.length !== dst.length) {
-      throw new CheckpointError(`Checkpoint ${dir} lacks '${s.name}' with shape [${s.shape.join(', ')}].`);
+  const specs = savedSpecs(params);
+  checkCheckpointTensors(dir, ck.weights, specs);
+  const copies = specs.map((s) => ({
+    dst: liveTensor(params, s.name),
+    data: (ck.weights.get(s.name) as { data: Float32Array }).data,
+  }));
+  for (const [kind, moments] of Object.entries(
+    ck.optimizer ? { m: ck.optimizer.m, v: ck.optimizer.v } : {},
+  )) {
+    for (const [name, moment] of moments) {
+      if (specs.some((s) => s.name === name) && moment.length !== liveTensor(params, name).length) {
+        throw new CheckpointError(
+          `${dir}/optimizer.safetensors: moment '${kind}.${name}' has ${moment.length} values, the weight has ${liveTensor(params, name).length}; the checkpoint is damaged: resume from an earlier one.`,
+          { context: { path: dir, tensor: name } },
+        );
+      }
     }
-    return { dst, data: t.data };
-  });
+  }
   for (const { dst, data } of copies) dst.set(data);
   return {
     optimizer: ck.optimizer ?? { step: ck.step, consecutiveSkips: 0, m: new Map(), v: new Map() },

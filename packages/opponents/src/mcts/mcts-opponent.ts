@@ -25,6 +25,9 @@ export function mctsOpponent(options: MctsOpponentOptions): OpponentV1<TicTacToe
 }
 
 /** Parses `mcts-<N>` ids (N a positive integer without leading zeros); `undefined` for other ids. */
+/** The largest N of an `mcts-<N>` id (simulations per move). */
+export const MAX_MCTS_SIMULATIONS = 9_999_999;
+
 export function parseMctsId(id: string): number | undefined {
   const m = /^mcts-([1-9]\d{0,6})$/.exec(id);
   return m ? Number(m[1]) : undefined;
@@ -32,6 +35,9 @@ export function parseMctsId(id: string): number | undefined {
 
 export function mctsOpponentFromId(id: string): OpponentV1<TicTacToeState, TicTacToeAction> {
   const n = parseMctsId(id);
-  if (n === undefined) throw new InvalidArgumentError(`'${id}' is not an mcts-<N> id.`);
+  if (n === undefined)
+    throw new InvalidArgumentError(
+      `'${id}' is not an mcts-<N> id (N simulations per move, 1..${MAX_MCTS_SIMULATIONS}).`,
+    );
   return mctsOpponent({ simulations: n });
 }

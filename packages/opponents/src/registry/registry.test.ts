@@ -32,8 +32,9 @@ describe('opponent registry', () => {
   it('unknown ids fail with the list of known ids', () => {
     expect(() => createOpponent('tictactoe', 'mcts-abc')).toThrow(UnknownIdError);
     expect(() => createOpponent('tictactoe', 'nobody')).toThrow(
-      /Known opponent ids: mcts-<N>, minimax, random, pattern-centre-first/,
+      /Known opponent ids: mcts-<N> \(N = 1\.\.9999999 simulations per move\), minimax, random, pattern-centre-first/,
     );
+    expect(() => createOpponent('tictactoe', 'mcts-0')).toThrow(/mcts-<N> \(N = 1\.\.9999999/);
     expect(() => createOpponent('kuhn-poker', 'mcts-100')).toThrow(/conservative, aggressive/);
     expect(() => opponentRegistry('chess')).toThrow(
       /Unknown env 'chess'. Known env ids: tictactoe, kuhn-poker/,

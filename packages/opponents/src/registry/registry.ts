@@ -9,7 +9,7 @@ import { type KuhnAction, type KuhnState, kuhnGame } from '@mage-rl/envs/kuhn-po
 import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from '@mage-rl/envs/tictactoe';
 import { kuhnArchetypeOpponent } from '../kuhn/archetypes';
 import { kuhnCfrOpponent } from '../kuhn/cfr-opponents';
-import { mctsOpponent, parseMctsId } from '../mcts/mcts-opponent';
+import { MAX_MCTS_SIMULATIONS, mctsOpponent, parseMctsId } from '../mcts/mcts-opponent';
 import { minimaxOpponent } from '../minimax/minimax';
 import { policyOpponent } from '../strategy/policy-opponent';
 import { PATTERN_NAMES, patternOpponent } from '../tictactoe/patterns';
@@ -72,7 +72,7 @@ export function ticTacToeOpponentRegistry(): OpponentRegistry<TicTacToeState, Ti
   for (const name of PATTERN_NAMES) fixed[`pattern-${name}`] = () => patternOpponent(name);
   return makeRegistry('tictactoe', fixed, [
     {
-      pattern: 'mcts-<N>',
+      pattern: `mcts-<N> (N = 1..${MAX_MCTS_SIMULATIONS} simulations per move)`,
       examples: ['mcts-100', 'mcts-1000'],
       parse: (id) => {
         const n = parseMctsId(id);

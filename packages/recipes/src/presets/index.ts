@@ -8,7 +8,13 @@ export {
   resolveTrainConfig,
 } from './resolve-config';
 export { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId, type RunPresetValues } from './run-presets';
-export { type DeepPartial, type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
+export {
+  CONFIG_LIMITS,
+  type DeepPartial,
+  type TrainConfig,
+  type TrainConfigInput,
+  trainConfigSchema,
+} from './schema';
 export {
   type AdvantageFn,
   advantageOptionsOf,

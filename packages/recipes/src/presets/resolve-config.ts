@@ -12,7 +12,7 @@ import { configErrorFromZod } from './config-errors';
 import { envDefaultsOf } from './env-defaults';
 import { METHOD_IDS, METHODS, type MethodId } from './methods';
 import { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId } from './run-presets';
-import { type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
+import { CONFIG_LIMITS, type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
 
 export interface ResolveTrainConfigOptions {
   /** Default: `partial.preset`, else `laptop`. */
@@ -99,6 +99,17 @@ function rethrowEnvOption(error: unknown, envId: string, prefix: string): never 
 
 /** Cross-field checks zod cannot express: env options, populations and opponent ids (single-agent: none). */
 function checkSemantics(config: TrainConfig): void {
+  for (const [part, r] of [
+    ['rollout', config.rollout],
+    ['warmStart', config.warmStart],
+  ] as const) {
+    if (r.groups * r.groupSize > CONFIG_LIMITS.slots) {
+      throw new ConfigError(
+        `${part}.groups × ${part}.groupSize must be at most ${CONFIG_LIMITS.slots} meta-episodes per iteration, got ${r.groups} × ${r.groupSize} = ${r.groups * r.groupSize}.`,
+        { path: `${part}.groups`, context: { value: r.groups * r.groupSize, allowed: CONFIG_LIMITS.slots } },
+      );
+    }
+  }
   const envId = config.env.id;
   try {
     createEnvById(envId, config.env.options);

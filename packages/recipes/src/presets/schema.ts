@@ -8,6 +8,26 @@ import { RUN_PRESET_IDS } from './run-presets';
 
 const posInt = z.number().int().min(1);
 const nonNegInt = z.number().int().min(0);
+
+/**
+ * Upper bounds of every size that allocates (slots, tokens, rows, episodes, iterations): far above the
+ * paper's numbers, low enough that a typo (`rollout.groups=1e9`) is refused with a message instead of
+ * exhausting memory after a long warm start.
+ */
+export const CONFIG_LIMITS = {
+  groups: 1024,
+  groupSize: 256,
+  /** groups × groupSize: meta-episodes held in memory per iteration. */
+  slots: 16_384,
+  tokens: 8192,
+  iterations: 100_000,
+  epochs: 100,
+  rows: 65_536,
+  episodes: 100_000,
+  warmStartIterations: 10_000,
+  warmStartEpochs: 1000,
+} as const;
+const L = CONFIG_LIMITS;
 const finite = z.number().finite();
 const fraction = z.number().min(0).max(1);
 const jsonRecord = z.record(z.string(), z.unknown());
@@ -28,8 +48,8 @@ export const trainConfigSchema = z.strictObject({
   /** Whether the method updates the model. */
   trains: z.boolean(),
   rollout: z.strictObject({
-    groups: posInt,
-    groupSize: posInt,
+    groups: posInt.max(L.groups),
+    groupSize: posInt.max(L.groupSize),
     /** K. */
     attempts: posInt.max(20),
     context: z.enum(['turn', 'transcript']),
@@ -41,7 +61,7 @@ export const trainConfigSchema = z.strictObject({
     topP: z.number().gt(0).max(1),
     /** 0 = off. */
     topK: nonNegInt,
-    maxTokens: z.strictObject({ play: posInt, reflect: posInt }),
+    maxTokens: z.strictObject({ play: posInt.max(L.tokens), reflect: posInt.max(L.tokens) }),
   }),
   population: z.strictObject({
     /** A preset of `@mage-rl/opponents` (`balanced`, `patterns`, `ood`) or `fixed`. */
@@ -72,23 +92,23 @@ export const trainConfigSchema = z.strictObject({
     dualClip: z.number().gt(1).nullable(),
     klCoef: z.number().finite().min(0),
     entropyCoef: z.number().finite().min(0),
-    epochs: posInt,
-    miniBatchRows: posInt,
+    epochs: posInt.max(L.epochs),
+    miniBatchRows: posInt.max(L.rows),
     gradClip: z.number().gt(0),
     weightDecay: z.number().finite().min(0),
     aggregation: z.enum(['token-mean', 'seq-mean-token-mean']),
   }),
   train: z.strictObject({
-    iterations: nonNegInt,
+    iterations: nonNegInt.max(L.iterations),
     /** Evaluate every N iterations (0 = only at the end). */
-    evalEvery: nonNegInt,
-    checkpointEvery: posInt,
+    evalEvery: nonNegInt.max(L.iterations),
+    checkpointEvery: posInt.max(L.iterations),
     /** Evaluate during and after training; false: checkpoints only (`mage experiment` evaluates apart). */
     evaluate: z.boolean(),
   }),
   eval: z.strictObject({
     /** Meta-episodes per opponent. */
-    episodes: posInt,
+    episodes: posInt.max(L.episodes),
     attempts: posInt.max(20),
     temperature: z.number().min(0).max(10),
     topP: z.number().gt(0).max(1),
@@ -103,12 +123,12 @@ export const trainConfigSchema = z.strictObject({
   }),
   /** The supervised warm start of the embedded model (`mage pretrain`). */
   warmStart: z.strictObject({
-    groups: nonNegInt,
-    groupSize: nonNegInt,
-    iterations: nonNegInt,
-    epochs: nonNegInt,
+    groups: nonNegInt.max(L.groups),
+    groupSize: nonNegInt.max(L.groupSize),
+    iterations: nonNegInt.max(L.warmStartIterations),
+    epochs: nonNegInt.max(L.warmStartEpochs),
     lr: z.number().min(0).max(1),
-    batchRows: nonNegInt,
+    batchRows: nonNegInt.max(L.rows),
     /** Sokoban teacher's fraction of random moves. */
     noise: fraction,
     /**

@@ -1,3 +1,4 @@
+export { toJsonObject } from './config-json';
 export {
   makeAdvantageColumnFn,
   type TrainingOptionsOfArgs,
