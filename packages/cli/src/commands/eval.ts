@@ -1,9 +1,6 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { ConfigError, latestCheckpoint, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
-import type { OnnxLearner } from '@mage-rl/learner';
+import type { MetaEpisodeMetricsV1, PolicyV1 } from '@mage-rl/core';
 import {
   createEnvById,
   createTeacher,
@@ -16,7 +13,7 @@ import {
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { evalPlayOptions } from '../pipelines/eval-play';
-import { loadModel } from '../pipelines/policy-model';
+import { loadRunOrModel } from '../pipelines/policy-model';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
@@ -143,25 +140,6 @@ async function policyOf(
 ): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
   if (spec === 'teacher')
     return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
-  const dir = resolve(spec);
-  const checkpoint = await latestCheckpoint(dir);
-  const learner = checkpoint ? await runModel(dir, checkpoint.dir) : await loadModel(dir);
+  const { learner } = await loadRunOrModel(spec);
   return { policy: learner.policy, dispose: () => learner.dispose() };
-}
-
-/** The model of a run directory at `checkpointDir`: its warm start with the checkpoint's weights. */
-async function runModel(dir: string, checkpointDir: string): Promise<OnnxLearner> {
-  const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8')) as {
-    extra?: { warmStartDir?: unknown; warmStart?: unknown };
-  };
-  // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
-  const warm = config.extra?.warmStartDir ?? config.extra?.warmStart;
-  if (typeof warm !== 'string') {
-    throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
-      path: '--policy',
-    });
-  }
-  const learner = await loadModel(warm);
-  await learner.load(checkpointDir);
-  return learner;
 }

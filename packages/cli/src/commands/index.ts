@@ -3,6 +3,7 @@ import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
 import { evalCommand } from './eval';
 import { experimentCommand } from './experiment';
+import { exportCommand } from './export';
 import { matchCommand } from './match';
 import { pretrainCommand } from './pretrain';
 import { reportCommand } from './report';
@@ -27,4 +28,5 @@ export const COMMANDS: readonly CommandModule[] = [
   trainCommand,
   evalCommand,
   experimentCommand,
+  exportCommand,
 ];
