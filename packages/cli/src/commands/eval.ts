@@ -1,6 +1,6 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import type { MetaEpisodeMetricsV1, PolicyV1 } from '@mage-rl/core';
+import { ConfigError, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
 import {
   createEnvById,
   createTeacher,
@@ -10,6 +10,7 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
+import { createRemotePolicy } from '@mage-rl/serve';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { evalPlayOptions } from '../pipelines/eval-play';
@@ -24,6 +25,8 @@ interface EvalFlags {
   readonly envPackage?: string;
   readonly method: string;
   readonly policy: string;
+  readonly model?: string;
+  readonly apiKey?: string;
   readonly opponents?: string;
   readonly episodes: string;
   readonly attempts: string;
@@ -43,9 +46,11 @@ export function evalCommand(program: Command, io: Io): void {
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
     .option(
       '--policy <spec>',
-      "'teacher', a mage-tiny directory, or a run directory (latest checkpoint)",
+      "'teacher', a model or run directory (latest checkpoint), or an OpenAI-compatible server's URL (http://host:port/v1)",
       'teacher',
     )
+    .option('--model <name>', 'with a server URL as --policy: the served model (or adapter) name')
+    .option('--api-key <key>', 'with a server URL as --policy: its API key')
     .option(
       '--opponents <ids>',
       'comma-separated opponent ids (default: the in-domain and out-of-domain sets)',
@@ -71,7 +76,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const opponents = opts.opponents
     ? commaList(opts.opponents)
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const { policy, dispose } = await policyOf(opts.policy, env, config.rollout.style);
+  const { policy, dispose } = await policyOf(opts, env, config.rollout.style);
   try {
     const result = await evaluateMethod({
       env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
@@ -130,14 +135,27 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
 }
 
 /**
- * A policy by name: `teacher`, a run directory (its latest checkpoint), or a model directory (mage-tiny or
- * a Hugging Face checkpoint).
+ * A policy by name: `teacher`, a run directory (its latest checkpoint), a model directory (mage-tiny or
+ * a Hugging Face checkpoint), or the URL of an OpenAI-compatible server (with `--model`).
  */
 async function policyOf(
-  spec: string,
+  opts: EvalFlags,
   envId: string,
   style: 'verbose' | 'compact',
 ): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
+  const spec = opts.policy;
+  if (/^https?:\/\//.test(spec)) {
+    if (!opts.model)
+      throw new ConfigError('--policy with a server URL needs --model <served model name>.', {
+        path: '--model',
+      });
+    const policy = createRemotePolicy({
+      baseURL: spec,
+      model: opts.model,
+      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    });
+    return { policy, dispose: async () => {} };
+  }
   if (spec === 'teacher')
     return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
   const { learner } = await loadRunOrModel(spec);

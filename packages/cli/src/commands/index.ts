@@ -7,6 +7,7 @@ import { exportCommand } from './export';
 import { matchCommand } from './match';
 import { pretrainCommand } from './pretrain';
 import { reportCommand } from './report';
+import { serveCommand } from './serve';
 import { sokobanCommand } from './sokoban';
 import { solveCommand } from './solve';
 import { trainCommand } from './train';
@@ -29,4 +30,5 @@ export const COMMANDS: readonly CommandModule[] = [
   evalCommand,
   experimentCommand,
   exportCommand,
+  serveCommand,
 ];
