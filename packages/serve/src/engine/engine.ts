@@ -26,11 +26,14 @@ export interface EngineLimits {
   readonly maxBatchRows: number;
   /** Rows waiting or running at most; a request beyond it is refused (429; default 512). */
   readonly maxQueuedRows: number;
-  /** How long an idle engine waits for more rows before it starts a batch (default 2 ms). */
+  /**
+   * How long the engine waits, before a batch, for as many rows as its last batch had (default 20 ms;
+   * it starts at once when they are there).
+   */
   readonly batchWaitMs: number;
 }
 
-export const DEFAULT_ENGINE_LIMITS: EngineLimits = { maxBatchRows: 64, maxQueuedRows: 512, batchWaitMs: 2 };
+export const DEFAULT_ENGINE_LIMITS: EngineLimits = { maxBatchRows: 64, maxQueuedRows: 512, batchWaitMs: 20 };
 
 /** One sequence to generate. */
 export interface RowRequest {
@@ -172,8 +175,8 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
     uploaded = a;
   };
 
-  /** Runs one batch: the first waiting job and every waiting job of its group. */
-  const runBatch = async (): Promise<void> => {
+  /** Runs one batch: the first waiting job and every waiting job of its group. Returns its rows. */
+  const runBatch = async (): Promise<number> => {
     const first = queue[0] as Job;
     const key = groupKey(first);
     const batch: Job[] = [];
@@ -220,6 +223,34 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
     } finally {
       active -= batch.length;
     }
+    return batch.length;
+  };
+
+  /** Wakes a `gather` waiting for rows. */
+  let wake: (() => void) | null = null;
+  let expected = 1;
+
+  /**
+   * Waits (at most `batchWaitMs`) until `expected` rows wait: the rows of the batch that just ended plus
+   * those that waited during it. The clients a batch just answered usually send their next requests
+   * within milliseconds; a batch started without them would leave them to a batch of their own, and
+   * two half-size batches would alternate from then on.
+   */
+  const gather = async (): Promise<void> => {
+    const want = Math.min(limits.maxBatchRows, expected);
+    const deadline = performance.now() + limits.batchWaitMs;
+    while (queue.length < want) {
+      const left = deadline - performance.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = null;
+    }
   };
 
   const drain = async (): Promise<void> => {
@@ -227,8 +258,9 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
     running = true;
     try {
       while (queue.length > 0) {
-        if (queue.length < limits.maxBatchRows && limits.batchWaitMs > 0) await sleep(limits.batchWaitMs);
-        await runBatch();
+        await gather();
+        const rows = await runBatch();
+        expected = rows + queue.length;
       }
     } finally {
       running = false;
@@ -286,6 +318,7 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
         return Promise.reject(e);
       }
       active += rows.length;
+      wake?.();
       void drain();
       return Promise.all(jobs);
     },
