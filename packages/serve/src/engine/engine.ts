@@ -8,16 +8,14 @@
 
 import { InvalidArgumentError, MageError } from '@mage-rl/core';
 import {
-  createGenerator,
   createWorkerRunner,
   type GeneratedRow,
-  type Generator,
   type GraphRunner,
-  importPeftAdapter,
-  type LoraOptions,
   paramSpecs,
   type SamplingParams,
+  type TokenizerV1,
 } from '@mage-rl/learner';
+import { type Adapter, createVariants, type Variants } from './adapters';
 import { type TopLogprob, topLogprobs } from './distributions';
 import type { ServedModel } from './served-model';
 
@@ -99,15 +97,6 @@ export interface CreateEngineOptions {
   readonly runner?: GraphRunner;
 }
 
-interface Adapter {
-  /** Distinguishes an adapter from a later one loaded under the same name. */
-  readonly serial: number;
-  readonly lora: LoraOptions;
-  readonly tensors: ReadonlyMap<string, Float32Array>;
-  /** Adapters with the same layout share graphs. */
-  readonly layoutKey: string;
-}
-
 interface Job {
   readonly row: RowRequest;
   readonly adapter: Adapter | null;
@@ -115,8 +104,6 @@ interface Job {
   reject(e: unknown): void;
 }
 
-const layoutOf = (l: LoraOptions) =>
-  `lora-r${l.rank}-a${l.alpha ?? l.rank}-${[...(l.targets ?? [])].join('+')}`;
 const groupKey = (j: Job) => {
   const s = j.row.sampling;
   const sampling = s.temperature <= 0 ? 'greedy' : `${s.temperature}/${s.topK}/${s.topP}`;
@@ -124,11 +111,73 @@ const groupKey = (j: Job) => {
 };
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** An engine over `model`'s weights, uploaded once to its runner. */
-export async function createServeEngine(options: CreateEngineOptions): Promise<ServeEngine> {
-  const { model } = options;
-  const limits: EngineLimits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
-  const runner = options.runner ?? createWorkerRunner();
+/** Takes the first waiting job and every waiting job of its group (at most `max`) off the queue. */
+function takeBatch(queue: Job[], max: number): Job[] {
+  const key = groupKey(queue[0] as Job);
+  const batch: Job[] = [];
+  for (let i = 0; i < queue.length && batch.length < max; ) {
+    const j = queue[i] as Job;
+    if (groupKey(j) === key) {
+      batch.push(j);
+      queue.splice(i, 1);
+    } else i++;
+  }
+  return batch;
+}
+
+interface MutableStats {
+  batches: number;
+  rows: number;
+  tokens: number;
+  maxBatch: number;
+}
+
+/** One generator call over `batch` (all of one group); settles every job. */
+async function runBatch(
+  variants: Variants,
+  tokenizer: TokenizerV1,
+  batch: Job[],
+  stats: MutableStats,
+): Promise<void> {
+  const first = batch[0] as Job;
+  const stopHit: (string | null)[] = batch.map(() => null);
+  const cancelled: boolean[] = batch.map(() => false);
+  try {
+    const generator = await variants.prepare(first.adapter);
+    const rows = await generator.generate({
+      prompts: batch.map((j) => j.row.prompt),
+      seeds: batch.map((j) => j.row.seed),
+      maxTokens: batch.map((j) => j.row.maxTokens),
+      sampling: first.row.sampling,
+      eosTokenIds: tokenizer.eosTokenIds,
+      shouldStop: (b, tokens) => {
+        const row = (batch[b] as Job).row;
+        if (row.onTokens?.(tokens)) {
+          cancelled[b] = true;
+          return true;
+        }
+        if (row.stop.length === 0) return false;
+        const text = tokenizer.decode(tokens);
+        const hit = row.stop.find((s) => text.includes(s));
+        if (hit === undefined) return false;
+        stopHit[b] = hit;
+        return true;
+      },
+    });
+    stats.batches++;
+    stats.rows += batch.length;
+    stats.maxBatch = Math.max(stats.maxBatch, batch.length);
+    rows.forEach((r, b) => {
+      stats.tokens += r.tokens.length;
+      (batch[b] as Job).resolve({ ...r, stopString: stopHit[b] ?? null, cancelled: cancelled[b] ?? false });
+    });
+  } catch (e) {
+    for (const j of batch) j.reject(e);
+  }
+}
+
+/** Uploads the served weights as the runner's persistent feeds. */
+async function uploadWeights(model: ServedModel, runner: GraphRunner): Promise<void> {
   const feeds: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
   for (const s of paramSpecs(model.config)) {
     const w = model.weights.get(s.name);
@@ -136,96 +185,13 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
     feeds[s.name] = { data: w, dims: s.shape };
   }
   await runner.setPersistent(feeds);
-  const adapters = new Map<string, Adapter>();
-  const generators = new Map<string, Generator>();
-  let uploaded: Adapter | null = null;
-  let nextSerial = 0;
+}
+
+/** The queue and its one consumer: batches, the wait before each, and exclusive runner access. */
+function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<void>) {
   const queue: Job[] = [];
   let active = 0;
   let running = false;
-  const stats = { batches: 0, rows: 0, tokens: 0, maxBatch: 0 };
-
-  const generatorOf = (a: Adapter | null): Generator => {
-    const key = a === null ? 'base' : a.layoutKey;
-    let g = generators.get(key);
-    if (g === undefined) {
-      g = createGenerator({
-        config: model.config,
-        runner,
-        keyPrefix: `serve:${key}`,
-        ...(a === null ? {} : { graphOptions: { lora: a.lora } }),
-      });
-      generators.set(key, g);
-    }
-    return g;
-  };
-
-  /** Puts `a`'s tensors into the runner unless they are there already. */
-  const upload = async (a: Adapter | null): Promise<void> => {
-    if (a === null || a === uploaded) return;
-    const values: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
-    const specs = new Map(paramSpecs(model.config).map((s) => [s.name, s.shape]));
-    for (const [name, data] of a.tensors) {
-      const base = specs.get(name.replace(/\.lora_[AB]\.weight$/, '.weight'));
-      const [out = 0, inp = 0] = base ?? [];
-      dimsCheck(base !== undefined, name);
-      values[name] = { data, dims: name.includes('.lora_A.') ? [a.lora.rank, inp] : [out, a.lora.rank] };
-    }
-    await runner.setPersistent(values);
-    uploaded = a;
-  };
-
-  /** Runs one batch: the first waiting job and every waiting job of its group. Returns its rows. */
-  const runBatch = async (): Promise<number> => {
-    const first = queue[0] as Job;
-    const key = groupKey(first);
-    const batch: Job[] = [];
-    for (let i = 0; i < queue.length && batch.length < limits.maxBatchRows; ) {
-      const j = queue[i] as Job;
-      if (groupKey(j) === key) {
-        batch.push(j);
-        queue.splice(i, 1);
-      } else i++;
-    }
-    const stopHit: (string | null)[] = batch.map(() => null);
-    const cancelled: boolean[] = batch.map(() => false);
-    try {
-      await upload(first.adapter);
-      const rows = await generatorOf(first.adapter).generate({
-        prompts: batch.map((j) => j.row.prompt),
-        seeds: batch.map((j) => j.row.seed),
-        maxTokens: batch.map((j) => j.row.maxTokens),
-        sampling: first.row.sampling,
-        eosTokenIds: model.tokenizer.eosTokenIds,
-        shouldStop: (b, tokens) => {
-          const row = (batch[b] as Job).row;
-          if (row.onTokens?.(tokens)) {
-            cancelled[b] = true;
-            return true;
-          }
-          if (row.stop.length === 0) return false;
-          const text = model.tokenizer.decode(tokens);
-          const hit = row.stop.find((s) => text.includes(s));
-          if (hit === undefined) return false;
-          stopHit[b] = hit;
-          return true;
-        },
-      });
-      stats.batches++;
-      stats.rows += batch.length;
-      stats.maxBatch = Math.max(stats.maxBatch, batch.length);
-      rows.forEach((r, b) => {
-        stats.tokens += r.tokens.length;
-        (batch[b] as Job).resolve({ ...r, stopString: stopHit[b] ?? null, cancelled: cancelled[b] ?? false });
-      });
-    } catch (e) {
-      for (const j of batch) j.reject(e);
-    } finally {
-      active -= batch.length;
-    }
-    return batch.length;
-  };
-
   /** Wakes a `gather` waiting for rows. */
   let wake: (() => void) | null = null;
   let expected = 1;
@@ -259,8 +225,13 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
     try {
       while (queue.length > 0) {
         await gather();
-        const rows = await runBatch();
-        expected = rows + queue.length;
+        const batch = takeBatch(queue, limits.maxBatchRows);
+        try {
+          await run(batch);
+        } finally {
+          active -= batch.length;
+        }
+        expected = batch.length + queue.length;
       }
     } finally {
       running = false;
@@ -268,64 +239,82 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
   };
 
   let chain: Promise<unknown> = Promise.resolve();
-  /** Runs `f` between batches (adapter changes and top-k passes share the runner). */
-  const exclusive = <T>(f: () => Promise<T>): Promise<T> => {
-    const r = chain.then(async () => {
-      while (running) await sleep(1);
-      running = true;
-      try {
-        return await f();
-      } finally {
-        running = false;
-        if (queue.length > 0) void drain();
+  return {
+    /** Queues the jobs of one request (all or none: `EngineBusyError` beyond `maxQueuedRows`). */
+    submit(jobs: readonly Job[]): void {
+      if (active + jobs.length > limits.maxQueuedRows) {
+        throw new EngineBusyError(
+          `The server is at its limit of ${limits.maxQueuedRows} waiting rows; retry later.`,
+        );
       }
-    });
-    chain = r.catch(() => undefined);
-    return r;
+      queue.push(...jobs);
+      active += jobs.length;
+      wake?.();
+      void drain();
+    },
+    /** Runs `f` between batches (adapter changes and top-k passes share the runner). */
+    exclusive<T>(f: () => Promise<T>): Promise<T> {
+      const r = chain.then(async () => {
+        while (running) await sleep(1);
+        running = true;
+        try {
+          return await f();
+        } finally {
+          running = false;
+          if (queue.length > 0) void drain();
+        }
+      });
+      chain = r.catch(() => undefined);
+      return r;
+    },
   };
+}
 
+/** An engine over `model`'s weights, uploaded once to its runner. */
+export async function createServeEngine(options: CreateEngineOptions): Promise<ServeEngine> {
+  const { model } = options;
+  const limits: EngineLimits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
+  const runner = options.runner ?? createWorkerRunner();
+  await uploadWeights(model, runner);
+  const variants = createVariants(model, runner);
+  const stats: MutableStats = { batches: 0, rows: 0, tokens: 0, maxBatch: 0 };
+  const scheduler = createScheduler(limits, (batch) => runBatch(variants, model.tokenizer, batch, stats));
   return {
     model,
     limits,
     generate(rows) {
+      const results: Promise<RowResult>[] = [];
       try {
-        for (const r of rows) checkRow(model, r);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-      if (active + rows.length > limits.maxQueuedRows) {
-        return Promise.reject(
-          new EngineBusyError(
-            `The server is at its limit of ${limits.maxQueuedRows} waiting rows; retry later.`,
-          ),
-        );
-      }
-      const adapterOf = (name: string | null): Adapter | null => {
-        if (name === null) return null;
-        const a = adapters.get(name);
-        if (a === undefined) throw new MageError('UNKNOWN_ID', `No adapter '${name}' is loaded.`);
-        return a;
-      };
-      let jobs: Promise<RowResult>[];
-      try {
-        jobs = rows.map(
-          (row) =>
+        const jobs = rows.map((row): Job => {
+          checkRow(model, row);
+          const adapter = variants.get(row.adapter);
+          const job: {
+            row: RowRequest;
+            adapter: Adapter | null;
+            resolve?: Job['resolve'];
+            reject?: Job['reject'];
+          } = {
+            row,
+            adapter,
+          };
+          results.push(
             new Promise<RowResult>((resolve, reject) => {
-              queue.push({ row, adapter: adapterOf(row.adapter), resolve, reject });
+              job.resolve = resolve;
+              job.reject = reject;
             }),
-        );
+          );
+          return job as Job;
+        });
+        scheduler.submit(jobs);
       } catch (e) {
         return Promise.reject(e);
       }
-      active += rows.length;
-      wake?.();
-      void drain();
-      return Promise.all(jobs);
+      return Promise.all(results);
     },
     topLogprobs(prompt, response, k, adapterName) {
-      return exclusive(async () => {
-        const a = adapterName === null ? null : (adapters.get(adapterName) ?? null);
-        await upload(a);
+      return scheduler.exclusive(async () => {
+        const a = variants.get(adapterName);
+        await variants.prepare(a);
         return topLogprobs(runner, {
           config: model.config,
           prompt,
@@ -336,30 +325,15 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
         });
       });
     },
-    async loadAdapter(name, dir, replace) {
-      if (adapters.has(name) && !replace) {
-        throw new MageError('INVALID_ARGUMENT', `The LoRA adapter '${name}' has already been loaded.`);
-      }
-      const peft = await importPeftAdapter(dir, model.config);
-      adapters.set(name, {
-        serial: nextSerial++,
-        lora: peft.lora,
-        tensors: peft.adapters,
-        layoutKey: layoutOf(peft.lora),
-      });
-    },
-    unloadAdapter: (name) => adapters.delete(name),
-    adapterNames: () => [...adapters.keys()],
+    loadAdapter: (name, dir, replace) => scheduler.exclusive(() => variants.load(name, dir, replace)),
+    unloadAdapter: (name) => variants.unload(name),
+    adapterNames: () => variants.names(),
     stats: () => ({ ...stats }),
     async close() {
-      await exclusive(async () => undefined);
+      await scheduler.exclusive(async () => undefined);
       if (options.runner === undefined) await runner.dispose();
     },
   };
-}
-
-function dimsCheck(ok: boolean, name: string): void {
-  if (!ok) throw new MageError('MODEL_FORMAT', `Adapter tensor '${name}' targets no weight of the model.`);
 }
 
 /** Rejects a row the generator would refuse (so one bad row never fails a whole batch). */

@@ -184,6 +184,46 @@ describe('mage serve with the openai client', () => {
     }
   });
 
+  it('chat: a streamed answer stops where the non-streamed one does; messages may carry token ids', async () => {
+    const base = { model: 'tiny', messages: userPrompt, temperature: 0, max_tokens: 16 } as const;
+    const words = ((await client.chat.completions.create(base)).choices[0]?.message.content ?? '').split(' ');
+    const stop = words.slice(3, 5).join(' ');
+    const whole = await client.chat.completions.create({ ...base, stop });
+    expect(whole.choices[0]?.finish_reason).toBe('stop');
+    let text = '';
+    for await (const chunk of await client.chat.completions.create({ ...base, stop, stream: true }))
+      text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe(whole.choices[0]?.message.content);
+    expect(text).not.toContain(stop);
+
+    // mage's extension: an assistant message's token ids are used verbatim (here: ids the text lacks).
+    const ids = [tok.encode('red')[0] as number, 1, tok.encode('blue')[0] as number];
+    const messages = [
+      ...userPrompt,
+      { role: 'assistant', content: 'red blue', token_ids: ids },
+      { role: 'user', content: 'one' },
+    ];
+    const r = (await client.chat.completions.create({
+      model: 'tiny',
+      messages,
+      max_tokens: 2,
+      ...{ return_token_ids: true },
+    } as never)) as unknown as { prompt_token_ids: number[] };
+    const expected = tok.encodeChat([
+      ...userPrompt,
+      { role: 'assistant', content: 'red blue', tokens: ids },
+      { role: 'user', content: 'one' },
+    ]);
+    expect(r.prompt_token_ids).toEqual(expected);
+    expect(expected).not.toEqual(
+      tok.encodeChat([
+        ...userPrompt,
+        { role: 'assistant', content: 'red blue' },
+        { role: 'user', content: 'one' },
+      ]),
+    );
+  });
+
   it('completions: token-id and text prompts, token ids and per-token log-probs as vLLM returns them', async () => {
     const prompt = tok.encode('one two three');
     const r = await client.completions.create({
