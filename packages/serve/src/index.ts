@@ -7,6 +7,7 @@ export {
   MAX_TOP_LOGPROBS,
 } from './api/schemas';
 export { createRemotePolicy, type RemotePolicyOptions } from './client/remote-policy';
+export { createServedLearner, type ServedLearner, type ServedLearnerOptions } from './client/served-learner';
 export type { TopLogprob } from './engine/distributions';
 export {
   type CreateEngineOptions,

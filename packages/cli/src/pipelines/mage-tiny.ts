@@ -18,6 +18,7 @@ import {
   createMageTinyConfig,
   createOnnxLearner,
   createWordLevelTokenizer,
+  type LoraOptions,
   loadCheckpoint,
   type ModelConfig,
   type OnnxLearner,
@@ -57,6 +58,8 @@ export interface CreateMageTinyOptions {
   readonly seed?: number | string;
   readonly optimizer?: AdamWOptions;
   readonly runner?: 'worker' | 'local';
+  /** Train LoRA adapters instead of all weights (rollouts on a server push them). */
+  readonly lora?: LoraOptions;
 }
 
 /** A freshly initialised mage-tiny for `tokenizer`. */
@@ -86,6 +89,7 @@ function mageTinyLearner(
     seed: options.seed ?? 0,
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
     ...(options.runner ? { runner: options.runner } : {}),
+    ...(options.lora ? { lora: options.lora } : {}),
     defaultMaxTokens: 64,
   });
 }

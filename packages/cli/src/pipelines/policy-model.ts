@@ -53,6 +53,10 @@ export function loraOf(config: ModelConfig, option: LoadModelOptions['lora']): L
   return option === true ? DEFAULT_LORA : option || undefined;
 }
 
+/** mage-tiny trains all weights unless LoRA is asked for. */
+const mageTinyLora = (option: LoadModelOptions['lora']): LoraOptions | undefined =>
+  option === true ? DEFAULT_LORA : option || undefined;
+
 /**
  * The tokenizer of a Hugging Face directory: mage's word-level tokenizer when `tokenizer.json` is one
  * (an exported mage-tiny; its own encoder keeps ids exact, see architecture/learner.md), else
@@ -75,7 +79,15 @@ async function hfDirTokenizer(dir: string): Promise<TokenizerV1> {
 
 /** A trainable learner for a mage-tiny or Hugging Face directory. */
 export async function loadModel(dir: string, options: LoadModelOptions = {}): Promise<OnnxLearner> {
-  if ((await modelKindOf(dir)) === 'mage-tiny') return loadMageTiny(dir, options);
+  if ((await modelKindOf(dir)) === 'mage-tiny') {
+    const lora = mageTinyLora(options.lora);
+    return loadMageTiny(dir, {
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.optimizer ? { optimizer: options.optimizer } : {}),
+      ...(options.runner ? { runner: options.runner } : {}),
+      ...(lora ? { lora } : {}),
+    });
+  }
   const model = await importHfModel(dir);
   const tokenizer = await hfDirTokenizer(dir);
   const lora = loraOf(model.config, options.lora);
@@ -118,7 +130,7 @@ async function runWarmStart(dir: string): Promise<string> {
   return warm;
 }
 
-/** The LoRA options a learner checkpoint records (`checkpoint.json` metadata), null when it has none. */
+/** The LoRA options a learner checkpoint records (`checkpoint.json` metadata); false when it has none. */
 async function checkpointLora(dir: string): Promise<LoraOptions | false> {
   const meta = JSON.parse(await readFile(join(dir, 'checkpoint.json'), 'utf8')) as {
     metadata?: { lora?: { rank?: unknown; alpha?: unknown; targets?: unknown } | null };
@@ -144,14 +156,12 @@ export async function loadRunOrModel(spec: string, options: LoadModelOptions = {
   const modelDir = checkpoint ? await runWarmStart(dir) : dir;
   const kind = await modelKindOf(modelDir);
   const loraOption =
-    options.lora === undefined && checkpoint && kind === 'hugging-face'
-      ? await checkpointLora(checkpoint.dir)
-      : options.lora;
+    options.lora === undefined && checkpoint ? await checkpointLora(checkpoint.dir) : options.lora;
   const learner = await loadModel(modelDir, {
     ...options,
     ...(loraOption === undefined ? {} : { lora: loraOption }),
   });
   if (checkpoint) await learner.load(checkpoint.dir);
-  const lora = kind === 'mage-tiny' ? undefined : loraOf(learner.config, loraOption);
+  const lora = kind === 'mage-tiny' ? mageTinyLora(loraOption) : loraOf(learner.config, loraOption);
   return { learner, modelDir, kind, lora, checkpointDir: checkpoint?.dir };
 }

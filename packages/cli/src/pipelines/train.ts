@@ -3,16 +3,18 @@
  * run core's training loop with the recipes' wiring, and write the report into the run directory.
  */
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ConfigError,
   iterateTraining,
   type JsonObject,
+  type LearnerV1,
   pathExists,
   type RunnerEvent,
   type TrainingEvent,
   type TrainingResultV1,
 } from '@mage-rl/core';
+import type { OnnxLearner } from '@mage-rl/learner';
 import {
   METHODS,
   type MethodId,
@@ -22,8 +24,9 @@ import {
   type TrainConfigInput,
   trainingOptionsOf,
 } from '@mage-rl/recipes';
+import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { loadModel } from './policy-model';
+import { DEFAULT_LORA, loadModel } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
 
 export interface TrainPipelineOptions {
@@ -107,6 +110,33 @@ export async function ensureWarmStart(
   return dir;
 }
 
+/**
+ * The learner of `rollout.backend: openai`: updates on `local`, rollouts through the configured server
+ * from the adapter `<model>-mage-lora`, pushed from `<runDir>/served-adapter/` after every update.
+ */
+function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string): LearnerV1 {
+  const { baseURL, model, apiKeyEnv } = config.rollout.openai;
+  if (baseURL === null || model === null) {
+    throw new ConfigError('rollout.openai.baseURL and rollout.openai.model must be set.', {
+      path: 'rollout.openai',
+    });
+  }
+  const apiKey = apiKeyEnv === null ? undefined : process.env[apiKeyEnv];
+  if (apiKeyEnv !== null && !apiKey) {
+    throw new ConfigError(`rollout.openai.apiKeyEnv names ${apiKeyEnv}, which is not set.`, {
+      path: 'rollout.openai.apiKeyEnv',
+    });
+  }
+  return createServedLearner({
+    learner: local,
+    lora: DEFAULT_LORA,
+    baseURL,
+    adapterName: `${model}-mage-lora`,
+    adapterDir: join(resolve(runDir), 'served-adapter'),
+    ...(apiKey ? { apiKey } : {}),
+  });
+}
+
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
   const config = trainConfigOf(options);
   const warmStart = await ensureWarmStart(options);
@@ -115,7 +145,14 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     weightDecay: config.ppo.weightDecay,
     maxGradNorm: config.ppo.gradClip,
   };
-  const learner = await loadModel(warmStart, { seed: `${options.seed}/learner`, optimizer });
+  const served = config.rollout.backend === 'openai';
+  const local = await loadModel(warmStart, {
+    seed: `${options.seed}/learner`,
+    optimizer,
+    // Rollouts on a server sample from a LoRA adapter the trainer pushes.
+    ...(served ? { lora: DEFAULT_LORA } : {}),
+  });
+  const learner = served ? servedLearnerOf(config, local, options.runDir) : local;
   const reference =
     config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false }) : undefined;
   try {
@@ -142,7 +179,7 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     const report = await writeReport([await readRun(options.runDir)], options.runDir);
     return { runDir: options.runDir, config, warmStart, result: result as TrainingResultV1, report };
   } finally {
-    await learner.dispose();
+    await local.dispose();
     await reference?.dispose();
   }
 }

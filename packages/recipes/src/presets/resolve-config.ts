@@ -55,7 +55,11 @@ const {
 const BASE: TrainConfigInput = {
   seed: 0,
   trains: true,
-  rollout: { memory: 'reflection' },
+  rollout: {
+    memory: 'reflection',
+    backend: 'local',
+    openai: { baseURL: null, model: null, apiKeyEnv: null },
+  },
   advantage: { ...GIGPO_DEFAULTS, grouping: 'per-opponent', lengthPenaltyCoef: 0 },
   ppo: { klCoef: 0 },
 };
@@ -99,6 +103,15 @@ function rethrowEnvOption(error: unknown, envId: string, prefix: string): never 
 
 /** Cross-field checks zod cannot express: env options, populations and opponent ids (single-agent: none). */
 function checkSemantics(config: TrainConfig): void {
+  if (config.rollout.backend === 'openai') {
+    for (const key of ['baseURL', 'model'] as const) {
+      if (config.rollout.openai[key] === null) {
+        throw new ConfigError(`rollout.openai.${key} must be set when rollout.backend is 'openai'.`, {
+          path: `rollout.openai.${key}`,
+        });
+      }
+    }
+  }
   const envId = config.env.id;
   try {
     createEnvById(envId, config.env.options);
