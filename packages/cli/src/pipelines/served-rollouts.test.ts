@@ -97,7 +97,8 @@ describe('rollout.backend openai: rollouts through `mage serve` in a second proc
     // Iteration 0 samples from the same weights (a fresh adapter is zero) with the same request seeds:
     // its rollout is the in-process one, number for number. Later iterations differ (LoRA vs full update).
     const firstRollout = (rs: typeof a) => {
-      const { timing: _timing, ...rest } = rs.find((r) => r.type === 'rollout' && r.iteration === 0) ?? {};
+      const found: Record<string, unknown> = rs.find((r) => r.type === 'rollout' && r.iteration === 0) ?? {};
+      const { timing: _timing, ...rest } = found;
       return rest;
     };
     expect(firstRollout(b)).toEqual(firstRollout(a));
