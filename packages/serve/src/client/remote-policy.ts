@@ -74,14 +74,15 @@ function bodyOf(o: RemotePolicyOptions, r: PolicyRequestV1, s: SamplingOptions):
 function responseOf(json: ChatResponse): PolicyResponseV1 {
   const c = json.choices?.[0];
   if (c === undefined) throw new RolloutError('POLICY_FAILURE', 'The server answered without a choice.');
-  const tokens = c.token_ids ?? [];
   const logprobs = c.logprobs?.content?.map((x) => x.logprob) ?? [];
+  // Token ids count only with one log-prob each; otherwise the response is text only (PolicyV1 allows it).
+  const complete = c.token_ids !== undefined && logprobs.length === c.token_ids.length;
   const stopString = typeof c.stop_reason === 'string';
   return {
     text: c.message?.content ?? '',
-    promptTokens: json.prompt_token_ids ?? [],
-    tokens,
-    logprobs: logprobs.length === tokens.length ? logprobs : tokens.map(() => 0),
+    promptTokens: complete ? (json.prompt_token_ids ?? []) : [],
+    tokens: complete ? (c.token_ids ?? []) : [],
+    logprobs: complete ? logprobs : [],
     finishReason: c.finish_reason === 'length' ? 'length' : stopString ? 'stop' : 'eos',
   };
 }

@@ -21,7 +21,13 @@ import {
   transformerForward,
 } from '@mage-rl/learner';
 
-function buildDistributionGraph(c: ModelConfig, T: number, lora: LoraOptions | undefined): Uint8Array {
+/** Log-softmax rows [R, vocab] at positions `rows` [R] of a causal pass over `input_ids` [1, T]. */
+function buildDistributionGraph(
+  c: ModelConfig,
+  T: number,
+  R: number,
+  lora: LoraOptions | undefined,
+): Uint8Array {
   const g = createGraph();
   let params = addParamInputs(g, c);
   const adapters = lora === undefined ? undefined : addLoraInputs(g, c, lora);
@@ -39,7 +45,9 @@ function buildDistributionGraph(c: ModelConfig, T: number, lora: LoraOptions | u
     },
     ...(adapters ? { linearHook: adapters.hook } : {}),
   });
-  const rows = g.reshape(hidden, [T, c.hiddenSize]);
+  const at = g.input('rows', [R], 'int64');
+  // Only the asked positions go through the LM head (a full [T, vocab] block is large for big vocabularies).
+  const rows = g.gather(g.reshape(hidden, [T, c.hiddenSize]), at);
   g.output('logprobs', g.logSoftmax(g.gemm(rows, headWeight(c, params), { transB: true }), -1));
   return serializeGraph(g);
 }
@@ -68,19 +76,27 @@ export async function topLogprobs(
   const seq = [...o.prompt, ...o.response];
   if (o.response.length === 0) return [];
   const T = bucketLength(seq.length, 16, Math.max(c.maxPositions, seq.length));
-  const key = `serve:dist:${o.layoutKey}:${T}`;
-  await runner.load(key, () => buildDistributionGraph(c, T, o.lora));
+  const R = bucketLength(o.response.length, 16, T);
+  const key = `serve:dist:${o.layoutKey}:${T}x${R}`;
+  await runner.load(key, () => buildDistributionGraph(c, T, R, o.lora));
   const ids = new BigInt64Array(T);
   seq.forEach((t, i) => {
     ids[i] = BigInt(t);
   });
-  const out = await runner.run(key, { input_ids: { data: ids, dims: [1, T] } }, { fetches: ['logprobs'] });
+  // Row i is the distribution response token i was drawn from: position prompt − 1 + i.
+  const rows = new BigInt64Array(R);
+  for (let i = 0; i < o.response.length; i++) rows[i] = BigInt(o.prompt.length - 1 + i);
+  const out = await runner.run(
+    key,
+    { input_ids: { data: ids, dims: [1, T] }, rows: { data: rows, dims: [R] } },
+    { fetches: ['logprobs'] },
+  );
   const lp = out.logprobs?.data;
   if (!(lp instanceof Float32Array))
     throw new MageError('RUNNER_FAILURE', 'The distribution run returned no log-probs.');
   const V = c.vocabSize;
   return o.response.map((_, i) => {
-    const row = lp.subarray((o.prompt.length - 1 + i) * V, (o.prompt.length + i) * V);
+    const row = lp.subarray(i * V, (i + 1) * V);
     return topK(row, o.k);
   });
 }

@@ -195,6 +195,8 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
   /** Wakes a `gather` waiting for rows. */
   let wake: (() => void) | null = null;
   let expected = 1;
+  /** `exclusive` calls waiting: the batch loop yields to them between batches. */
+  let waiting = 0;
 
   /**
    * Waits (at most `batchWaitMs`) until `expected` rows wait: the rows of the batch that just ended plus
@@ -223,7 +225,7 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
     if (running) return;
     running = true;
     try {
-      while (queue.length > 0) {
+      while (queue.length > 0 && waiting === 0) {
         await gather();
         const batch = takeBatch(queue, limits.maxBatchRows);
         try {
@@ -252,11 +254,16 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
       wake?.();
       void drain();
     },
-    /** Runs `f` between batches (adapter changes and top-k passes share the runner). */
+    /**
+     * Runs `f` between batches (adapter loads and top-k passes share the runner); the batch loop stops
+     * after its current batch to let it in, so a busy queue cannot starve it.
+     */
     exclusive<T>(f: () => Promise<T>): Promise<T> {
+      waiting++;
       const r = chain.then(async () => {
         while (running) await sleep(1);
         running = true;
+        waiting--;
         try {
           return await f();
         } finally {
