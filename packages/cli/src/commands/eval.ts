@@ -2,15 +2,7 @@
 
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import {
-  ConfigError,
-  latestCheckpoint,
-  type MetaEpisodeMetricsV1,
-  type PolicyV1,
-  readRunConfig,
-  valueAt,
-} from '@mage-rl/core';
-import type { OnnxLearner } from '@mage-rl/learner';
+import { ConfigError, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
 import {
   createEnvById,
   createTeacher,
@@ -20,10 +12,11 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
+import { createRemotePolicy } from '@mage-rl/serve';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { evalPlayOptions } from '../pipelines/eval-play';
-import { loadModel } from '../pipelines/policy-model';
+import { loadRunOrModel } from '../pipelines/policy-model';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
@@ -34,6 +27,8 @@ interface EvalFlags {
   readonly envPackage?: string;
   readonly method: string;
   readonly policy: string;
+  readonly model?: string;
+  readonly apiKey?: string;
   readonly opponents?: string;
   readonly episodes: string;
   readonly attempts: string;
@@ -53,9 +48,11 @@ export function evalCommand(program: Command, io: Io): void {
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
     .option(
       '--policy <spec>',
-      "'teacher', a mage-tiny directory, or a run directory (latest checkpoint)",
+      "'teacher', a model or run directory (latest checkpoint), or an OpenAI-compatible server's URL (http://host:port/v1)",
       'teacher',
     )
+    .option('--model <name>', 'with a server URL as --policy: the served model (or adapter) name')
+    .option('--api-key <key>', 'with a server URL as --policy: its API key')
     .option(
       '--opponents <ids>',
       'comma-separated opponent ids (default: the in-domain and out-of-domain sets)',
@@ -81,7 +78,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const opponents = opts.opponents
     ? commaList(opts.opponents)
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const { policy, dispose } = await policyOf(opts.policy, env, config.rollout.style);
+  const { policy, dispose } = await policyOf(opts, env, config.rollout.style);
   try {
     const result = await evaluateMethod({
       env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
@@ -140,40 +137,37 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
 }
 
 /**
- * A policy by name: `teacher`, a run directory (its latest checkpoint), or a model directory (mage-tiny or
- * a Hugging Face checkpoint).
+ * A policy by name: `teacher`, a run directory (its latest checkpoint), a model directory (mage-tiny or
+ * a Hugging Face checkpoint), or the URL of an OpenAI-compatible server (with `--model`).
  */
 async function policyOf(
-  spec: string,
+  opts: EvalFlags,
   envId: string,
   style: 'verbose' | 'compact',
 ): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
+  const spec = opts.policy;
+  if (/^https?:\/\//.test(spec)) {
+    if (!opts.model)
+      throw new ConfigError('--policy with a server URL needs --model <served model name>.', {
+        path: '--model',
+      });
+    const policy = createRemotePolicy({
+      baseURL: spec,
+      model: opts.model,
+      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+    });
+    return { policy, dispose: async () => {} };
+  }
   if (spec === 'teacher')
     return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
   const dir = resolve(spec);
   const info = await stat(dir).catch(() => null);
   if (info === null || !info.isDirectory()) {
     throw new ConfigError(
-      `--policy '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); --policy takes 'teacher', a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
+      `--policy '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); --policy takes 'teacher', a server URL (with --model), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
       { path: '--policy', context: { dir } },
     );
   }
-  const checkpoint = await latestCheckpoint(dir);
-  const learner = checkpoint ? await runModel(dir, checkpoint.dir) : await loadModel(dir);
+  const { learner } = await loadRunOrModel(dir);
   return { policy: learner.policy, dispose: () => learner.dispose() };
-}
-
-/** The model of a run directory at `checkpointDir`: its warm start with the checkpoint's weights. */
-async function runModel(dir: string, checkpointDir: string): Promise<OnnxLearner> {
-  const config = await readRunConfig(dir);
-  // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
-  const warm = valueAt(config, ['extra', 'warmStartDir']) ?? valueAt(config, ['extra', 'warmStart']);
-  if (typeof warm !== 'string') {
-    throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
-      path: '--policy',
-    });
-  }
-  const learner = await loadModel(warm);
-  await learner.load(checkpointDir);
-  return learner;
 }

@@ -3,9 +3,11 @@ import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
 import { evalCommand } from './eval';
 import { experimentCommand } from './experiment';
+import { exportCommand } from './export';
 import { matchCommand } from './match';
 import { pretrainCommand } from './pretrain';
 import { reportCommand } from './report';
+import { serveCommand } from './serve';
 import { sokobanCommand } from './sokoban';
 import { solveCommand } from './solve';
 import { trainCommand } from './train';
@@ -27,4 +29,6 @@ export const COMMANDS: readonly CommandModule[] = [
   trainCommand,
   evalCommand,
   experimentCommand,
+  exportCommand,
+  serveCommand,
 ];

@@ -22,6 +22,7 @@ import {
   createOnnxLearner,
   createWordLevelTokenizer,
   defineModelConfig,
+  type LoraOptions,
   loadCheckpoint,
   type ModelConfig,
   type ModelConfigInput,
@@ -64,6 +65,8 @@ export interface CreateMageTinyOptions {
   readonly seed?: number | string;
   readonly optimizer?: AdamWOptions;
   readonly runner?: 'worker' | 'local';
+  /** Train LoRA adapters instead of all weights (rollouts on a server push them). */
+  readonly lora?: LoraOptions;
 }
 
 /** A freshly initialised mage-tiny for `tokenizer`. */
@@ -93,6 +96,7 @@ function mageTinyLearner(
     seed: options.seed ?? 0,
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
     ...(options.runner ? { runner: options.runner } : {}),
+    ...(options.lora ? { lora: options.lora } : {}),
     defaultMaxTokens: 64,
   });
 }

@@ -3,13 +3,14 @@
  * run core's training loop with the recipes' wiring, and write the report into the run directory.
  */
 
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   assertFreshRunDir,
   ConfigError,
   checkResumeConfig,
   iterateTraining,
   type JsonObject,
+  type LearnerV1,
   latestCheckpoint,
   MageError,
   pathExists,
@@ -32,8 +33,9 @@ import {
   toJsonObject,
   trainingOptionsOf,
 } from '@mage-rl/recipes';
+import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { loadModel } from './policy-model';
+import { DEFAULT_LORA, loadModel } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
 
 export interface TrainPipelineOptions {
@@ -185,6 +187,33 @@ async function finishedRun(
 }
 
 /**
+ * The learner of `rollout.backend: openai`: updates on `local`, rollouts through the configured server
+ * from the adapter `<model>-mage-lora`, pushed from `<runDir>/served-adapter/` after every update.
+ */
+function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string): LearnerV1 {
+  const { baseURL, model, apiKeyEnv } = config.rollout.openai;
+  if (baseURL === null || model === null) {
+    throw new ConfigError('rollout.openai.baseURL and rollout.openai.model must be set.', {
+      path: 'rollout.openai',
+    });
+  }
+  const apiKey = apiKeyEnv === null ? undefined : process.env[apiKeyEnv];
+  if (apiKeyEnv !== null && !apiKey) {
+    throw new ConfigError(`rollout.openai.apiKeyEnv names ${apiKeyEnv}, which is not set.`, {
+      path: 'rollout.openai.apiKeyEnv',
+    });
+  }
+  return createServedLearner({
+    learner: local,
+    lora: DEFAULT_LORA,
+    baseURL,
+    adapterName: `${model}-mage-lora`,
+    adapterDir: join(resolve(runDir), 'served-adapter'),
+    ...(apiKey ? { apiKey } : {}),
+  });
+}
+
+/**
  * Trains under the run-directory lock. Everything that can refuse the run (a second writer, a run
  * directory holding another run, a resume with another configuration) is checked before the warm start
  * is pretrained; a resumed run that is complete returns at once.
@@ -209,9 +238,16 @@ async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): 
     weightDecay: config.ppo.weightDecay,
     maxGradNorm: config.ppo.gradClip,
   };
-  const { dir: warmStart, learner } = await loadWarmStart(options, (dir) =>
-    loadModel(dir, { seed: `${options.seed}/learner`, optimizer }),
+  const served = config.rollout.backend === 'openai';
+  const { dir: warmStart, learner: local } = await loadWarmStart(options, (dir) =>
+    loadModel(dir, {
+      seed: `${options.seed}/learner`,
+      optimizer,
+      // Rollouts on a server sample from a LoRA adapter the trainer pushes.
+      ...(served ? { lora: DEFAULT_LORA } : {}),
+    }),
   );
+  const learner = served ? servedLearnerOf(config, local, options.runDir) : local;
   const reference =
     config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false }) : undefined;
   try {
@@ -242,7 +278,7 @@ async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): 
       alreadyFinished: false,
     };
   } finally {
-    await learner.dispose();
+    await local.dispose();
     await reference?.dispose();
   }
 }

@@ -91,9 +91,14 @@ export interface ExportHfOptions {
   readonly tokenizerFiles?: Readonly<Record<string, string | Uint8Array>>;
   /** Extra `generation_config.json` fields. */
   readonly generation?: Readonly<Record<string, unknown>>;
+  /**
+   * Which weight files to write (default both): `model.safetensors` (Hugging Face transformers, and
+   * `importHfModel`) and `onnx/model.onnx` (transformers.js).
+   */
+  readonly files?: { readonly safetensors?: boolean; readonly onnx?: boolean };
 }
 
-/** Writes a transformers.js-loadable directory atomically. */
+/** Writes a Hugging Face / transformers.js directory atomically. */
 export async function exportHfModel(options: ExportHfOptions): Promise<void> {
   const { config: c, weights } = options;
   const files = new Map<string, string | Uint8Array>();
@@ -108,8 +113,9 @@ export async function exportHfModel(options: ExportHfOptions): Promise<void> {
     'generation_config.json',
     `${JSON.stringify({ ...(c.bosTokenId === undefined ? {} : { bos_token_id: c.bosTokenId }), ...(c.eosTokenId === undefined ? {} : { eos_token_id: c.eosTokenId }), ...options.generation }, null, 2)}\n`,
   );
-  files.set('model.safetensors', serializeSafetensors(tensors, { format: 'pt' }));
-  files.set('onnx/model.onnx', serializeExportModel(c, weights));
+  if (options.files?.safetensors !== false)
+    files.set('model.safetensors', serializeSafetensors(tensors, { format: 'pt' }));
+  if (options.files?.onnx !== false) files.set('onnx/model.onnx', serializeExportModel(c, weights));
   for (const [name, content] of Object.entries(options.tokenizerFiles ?? {})) files.set(name, content);
   await writeFilesAtomic(options.dir, files);
 }

@@ -124,6 +124,17 @@ describe('resolveTrainConfig', () => {
       ],
       [{ env: { options: { size: 9 } } }, 'env.options.size', /size/],
       [{ population: { preset: 'fixed' } }, 'population.fixedOpponent', /fixedOpponent/],
+      [
+        { rollout: { backend: 'openai' } },
+        'rollout.openai.baseURL',
+        /must be set when rollout.backend is 'openai'/,
+      ],
+      [
+        { rollout: { backend: 'openai', openai: { baseURL: 'http://h:1/v1' } } },
+        'rollout.openai.model',
+        /must be set/,
+      ],
+      [{ rollout: { openai: { baseURL: 'ftp://h' } } }, 'rollout.openai.baseURL', /http\(s\) URL/],
     ];
     for (const [partial, path, message] of cases) {
       const error = thrown(() => resolveTrainConfig(partial as never));

@@ -55,7 +55,11 @@ const {
 const BASE: TrainConfigInput = {
   seed: 0,
   trains: true,
-  rollout: { memory: 'reflection' },
+  rollout: {
+    memory: 'reflection',
+    backend: 'local',
+    openai: { baseURL: null, model: null, apiKeyEnv: null },
+  },
   advantage: { ...GIGPO_DEFAULTS, grouping: 'per-opponent', lengthPenaltyCoef: 0 },
   ppo: { klCoef: 0 },
 };
@@ -108,6 +112,15 @@ function checkSemantics(config: TrainConfig): void {
         `${part}.groups × ${part}.groupSize must be at most ${CONFIG_LIMITS.slots} meta-episodes per iteration, got ${r.groups} × ${r.groupSize} = ${r.groups * r.groupSize}.`,
         { path: `${part}.groups`, context: { value: r.groups * r.groupSize, allowed: CONFIG_LIMITS.slots } },
       );
+    }
+  }
+  if (config.rollout.backend === 'openai') {
+    for (const key of ['baseURL', 'model'] as const) {
+      if (config.rollout.openai[key] === null) {
+        throw new ConfigError(`rollout.openai.${key} must be set when rollout.backend is 'openai'.`, {
+          path: `rollout.openai.${key}`,
+        });
+      }
     }
   }
   const envId = config.env.id;

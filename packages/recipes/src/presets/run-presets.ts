@@ -13,7 +13,7 @@ export type RunPresetId = (typeof RUN_PRESET_IDS)[number];
 export type RunPresetValues = Pick<TrainConfig, 'train' | 'warmStart'> & {
   /** The KL coefficient is the env's (and the method's) to set. */
   readonly ppo: Omit<TrainConfig['ppo'], 'klCoef'>;
-  readonly rollout: Omit<TrainConfig['rollout'], 'memory' | 'seats'>;
+  readonly rollout: Omit<TrainConfig['rollout'], 'memory' | 'seats' | 'backend' | 'openai'>;
   readonly eval: Pick<
     TrainConfig['eval'],
     'episodes' | 'attempts' | 'temperature' | 'topP' | 'topK' | 'earlyStop'

@@ -62,6 +62,23 @@ export const trainConfigSchema = z.strictObject({
     /** 0 = off. */
     topK: nonNegInt,
     maxTokens: z.strictObject({ play: posInt.max(L.tokens), reflect: posInt.max(L.tokens) }),
+    /**
+     * Where rollouts sample: `local` (the learner's own generator) or `openai` (an OpenAI-compatible
+     * server such as `mage serve` or vLLM, from a LoRA adapter the trainer pushes after every update).
+     */
+    backend: z.enum(['local', 'openai']),
+    /** The server of the `openai` backend (all null for `local`). */
+    openai: z.strictObject({
+      /** API base URL, e.g. `http://127.0.0.1:8000/v1`. */
+      baseURL: z
+        .string()
+        .regex(/^https?:\/\//, 'an http(s) URL')
+        .nullable(),
+      /** The served base model's name (the adapter is loaded as `<model>-mage-lora`). */
+      model: z.string().min(1).nullable(),
+      /** Name of the environment variable that holds the API key (keys stay out of config files). */
+      apiKeyEnv: z.string().min(1).nullable(),
+    }),
   }),
   population: z.strictObject({
     /** A preset of `@mage-rl/opponents` (`balanced`, `patterns`, `ood`) or `fixed`. */

@@ -1,0 +1,98 @@
+import { join } from 'node:path';
+import type { PolicyRequestV1 } from '@mage-rl/core';
+import { createRemotePolicy } from '@mage-rl/serve';
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '../pipelines/mage-tiny';
+import { loadModel } from '../pipelines/policy-model';
+import { runCli } from '../program/program';
+import { capture, runJson, useTempDir } from '../testing/cli.test-helper';
+
+/** Polls `read` until it matches `pattern`. */
+async function waitFor(read: () => string, pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const m = read().match(pattern);
+    if (m) return m;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}: ${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('mage serve + remote policies', () => {
+  const tmp = useTempDir('mage-serve-cli-');
+
+  it('serves a model directory; a remote policy and `mage eval --policy <url>` match in-process evaluation', async () => {
+    const tokenizer = buildMageTinyTokenizer([]);
+    const original = await createMageTiny(tokenizer, { seed: 11, runner: 'local' });
+    const dir = join(tmp.path, 'tiny');
+    await saveMageTiny(dir, original, tokenizer, { note: 'test' });
+    await original.dispose();
+
+    const c = capture();
+    const done = runCli(['serve', dir, '--port', '0', '--served-model-name', 'tiny', '--api-key', 'k'], c.io);
+    const [, url] = await waitFor(c.out, /at (http:\/\/\S+\/v1)/);
+    const client = new OpenAI({ baseURL: url as string, apiKey: 'k', maxRetries: 0 });
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual(['tiny']);
+
+    // Library API: the same requests through the server and in-process give the same responses.
+    const learner = await loadModel(dir, { runner: 'local' });
+    const remote = createRemotePolicy({ baseURL: url as string, model: 'tiny', apiKey: 'k' });
+    const requests: PolicyRequestV1[] = ['board', 'you play x', 'opponent o', 'legal moves'].map(
+      (content, i) => ({
+        messages: [{ role: 'user', content }],
+        phase: 'play',
+        seed: 1000 + i,
+        maxTokens: 12,
+      }),
+    );
+    for (const sampling of [{ temperature: 0 }, { temperature: 1, topP: 0.9, topK: 20 }]) {
+      const ours = await learner.policy.generate(requests, sampling);
+      const theirs = await remote.generate(requests, sampling);
+      expect(theirs.map((r) => [r.text, r.tokens, r.promptTokens, r.finishReason])).toEqual(
+        ours.map((r) => [r.text, r.tokens, r.promptTokens, r.finishReason]),
+      );
+      theirs.forEach((r, i) => {
+        expect(r.logprobs).toEqual(ours[i]?.logprobs.map((x) => expect.closeTo(x, 4)));
+      });
+    }
+    await learner.dispose();
+
+    // The CLI: `mage eval` of the directory and of the served model agree.
+    const common = [
+      'eval',
+      '--env',
+      'tictactoe',
+      '--preset',
+      'smoke',
+      '--episodes',
+      '2',
+      '--attempts',
+      '2',
+      '--opponents',
+      'pattern-corners-first',
+    ];
+    const local = await runJson<{ metrics: unknown }>([...common, '--policy', dir]);
+    const served = await runJson<{ metrics: unknown }>([
+      ...common,
+      '--policy',
+      url as string,
+      '--model',
+      'tiny',
+      '--api-key',
+      'k',
+    ]);
+    expect(served.metrics).toEqual(local.metrics);
+
+    process.emit('SIGTERM');
+    expect(await done).toBe(0);
+    expect(c.out()).toContain('Stopped by SIGTERM');
+  }, 120_000);
+
+  it('refuses a server URL without --model', async () => {
+    const c = capture();
+    const code = await runCli(['eval', '--env', 'tictactoe', '--policy', 'http://127.0.0.1:1/v1'], c.io);
+    expect(code).toBe(1);
+    expect(c.err()).toMatch(/--model/);
+  });
+});

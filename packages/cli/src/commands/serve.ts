@@ -1,0 +1,135 @@
+/** `mage serve <run-or-model-dir>`: an OpenAI-compatible HTTP server until Ctrl-C or SIGTERM. */
+
+import { ConfigError } from '@mage-rl/core';
+import {
+  DEFAULT_ENGINE_LIMITS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONCURRENT_REQUESTS,
+  DEFAULT_SERVE_LIMITS,
+} from '@mage-rl/serve';
+import type { Command } from 'commander';
+import { serveModel } from '../pipelines/serve';
+import type { Io } from '../program/error-boundary';
+import { positiveInt } from './game-options';
+
+interface ServeFlags {
+  readonly host: string;
+  readonly port: string;
+  readonly apiKey?: string;
+  readonly servedModelName?: string;
+  readonly maxTokens: string;
+  readonly maxBatchRows: string;
+  readonly maxQueuedRows: string;
+  readonly maxConcurrentRequests: string;
+  readonly maxBodyBytes: string;
+  readonly batchWaitMs: string;
+  readonly lora: string[];
+}
+
+/** `name=path` pairs of `--lora`. */
+function loraPairs(values: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const at = v.indexOf('=');
+    if (at <= 0 || at === v.length - 1)
+      throw new ConfigError(`--lora '${v}' must be name=path (a PEFT adapter directory).`, {
+        path: '--lora',
+      });
+    out[v.slice(0, at)] = v.slice(at + 1);
+  }
+  return out;
+}
+
+/** Resolves on the first SIGINT or SIGTERM (handlers removed after). */
+function untilStopped(): Promise<string> {
+  return new Promise((resolve) => {
+    const stop = (signal: string) => () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      resolve(signal);
+    };
+    const onInt = stop('SIGINT');
+    const onTerm = stop('SIGTERM');
+    process.once('SIGINT', onInt);
+    process.once('SIGTERM', onTerm);
+  });
+}
+
+export function serveCommand(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('serve a run or model over an OpenAI-compatible HTTP API (chat, completions, LoRA adapters)')
+    .argument('<dir>', 'a run directory (latest checkpoint) or a model directory (mage-tiny or Hugging Face)')
+    .option(
+      '--host <host>',
+      'address to bind (another than 127.0.0.1 exposes the server to the network)',
+      '127.0.0.1',
+    )
+    .option('--port <n>', 'port (0 picks a free one)', '8000')
+    .option('--api-key <key>', 'require Authorization: Bearer <key> on every /v1 request')
+    .option('--served-model-name <name>', 'the model name clients pass (default: the directory name)')
+    .option(
+      '--max-tokens <n>',
+      'largest max_tokens a request may ask for',
+      String(DEFAULT_SERVE_LIMITS.maxTokens),
+    )
+    .option(
+      '--max-batch-rows <n>',
+      'sequences decoded together at most',
+      String(DEFAULT_ENGINE_LIMITS.maxBatchRows),
+    )
+    .option(
+      '--max-queued-rows <n>',
+      'sequences waiting or running at most (more: 429)',
+      String(DEFAULT_ENGINE_LIMITS.maxQueuedRows),
+    )
+    .option(
+      '--max-concurrent-requests <n>',
+      'requests handled at once at most (more: 429)',
+      String(DEFAULT_MAX_CONCURRENT_REQUESTS),
+    )
+    .option('--max-body-bytes <n>', 'largest request body (more: 413)', String(DEFAULT_MAX_BODY_BYTES))
+    .option(
+      '--batch-wait-ms <n>',
+      'how long an idle server waits for more requests to batch',
+      String(DEFAULT_ENGINE_LIMITS.batchWaitMs),
+    )
+    .option(
+      '--lora <name=path>',
+      'load a PEFT LoRA adapter at start (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
+    .action(async (dir: string, opts: ServeFlags) => {
+      const batchWaitMs = Number(opts.batchWaitMs);
+      if (!Number.isFinite(batchWaitMs) || batchWaitMs < 0 || batchWaitMs > 1000)
+        throw new ConfigError(`--batch-wait-ms must be between 0 and 1000, got '${opts.batchWaitMs}'.`, {
+          path: '--batch-wait-ms',
+        });
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        throw new ConfigError(`--port must be an integer from 0 to 65535, got '${opts.port}'.`, {
+          path: '--port',
+        });
+      const server = await serveModel({
+        source: dir,
+        host: opts.host,
+        port,
+        ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+        ...(opts.servedModelName ? { name: opts.servedModelName } : {}),
+        maxBodyBytes: positiveInt(opts.maxBodyBytes, '--max-body-bytes', 1 << 30),
+        maxConcurrentRequests: positiveInt(opts.maxConcurrentRequests, '--max-concurrent-requests', 100_000),
+        engine: {
+          maxBatchRows: positiveInt(opts.maxBatchRows, '--max-batch-rows', 256),
+          maxQueuedRows: positiveInt(opts.maxQueuedRows, '--max-queued-rows', 1_000_000),
+          batchWaitMs,
+        },
+        limits: { maxTokens: positiveInt(opts.maxTokens, '--max-tokens', 1_000_000) },
+        loras: loraPairs(opts.lora),
+      });
+      io.stdout(`Serving ${dir} at ${server.url} (Ctrl-C stops)\n`);
+      const signal = await untilStopped();
+      await server.close();
+      io.stdout(`Stopped by ${signal}.\n`);
+    });
+}

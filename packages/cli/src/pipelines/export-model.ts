@@ -1,0 +1,127 @@
+/**
+ * `mage export`: a run or model directory written out as a Hugging Face directory (`hf`: config,
+ * generation config, `model.safetensors`, tokenizer files with the chat template; LoRA merged), the
+ * transformers.js layout (`onnx`: the same configs and tokenizer with `onnx/model.onnx`), or, with
+ * `adapter`, a PEFT LoRA adapter (`adapter_config.json` + `adapter_model.safetensors`).
+ */
+
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigError, pathExists } from '@mage-rl/core';
+import { countParams, exportHfModel, exportPeftAdapter } from '@mage-rl/learner';
+import { type LoadedModel, loadRunOrModel } from './policy-model';
+
+export const EXPORT_FORMATS = ['hf', 'onnx'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** Tokenizer files a Hugging Face directory may hold; the ones present are copied. */
+export const TOKENIZER_FILES = [
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'added_tokens.json',
+  'vocab.json',
+  'merges.txt',
+  'tokenizer.model',
+  'chat_template.jinja',
+  'chat_template.json',
+] as const;
+
+export interface ExportModelOptions {
+  /** A run directory (latest checkpoint) or a model directory (mage-tiny or Hugging Face). */
+  readonly source: string;
+  readonly out: string;
+  readonly format: ExportFormat;
+  /** Write the LoRA adapter alone, in PEFT's layout, instead of merged weights. */
+  readonly adapter?: boolean;
+}
+
+export interface ExportModelResult {
+  readonly out: string;
+  readonly format: ExportFormat | 'peft';
+  readonly files: readonly string[];
+  readonly parameters: number;
+  /** The model directory the weights started from. */
+  readonly modelDir: string;
+  readonly checkpointDir: string | null;
+}
+
+/** The tokenizer files of the model directory, by name. */
+async function tokenizerFilesOf(modelDir: string): Promise<Record<string, Uint8Array>> {
+  const out: Record<string, Uint8Array> = {};
+  for (const name of TOKENIZER_FILES) {
+    const path = join(modelDir, name);
+    if (await pathExists(path)) out[name] = await readFile(path);
+  }
+  return out;
+}
+
+/** The source directory's `generation_config.json` fields, if it has one. */
+async function generationOf(modelDir: string): Promise<Record<string, unknown>> {
+  const path = join(modelDir, 'generation_config.json');
+  if (!(await pathExists(path))) return {};
+  const v = JSON.parse(await readFile(path, 'utf8')) as unknown;
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+async function writeAdapter(loaded: LoadedModel, out: string): Promise<ExportModelResult> {
+  const { learner, lora } = loaded;
+  if (lora === undefined || learner.adapters.size === 0) {
+    throw new ConfigError(
+      `'${loaded.modelDir}' has no LoRA adapters to export; drop --adapter to export the full weights.`,
+      { path: '--adapter' },
+    );
+  }
+  await exportPeftAdapter({
+    dir: out,
+    config: learner.config,
+    lora,
+    adapters: learner.adapters,
+    baseModel: loaded.modelDir,
+  });
+  let parameters = 0;
+  for (const a of learner.adapters.values()) parameters += a.length;
+  return {
+    out,
+    format: 'peft',
+    files: ['adapter_config.json', 'adapter_model.safetensors'],
+    parameters,
+    modelDir: loaded.modelDir,
+    checkpointDir: loaded.checkpointDir ?? null,
+  };
+}
+
+/** Loads the source, writes the export atomically into `out` and says what it wrote. */
+export async function exportModel(options: ExportModelOptions): Promise<ExportModelResult> {
+  const out = resolve(options.out);
+  const loaded = await loadRunOrModel(options.source, { runner: 'local' });
+  try {
+    if (options.adapter) return await writeAdapter(loaded, out);
+    const { learner, modelDir } = loaded;
+    const tokenizerFiles = await tokenizerFilesOf(modelDir);
+    const onnx = options.format === 'onnx';
+    await exportHfModel({
+      dir: out,
+      config: learner.config,
+      weights: learner.mergedWeights(),
+      tokenizerFiles,
+      generation: await generationOf(modelDir),
+      files: { safetensors: !onnx, onnx },
+    });
+    return {
+      out,
+      format: options.format,
+      files: [
+        'config.json',
+        'generation_config.json',
+        onnx ? 'onnx/model.onnx' : 'model.safetensors',
+        ...Object.keys(tokenizerFiles),
+      ],
+      parameters: countParams(learner.config),
+      modelDir,
+      checkpointDir: loaded.checkpointDir ?? null,
+    };
+  } finally {
+    await loaded.learner.dispose();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * `mage serve`: a run or model directory behind the OpenAI-compatible server of `@mage-rl/serve`. The
+ * model is loaded once (a run's LoRA adapters merged into its weights), its weights handed to the
+ * serving engine, and the learner that loaded them disposed.
+ */
+
+import { basename, resolve } from 'node:path';
+import {
+  createOpenAiServer,
+  createServeEngine,
+  type EngineLimits,
+  type OpenAiServer,
+  type ServedModel,
+  type ServeLimits,
+} from '@mage-rl/serve';
+import { loadRunOrModel } from './policy-model';
+
+/** The served form of a run or model directory, named `name` (default: the directory's name). */
+export async function servedModelOf(source: string, name?: string): Promise<ServedModel> {
+  const loaded = await loadRunOrModel(source, { runner: 'local' });
+  try {
+    const { learner } = loaded;
+    return {
+      id: name ?? basename(resolve(source)),
+      config: learner.config,
+      tokenizer: learner.tokenizer,
+      weights: learner.mergedWeights(),
+    };
+  } finally {
+    await loaded.learner.dispose();
+  }
+}
+
+export interface ServeOptions {
+  readonly source: string;
+  readonly name?: string;
+  readonly host?: string;
+  readonly port?: number;
+  readonly apiKey?: string;
+  readonly maxBodyBytes?: number;
+  readonly maxConcurrentRequests?: number;
+  readonly engine?: Partial<EngineLimits>;
+  readonly limits?: Partial<ServeLimits>;
+  /** Adapters to load at start: name → PEFT adapter directory. */
+  readonly loras?: Readonly<Record<string, string>>;
+}
+
+/** Loads the model and starts the server (resolves once it listens). */
+export async function serveModel(o: ServeOptions): Promise<OpenAiServer> {
+  const model = await servedModelOf(o.source, o.name);
+  const engine = await createServeEngine({ model, ...(o.engine ? { limits: o.engine } : {}) });
+  try {
+    for (const [name, dir] of Object.entries(o.loras ?? {}))
+      await engine.loadAdapter(name, resolve(dir), false);
+  } catch (e) {
+    await engine.close();
+    throw e;
+  }
+  return createOpenAiServer({
+    engine,
+    ...(o.host === undefined ? {} : { host: o.host }),
+    ...(o.port === undefined ? {} : { port: o.port }),
+    ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    ...(o.maxBodyBytes === undefined ? {} : { maxBodyBytes: o.maxBodyBytes }),
+    ...(o.maxConcurrentRequests === undefined ? {} : { maxConcurrentRequests: o.maxConcurrentRequests }),
+    ...(o.limits ? { limits: o.limits } : {}),
+  });
+}
