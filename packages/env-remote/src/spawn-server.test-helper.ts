@@ -43,3 +43,15 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.kill('SIGKILL');
   });
 }
+
+/** Starts the transcript server of `__fixtures__/transcripts/<name>.json`. */
+export function spawnTranscript(name: string): Promise<ChildServer> {
+  const file = fileURLToPath(new URL(`./__fixtures__/transcripts/${name}.json`, import.meta.url));
+  return spawnServer('transcript-server.mjs', [file]);
+}
+
+/** How many recorded exchanges the transcript server has not seen yet. */
+export async function remainingExchanges(server: ChildServer): Promise<number> {
+  const r = await fetch(`${server.url}/__remaining`);
+  return ((await r.json()) as { remaining: number }).remaining;
+}

@@ -225,7 +225,10 @@ export class EnvService {
     try {
       return this.o.createOpponent(id);
     } catch (error) {
-      throw clientError(error, `unknown opponent '${id}'`);
+      throw new HttpError(
+        400,
+        `unknown opponent '${id}': ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
