@@ -39,7 +39,12 @@ export {
 export { RemoteEnvError } from './errors';
 export { JsonClient, type RetryPolicy } from './http/json-client';
 export { closeRemoteEnvs } from './lifecycle';
-export { type RemoteConnectionOptions, remoteConnectionShape, validateRemoteOptions } from './options';
+export {
+  type RemoteConnectionOptions,
+  remoteConnectionShape,
+  splitConnectionOptions,
+  validateRemoteOptions,
+} from './options';
 export {
   createEnvServer,
   type EnvServerOptions,

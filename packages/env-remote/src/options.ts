@@ -78,3 +78,20 @@ function shapeOf(schema: z.ZodType): Record<string, unknown> {
 export function taskIndex(seed: number, [start, end]: readonly [number, number]): number {
   return start + (Math.abs(Math.trunc(seed)) % (end - start));
 }
+
+const CONNECTION_KEYS = Object.keys(remoteConnectionShape);
+
+/**
+ * Splits the options of an env played on a `mage env-serve` server into the connection (validated, with
+ * its defaults) and the env's own options.
+ */
+export function splitConnectionOptions(
+  envId: string,
+  options: Readonly<Record<string, unknown>>,
+): { connection: RemoteConnectionOptions; rest: Record<string, unknown> } {
+  const picked: Record<string, unknown> = {};
+  const rest: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(options)) (CONNECTION_KEYS.includes(k) ? picked : rest)[k] = v;
+  const connection = validateRemoteOptions(envId, z.strictObject(remoteConnectionShape), picked);
+  return { connection, rest };
+}
