@@ -14,6 +14,7 @@ import {
   type TrainingResultV1,
 } from '@mage-rl/core';
 import {
+  envDefinition,
   METHODS,
   type MethodId,
   type RunPresetId,
@@ -25,6 +26,7 @@ import {
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { loadModel } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
+import { assertWarmStartTeacher } from './warm-start-corpus';
 
 export interface TrainPipelineOptions {
   readonly env: string;
@@ -83,6 +85,7 @@ export async function ensureWarmStart(
   >,
 ): Promise<string> {
   if (options.model !== undefined) return options.model;
+  assertWarmStartTeacher(envDefinition(options.env));
   const spec = { envs: [options.env], preset: options.preset, seed: options.seed };
   const dir = warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, spec);
   if (await pathExists(join(dir, 'mage-tiny.json'))) {
