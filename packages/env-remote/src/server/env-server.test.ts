@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { randomLegalOpponent } from '@mage-rl/core/testing';
 import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
@@ -118,6 +119,29 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
     await call(sokoban, 'POST', '/create');
     const full = await call(sokoban, 'POST', '/create');
     expect(full.status).toBe(503);
+  });
+
+  it('answers 503 past the concurrency limit while a slow request is open, then serves again', async () => {
+    const server = await startEnvServer(
+      { envId: 'sokoban', createEnv: (o) => createSokoban(o), maxConcurrent: 1 },
+      { port: 0 },
+    );
+    try {
+      const slow = request(`${server.url}/create`, { method: 'POST', headers: { 'content-length': '2' } });
+      const answered = new Promise<number>((resolve) =>
+        slow.on('response', (r) => resolve(r.statusCode ?? 0)),
+      );
+      slow.write('{');
+      await new Promise((r) => setTimeout(r, 200));
+      const busy = await call(server, 'POST', '/create', '{}');
+      expect(busy.status).toBe(503);
+      expect((busy.json as { error: string }).error).toMatch(/more than 1 requests at once/);
+      slow.end('}');
+      expect(await answered).toBe(200);
+      expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 
   it('never stops on arbitrary bodies: every answer is JSON with a status below 500', async () => {
