@@ -10,6 +10,7 @@ import {
   envDefinition,
   evaluateMethod,
   METHOD_IDS,
+  memoryLayoutOf,
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
@@ -93,6 +94,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       opponents,
       episodes: positiveInt(opts.episodes, '--episodes', 100_000),
       attempts: positiveInt(opts.attempts, '--attempts', 20),
+      memoryOptions: memoryLayoutOf(config),
       ...evalPlayOptions(config),
       seed: seedOf(opts.seed),
     });

@@ -15,7 +15,8 @@ export const alfWorldEnvDefinition: EnvDefinitionV1<AlfWorldState, string> = {
   create: (options) => createAlfWorld(options),
   defaults: {
     env: { options: { split: 'train' } },
-    rollout: { seats: 'first' },
+    // The play prompt shows the last 15 steps of the attempt (the paper's setting for this env).
+    rollout: { seats: 'first', historyWindow: 15 },
     population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
     eval: {
       inDomain: [],

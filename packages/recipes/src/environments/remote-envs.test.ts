@@ -1,7 +1,7 @@
 import { ConfigError } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { evaluationSuites } from '../evaluation';
-import { resolveTrainConfig } from '../presets';
+import { memoryLayoutOf, resolveTrainConfig } from '../presets';
 import { createEnvById } from '../wiring';
 
 const url = 'http://127.0.0.1:36001';
@@ -13,6 +13,8 @@ describe('envs on servers', () => {
       expect(c.env.options).toEqual({ split: 'train', url });
       expect(c.eval.envOptions).toEqual({ split: 'in-domain' });
       expect(c.rollout.seats).toBe('first');
+      expect(c.rollout.historyWindow).toBe(env === 'alfworld' ? 15 : 20);
+      expect(memoryLayoutOf(c)).toEqual({ historyWindow: env === 'alfworld' ? 15 : 20 });
       const suites = evaluationSuites(c);
       expect(suites.map((s) => [s.name, s.envOptions])).toEqual([['in-domain', { split: 'in-domain', url }]]);
       expect(createEnvById(env, suites[0]!.envOptions).maxTurns).toBe(env === 'alfworld' ? 10 : 12);
@@ -34,6 +36,8 @@ describe('envs on servers', () => {
     expect(() => createEnvById('sokoban', { url, retries: -1 })).toThrow(/sokoban\.retries/);
     expect(() => createEnvById('sokoban', { url, boxes: 99 })).toThrow(/sokoban\.boxes/);
     const c = resolveTrainConfig({ env: { options: { url } } }, { env: 'sokoban', preset: 'smoke' });
+    expect(c.rollout).not.toHaveProperty('historyWindow'); // the memory's default, as before
+    expect(memoryLayoutOf(c)).toEqual({});
     expect(evaluationSuites(c).every((s) => s.envOptions.url === url)).toBe(true);
   });
 });

@@ -15,7 +15,8 @@ export const webShopEnvDefinition: EnvDefinitionV1<WebShopState, string> = {
   create: (options) => createWebShop(options),
   defaults: {
     env: { options: { split: 'train' } },
-    rollout: { seats: 'first' },
+    // The play prompt shows the last 20 steps of the attempt (the paper's setting for this env).
+    rollout: { seats: 'first', historyWindow: 20 },
     population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
     eval: { inDomain: [], outOfDomain: [], envOptions: { split: 'in-domain' }, outOfDomainEnvOptions: [] },
   } satisfies TrainConfigInput,

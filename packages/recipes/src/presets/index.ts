@@ -14,6 +14,7 @@ export {
   advantageOptionsOf,
   makeAdvantageFn,
   makeLossFn,
+  memoryLayoutOf,
   memoryOf,
   memoryReflects,
   populationOf,
