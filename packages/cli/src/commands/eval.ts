@@ -9,6 +9,7 @@ import {
   envDefinition,
   evaluateMethod,
   METHOD_IDS,
+  memoryLayoutOf,
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
@@ -20,11 +21,20 @@ import { loadRunOrModel } from '../pipelines/policy-model';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { addEnvFlags, commaList, envFlag, pct, seedOf } from './learning-shared';
+import {
+  addEnvFlags,
+  commaList,
+  ENV_URL_HELP,
+  envFlag,
+  envUrlOverride,
+  pct,
+  seedOf,
+} from './learning-shared';
 
 interface EvalFlags {
   readonly env: string;
   readonly envPackage?: string;
+  readonly envUrl?: string;
   readonly method: string;
   readonly policy: string;
   readonly model?: string;
@@ -45,6 +55,7 @@ export function evalCommand(program: Command, io: Io): void {
         'evaluate a policy for K attempts against named opponents (react, reflexion, memento, a-mem need no training)',
       ),
   )
+    .option('--env-url <url>', ENV_URL_HELP)
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
     .option(
       '--policy <spec>',
@@ -74,11 +85,11 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
   const method = oneOf(opts.method, '--method', METHOD_IDS);
   const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
-  const config = resolveTrainConfig({}, { preset, method, env });
+  const config = resolveTrainConfig(envUrlOverride(opts.envUrl), { preset, method, env });
   const opponents = opts.opponents
     ? commaList(opts.opponents)
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const { policy, dispose } = await policyOf(opts, env, config.rollout.style);
+  const { policy, dispose } = await policyOf(opts, env, config.env.options, config.rollout.style);
   try {
     const result = await evaluateMethod({
       env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
@@ -87,6 +98,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       opponents,
       episodes: positiveInt(opts.episodes, '--episodes', 100_000),
       attempts: positiveInt(opts.attempts, '--attempts', 20),
+      memoryOptions: memoryLayoutOf(config),
       ...evalPlayOptions(config),
       seed: seedOf(opts.seed),
     });
@@ -143,6 +155,7 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
 async function policyOf(
   opts: EvalFlags,
   envId: string,
+  envOptions: Readonly<Record<string, unknown>>,
   style: 'verbose' | 'compact',
 ): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
   const spec = opts.policy;
@@ -159,7 +172,7 @@ async function policyOf(
     return { policy, dispose: async () => {} };
   }
   if (spec === 'teacher')
-    return { policy: createTeacher(createEnvById(envId), { style }), dispose: async () => {} };
+    return { policy: createTeacher(createEnvById(envId, envOptions), { style }), dispose: async () => {} };
   const dir = resolve(spec);
   const info = await stat(dir).catch(() => null);
   if (info === null || !info.isDirectory()) {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
+import { envServeCommand } from './env-serve';
 import { evalCommand } from './eval';
 import { experimentCommand } from './experiment';
 import { exportCommand } from './export';
@@ -31,4 +32,5 @@ export const COMMANDS: readonly CommandModule[] = [
   experimentCommand,
   exportCommand,
   serveCommand,
+  envServeCommand,
 ];

@@ -10,7 +10,7 @@ import {
   type MetaEpisodeMetricsV1,
   type TrainingEvent,
 } from '@mage-rl/core';
-import { envRegistry } from '@mage-rl/recipes';
+import { envRegistry, type TrainConfigInput } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { createProgress, type Progress } from '../output/progress';
 import type { Io } from '../program/error-boundary';
@@ -23,6 +23,15 @@ export function envFlagHelp(): string {
 /** Help of `--env-package`. */
 export const ENV_PACKAGE_HELP =
   'add the env of a package: an npm name (resolved from the working directory) or a path, exporting an EnvDefinitionV1 as `envDefinition` or default';
+
+/** Help of `--env-url`. */
+export const ENV_URL_HELP =
+  "play the env on a server (sets env.options.url): an AgentGym server for alfworld / webshop, or 'mage env-serve <env>' for the others";
+
+/** `--env-url <url>` as a config override (`env.options.url`); nothing without it. */
+export function envUrlOverride(url: string | undefined): TrainConfigInput {
+  return url === undefined ? {} : { env: { options: { url } } };
+}
 
 /** `--env <id>` (default `tictactoe`) and `--env-package`, for commands that play one env. */
 export function addEnvFlags(command: Command): Command {

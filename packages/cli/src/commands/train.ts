@@ -6,6 +6,7 @@ import {
   envDefinition,
   METHOD_IDS,
   type MethodId,
+  mergeConfig,
   RUN_PRESET_IDS,
   type RunPresetId,
   type TrainConfigInput,
@@ -21,7 +22,9 @@ import { oneOf } from './game-options';
 import {
   addEnvFlags,
   commandWords,
+  ENV_URL_HELP,
   envFlag,
+  envUrlOverride,
   iterationLine,
   passLine,
   progressFor,
@@ -33,6 +36,7 @@ import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags 
 interface TrainFlags extends OverrideFlags {
   readonly env: string;
   readonly envPackage?: string;
+  readonly envUrl?: string;
   readonly method: string;
   readonly preset: string;
   readonly seed: string;
@@ -70,6 +74,7 @@ export function trainCommand(program: Command, io: Io): void {
         'meta-RL training (MAGE and baselines) of mage-tiny from its warm start, with evaluation and a report',
       ),
   )
+    .option('--env-url <url>', ENV_URL_HELP)
     .option('--method <id>', `training method: ${METHOD_IDS.join(' | ')}`, 'mage')
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
@@ -97,7 +102,7 @@ interface TrainCall {
 
 async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCall> {
   const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
-  const values = overridesFromFlags(opts);
+  const values = mergeConfig(overridesFromFlags(opts), envUrlOverride(opts.envUrl)) as TrainConfigInput;
   // A resumed run finds its env package in its own config.json when neither a flag nor the config names one.
   const named = opts.envPackage ?? values.env?.package;
   const recorded =

@@ -24,6 +24,7 @@ import {
 } from '@mage-rl/core';
 import type { OnnxLearner } from '@mage-rl/learner';
 import {
+  envDefinition,
   METHODS,
   type MethodId,
   type RunPresetId,
@@ -37,6 +38,7 @@ import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { DEFAULT_LORA, loadModel } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
+import { assertWarmStartTeacher } from './warm-start-corpus';
 
 export interface TrainPipelineOptions {
   readonly env: string;
@@ -109,6 +111,7 @@ export async function ensureWarmStart(
   >,
 ): Promise<string> {
   if (options.model !== undefined) return options.model;
+  assertWarmStartTeacher(envDefinition(options.env));
   const spec = { envs: [options.env], preset: options.preset, seed: options.seed };
   const dir = plannedWarmStart(options);
   if (await pathExists(join(dir, 'mage-tiny.json'))) {

@@ -60,7 +60,8 @@ export function envPlans(options: PlanOptions): readonly [EnvPlan, ...EnvPlan[]]
   return [plan(first), ...rest.map(plan)];
 }
 
-function assertWarmStartTeacher(d: EnvDefinitionV1): void {
+/** A `ConfigError` (start from `--model`) when env `d` has no warm-start teacher. */
+export function assertWarmStartTeacher(d: EnvDefinitionV1): void {
   if (d.warmStart) return;
   throw new ConfigError(
     `Env '${d.id}' has no warm-start teacher (its definition has no warmStart), so mage-tiny cannot be warm-started on it. Start from a model of your own with --model <dir> (a mage-tiny or Hugging Face checkpoint directory), or add warmStart (a teacher and the words of its compact text) to its definition.`,

@@ -11,7 +11,7 @@ import {
   type OpponentV1,
   UnknownIdError,
 } from '@mage-rl/core';
-import { envDefinition, envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from '@mage-rl/recipes';
+import { createEnvById, envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from '@mage-rl/recipes';
 
 type AnyEnv = EnvV1<unknown, unknown>;
 
@@ -22,9 +22,12 @@ export const ENV_FACTORIES: Readonly<Record<string, (options?: Record<string, un
 /** Ids of the first-party envs. */
 export const ENV_IDS: readonly string[] = FIRST_PARTY_ENV_DEFINITIONS.map((d) => d.id);
 
-/** Env `id` of the registry (first-party or added from an env package) with `options`. */
+/**
+ * Env `id` of the registry (first-party or added from an env package) with `options`; with a `url`
+ * option an in-process env is played on that `mage env-serve` server (see `createEnvById`).
+ */
 export function createEnv(id: string, options?: Record<string, unknown>): AnyEnv {
-  return envDefinition(id).create(options ?? {});
+  return createEnvById(id, options ?? {});
 }
 
 /** A two-player game the CLI can play scripted matches on: its model and the initial state. */

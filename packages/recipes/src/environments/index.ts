@@ -1,3 +1,4 @@
+export { alfWorldEnvDefinition } from './alfworld';
 export { checkEnvDefinition } from './check-definition';
 export { kuhnPokerEnvDefinition } from './kuhn-poker';
 export {
@@ -6,6 +7,8 @@ export {
   envDefinition,
   envRegistry,
   FIRST_PARTY_ENV_DEFINITIONS,
+  REMOTE_ENV_IDS,
 } from './registry';
 export { sokobanEnvDefinition } from './sokoban';
 export { ticTacToeEnvDefinition } from './tictactoe';
+export { webShopEnvDefinition } from './webshop';

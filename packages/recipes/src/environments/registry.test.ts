@@ -5,7 +5,13 @@ import { evaluationSuites } from '../evaluation';
 import { populationOf, resolveTrainConfig } from '../presets';
 import { createTeacher } from '../teachers';
 import { createEnvById, opponentFactory } from '../wiring';
-import { addEnvDefinition, envDefinition, envRegistry, FIRST_PARTY_ENV_DEFINITIONS } from './registry';
+import {
+  addEnvDefinition,
+  envDefinition,
+  envRegistry,
+  FIRST_PARTY_ENV_DEFINITIONS,
+  REMOTE_ENV_IDS,
+} from './registry';
 
 const thrown = (f: () => unknown): unknown => {
   try {
@@ -43,14 +49,18 @@ const nim: EnvDefinitionV1 = {
 
 describe('env registry', () => {
   it('holds the first-party envs, each building its own id, and lists them for unknown ids', () => {
-    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban']);
+    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop']);
     for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
-      expect(d.create({}).id).toBe(d.id);
+      // ALFWorld and WebShop need their server's address (building the env does not contact it).
+      const options = REMOTE_ENV_IDS.includes(d.id) ? { url: 'http://127.0.0.1:36001' } : {};
+      expect(d.create(options).id).toBe(d.id);
       expect(envDefinition(d.id)).toBe(d);
     }
     const error = thrown(() => envDefinition('chess'));
     expect(error).toBeInstanceOf(UnknownIdError);
-    expect(String((error as Error).message)).toMatch(/Known env ids: tictactoe, kuhn-poker, sokoban/);
+    expect(String((error as Error).message)).toMatch(
+      /Known env ids: tictactoe, kuhn-poker, sokoban, alfworld, webshop/,
+    );
     expect(() => envDefinition('toString')).toThrow(UnknownIdError);
   });
 
@@ -76,7 +86,7 @@ describe('env registry', () => {
   it('an added env resolves with the generic layer under its defaults, records its package, and trains', () => {
     addEnvDefinition(nim, { package: 'nim-package' });
     expect(() => addEnvDefinition(nim, { package: 'other' })).toThrow(/already added/);
-    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'nim']);
+    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop', 'nim']);
     const c = resolveTrainConfig({}, { env: 'nim', preset: 'smoke' });
     expect(c.env).toEqual({ id: 'nim', options: {}, package: 'nim-package' });
     expect(c.advantage.trajGamma).toBe(0.8);

@@ -18,6 +18,7 @@ import {
 import { envDefinition } from '../environments/registry';
 import { METHOD_IDS, METHODS, type MethodId } from '../presets/methods';
 import type { TrainConfig } from '../presets/schema';
+import { memoryLayoutOf } from '../presets/wiring';
 import {
   createEnvById,
   createMemoryOfKind,
@@ -174,7 +175,9 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
       env,
       policy: options.policy,
       method: config.method,
-      ...(options.memory === undefined ? {} : { memory: createMemoryOfKind(options.memory) }),
+      ...(options.memory === undefined
+        ? { memoryOptions: memoryLayoutOf(config) }
+        : { memory: createMemoryOfKind(options.memory, memoryLayoutOf(config)) }),
       opponents: suite.opponents,
       episodes: config.eval.episodes,
       attempts: config.eval.attempts,

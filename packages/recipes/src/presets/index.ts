@@ -20,6 +20,7 @@ export {
   advantageOptionsOf,
   makeAdvantageFn,
   makeLossFn,
+  memoryLayoutOf,
   memoryOf,
   memoryReflects,
   populationOf,

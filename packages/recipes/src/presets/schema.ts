@@ -55,6 +55,11 @@ export const trainConfigSchema = z.strictObject({
     context: z.enum(['turn', 'transcript']),
     style: z.enum(['verbose', 'compact']),
     memory: z.enum(MEMORY_KINDS),
+    /**
+     * Turn layout: how many recent steps of the current attempt the play prompt shows. Absent: the
+     * memory's own default (7, as in the paper's games); ALFWorld sets 15 and WebShop 20.
+     */
+    historyWindow: posInt.max(200).optional(),
     earlyStop: z.boolean(),
     seats: z.union([z.enum(['first', 'second']), z.strictObject({ mixed: fraction })]),
     temperature: z.number().min(0).max(10),

@@ -78,7 +78,13 @@ export function populationOf(config: TrainConfig): PopulationV1 | undefined {
   });
 }
 
-/** A fresh memory of the config's kind. */
+/** A fresh memory of the config's kind (with its history window, when the config sets one). */
 export function memoryOf(config: TrainConfig, options: MethodMemoryOptions = {}): MemoryV1 {
-  return createMemoryOfKind(config.rollout.memory, options);
+  return createMemoryOfKind(config.rollout.memory, { ...memoryLayoutOf(config), ...options });
+}
+
+/** The turn-layout options a config sets for every memory it builds (evaluation included). */
+export function memoryLayoutOf(config: TrainConfig): MethodMemoryOptions {
+  const window = config.rollout.historyWindow;
+  return window === undefined ? {} : { historyWindow: window };
 }

@@ -13,6 +13,7 @@ import {
   type PopulationV1,
   UnknownIdError,
 } from '@mage-rl/core';
+import { createServedEnv, splitConnectionOptions } from '@mage-rl/env-remote';
 import {
   type AMemOptions,
   createAMemMemory,
@@ -23,7 +24,7 @@ import {
   type MementoOptions,
   type MemoryMode,
 } from '@mage-rl/reflection';
-import { envDefinition } from '../environments/registry';
+import { envDefinition, REMOTE_ENV_IDS } from '../environments/registry';
 
 /** Memory modes of `@mage-rl/reflection` plus the two retrieval baselines. */
 export const MEMORY_KINDS = [
@@ -38,9 +39,17 @@ export type MemoryKind = (typeof MEMORY_KINDS)[number];
 // Every memory mode of @mage-rl/reflection is a kind (compile-time check).
 const _modesAreKinds: readonly MemoryKind[] = [] as MemoryMode[];
 
-/** Builds env `id` with `options` (validated by the env: a bad option throws `ConfigError`). */
+/**
+ * Builds env `id` with `options` (validated by the env: a bad option throws `ConfigError`). For an env
+ * that runs in process, the option `url` (`--env-url`) plays it on that `mage env-serve` server instead,
+ * with the connection options `timeoutMs`, `retries`, `retryDelayMs` and `maxInstances`; the other
+ * options are the env's own. ALFWorld and WebShop take `url` as an option of their own.
+ */
 export function createEnvById(id: string, options: Readonly<Record<string, unknown>> = {}): EnvV1 {
-  return envDefinition(id).create(options);
+  const definition = envDefinition(id);
+  if (options.url === undefined || REMOTE_ENV_IDS.includes(id)) return definition.create(options);
+  const { connection, rest } = splitConnectionOptions(id, options);
+  return createServedEnv(definition.create(rest), connection);
 }
 
 /**

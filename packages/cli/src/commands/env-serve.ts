@@ -1,0 +1,143 @@
+/**
+ * `mage env-serve <env>`: one of mage-rl's in-process envs served over HTTP in the WebShop dialect, so
+ * that a run elsewhere plays it with `--env <env> --env-url http://host:port` (see
+ * architecture/envs.md, "Remote envs"). `session_id` is the task seed.
+ */
+
+import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
+import { type RunningEnvServer, startEnvServer } from '@mage-rl/env-remote';
+import { envDefinition, mergeConfig, REMOTE_ENV_IDS } from '@mage-rl/recipes';
+import type { Command } from 'commander';
+import { printJson } from '../output/format';
+import type { Io } from '../program/error-boundary';
+import { useEnvPackage } from '../registry';
+import { oneOf, positiveInt } from './game-options';
+import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
+import { setOverride } from './train-overrides';
+
+interface ServeFlags {
+  readonly port: string;
+  readonly host: string;
+  readonly opponent?: string;
+  readonly seat: string;
+  readonly style: string;
+  readonly option?: readonly string[];
+  readonly envPackage?: string;
+  readonly maxInstances: string;
+  readonly maxBodyBytes: string;
+  readonly maxConcurrent: string;
+  readonly json?: boolean;
+}
+
+export function envServeCommand(program: Command, io: Io): void {
+  program
+    .command('env-serve')
+    .description(
+      'serve an env over HTTP (WebShop dialect) for runs elsewhere: mage train --env <env> --env-url <url>',
+    )
+    .argument('<env>', envFlagHelp())
+    .option('--port <n>', 'port (0: any free port, printed)', '36005')
+    .option(
+      '--host <address>',
+      'address to listen on (0.0.0.0 exposes it to the network: no authentication)',
+      '127.0.0.1',
+    )
+    .option('--opponent <id>', 'opponent when a request names none (mage clients always name theirs)')
+    .option('--seat <seat>', 'agent seat when a request names none: first | second', 'first')
+    .option(
+      '--style <style>',
+      `prompt style when a request names none: ${PROMPT_STYLES.join(' | ')}`,
+      'verbose',
+    )
+    .option(
+      '--option <key=value...>',
+      'env option when a request sends none: --option boxes=3 (value parsed as JSON)',
+    )
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
+    .option('--max-instances <n>', 'live instances at most', '1024')
+    .option('--max-body-bytes <n>', 'largest request body', '65536')
+    .option('--max-concurrent <n>', 'requests handled at once', '64')
+    .option('--json', 'print the address as JSON')
+    .action(async (env: string, opts: ServeFlags) => {
+      const abort = new AbortController();
+      const stop = () => abort.abort();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await serveEnv(env, opts, io, abort.signal);
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+    });
+}
+
+/** Starts the server, reports its address, and serves until `signal` aborts. */
+export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: AbortSignal): Promise<void> {
+  await useEnvPackage(opts.envPackage, {});
+  const definition = envDefinition(envId);
+  if (REMOTE_ENV_IDS.includes(definition.id)) {
+    throw new ConfigError(
+      `'${definition.id}' already runs on a server of its own; mage env-serve serves in-process envs.`,
+      {
+        path: 'env',
+      },
+    );
+  }
+  const options = (opts.option ?? []).reduce<Record<string, unknown>>(
+    (o, a) => mergeConfig(o, setOverride(a)),
+    {},
+  );
+  definition.create(options); // a bad --option fails here, before the server starts
+  const opponents = definition.opponents;
+  if (opts.opponent !== undefined) opponents?.create(opts.opponent);
+  if (opts.opponent !== undefined && !opponents) {
+    throw new ConfigError(`--opponent: env '${definition.id}' has no opponents.`, { path: '--opponent' });
+  }
+  const running = await listen(definition.id, opts, () => ({
+    envId: definition.id,
+    createEnv: (o: Readonly<Record<string, unknown>>) => definition.create(o),
+    defaultOptions: options,
+    ...(opponents ? { createOpponent: (id: string) => opponents.create(id) } : {}),
+    ...(opts.opponent !== undefined ? { defaultOpponent: opts.opponent } : {}),
+    defaultSeat: oneOf(opts.seat, '--seat', ['first', 'second'] as Seat[]),
+    defaultStyle: oneOf(opts.style, '--style', PROMPT_STYLES as PromptStyle[]),
+    maxInstances: positiveInt(opts.maxInstances, '--max-instances', 1_000_000),
+    maxBodyBytes: positiveInt(opts.maxBodyBytes, '--max-body-bytes', 64 * 1024 * 1024),
+    maxConcurrent: positiveInt(opts.maxConcurrent, '--max-concurrent', 100_000),
+    log: (line: string) => io.stderr(`mage env-serve: ${line}\n`),
+  }));
+  if (opts.json) printJson(io, { env: definition.id, url: running.url, port: running.port });
+  else io.stdout(`mage env-serve: ${definition.id} at ${running.url} (WebShop dialect; Ctrl-C stops)\n`);
+  await new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+  await running.close();
+}
+
+async function listen(
+  envId: string,
+  opts: ServeFlags,
+  serverOptions: () => Parameters<typeof startEnvServer>[0],
+): Promise<RunningEnvServer> {
+  const port = Number(opts.port);
+  if (!/^\d+$/.test(opts.port) || port > 65_535) {
+    throw new ConfigError(`--port must be an integer in 0..65535, got '${opts.port}'.`, { path: '--port' });
+  }
+  try {
+    return await startEnvServer(serverOptions(), { host: opts.host, port });
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new ConfigError(
+        `mage env-serve ${envId}: cannot listen on ${opts.host}:${port} (${code}); choose another --port or --host.`,
+        {
+          path: '--port',
+          cause: error,
+        },
+      );
+    }
+    throw error;
+  }
+}

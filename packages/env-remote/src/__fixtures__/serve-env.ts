@@ -1,0 +1,35 @@
+/**
+ * Test fixture: serves an env of `@mage-rl/envs` with `startEnvServer` in its own process and prints
+ * `listening <url>` once ready. Argument: `sokoban` | `tictactoe` | `kuhn-poker`. Tic-Tac-Toe and Kuhn
+ * play a random legal opponent.
+ */
+
+import { randomLegalOpponent } from '@mage-rl/core/testing';
+import { createKuhnPoker, kuhnGame } from '@mage-rl/envs/kuhn-poker';
+import { createSokoban } from '@mage-rl/envs/sokoban';
+import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
+import { startEnvServer } from '../server/env-server';
+
+const id = process.argv[2] ?? 'sokoban';
+const create = {
+  sokoban: createSokoban,
+  tictactoe: createTicTacToe,
+  'kuhn-poker': createKuhnPoker,
+}[id];
+if (!create) throw new Error(`unknown env ${id}`);
+const opponent =
+  id === 'tictactoe'
+    ? () => randomLegalOpponent(ticTacToeGame(3))
+    : id === 'kuhn-poker'
+      ? () => randomLegalOpponent(kuhnGame)
+      : undefined;
+const running = await startEnvServer(
+  {
+    envId: id,
+    createEnv: (options) => create(options),
+    ...(opponent ? { createOpponent: () => opponent(), defaultOpponent: 'random' } : {}),
+  },
+  { port: 0 },
+);
+process.stdout.write(`listening ${running.url}\n`);
+process.on('SIGTERM', () => void running.close().then(() => process.exit(0)));

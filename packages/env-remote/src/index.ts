@@ -1,0 +1,53 @@
+/**
+ * Environments over HTTP: AgentGym's ALFWorld and WebShop servers as `EnvV1`s, mage-rl's own envs played
+ * on a `mage env-serve` server, and that server.
+ */
+
+export { AlfWorldDialect, alfWorldResetSchema, alfWorldStepSchema } from './dialects/alfworld';
+export {
+  WebShopDialect,
+  webShopActionsSchema,
+  webShopResetSchema,
+  webShopStepSchema,
+} from './dialects/webshop';
+export {
+  ALFWORLD_ENV_ID,
+  ALFWORLD_OUTCOMES,
+  type AlfWorldOptions,
+  type AlfWorldState,
+  alfWorldOptionsSchema,
+  alfWorldRules,
+  createAlfWorld,
+  renderAlfWorld,
+} from './envs/alfworld';
+export { type RemoteStateBase, remoteGameModel } from './envs/remote-game';
+export { createServedEnv } from './envs/served';
+export {
+  createWebShop,
+  parseWebShopAction,
+  renderWebShop,
+  renderWebShopPage,
+  WEBSHOP_ENV_ID,
+  WEBSHOP_OUTCOMES,
+  type WebShopOptions,
+  type WebShopState,
+  webShopActions,
+  webShopInstruction,
+  webShopOptionsSchema,
+  webShopRules,
+} from './envs/webshop';
+export { RemoteEnvError } from './errors';
+export { JsonClient, type RetryPolicy } from './http/json-client';
+export { closeRemoteEnvs } from './lifecycle';
+export {
+  type RemoteConnectionOptions,
+  remoteConnectionShape,
+  splitConnectionOptions,
+  validateRemoteOptions,
+} from './options';
+export {
+  createEnvServer,
+  type EnvServerOptions,
+  type RunningEnvServer,
+  startEnvServer,
+} from './server/env-server';

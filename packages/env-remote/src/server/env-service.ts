@@ -1,0 +1,257 @@
+/** The state behind `mage env-serve`: instances, their episodes, and the env built per option set. */
+
+import {
+  createRng,
+  type EnvEpisodeV1,
+  type EnvObservationV1,
+  type EnvV1,
+  MageError,
+  type OpponentV1,
+} from '@mage-rl/core';
+import type { EnvServerOptions } from './env-server';
+
+/** An HTTP error with a JSON body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Instance {
+  episode?: EnvEpisodeV1 | undefined;
+  env?: EnvV1;
+  /** What the episode was made for: a reset with the same key and attempt > 0 keeps it. */
+  key?: string;
+  observation?: EnvObservationV1;
+}
+
+export interface ResetRequest {
+  readonly env_idx: number;
+  readonly env?: string | undefined;
+  readonly session_id?: number | null | undefined;
+  readonly attempt?: number | undefined;
+  readonly style?: 'verbose' | 'compact' | undefined;
+  readonly seat?: 'first' | 'second' | undefined;
+  readonly opponent?: string | null | undefined;
+  readonly options?: Record<string, unknown> | undefined;
+}
+
+const TAG = /<action>/i;
+
+/** What a client sent as a message: a user error (400) when it is a `MageError` about the input. */
+function clientError(error: unknown, what: string): HttpError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    MageError.isInstance(error) &&
+    ['INVALID_CONFIG', 'UNKNOWN_ID', 'INVALID_ARGUMENT'].includes(error.code)
+  ) {
+    return new HttpError(400, `${what}: ${message}`);
+  }
+  return new HttpError(500, `${what}: ${message}`);
+}
+
+export class EnvService {
+  private readonly instances = new Map<number, Instance>();
+  private nextId = 0;
+  private readonly envs = new Map<string, EnvV1>();
+
+  constructor(private readonly o: EnvServerOptions) {}
+
+  info(): Record<string, unknown> {
+    return {
+      server: 'mage env-serve',
+      dialect: 'webshop',
+      env: this.o.envId,
+      options: this.o.defaultOptions ?? {},
+      opponent: this.o.defaultOpponent ?? null,
+      instances: this.instances.size,
+      maxInstances: this.maxInstances(),
+    };
+  }
+
+  ids(): number[] {
+    return [...this.instances.keys()];
+  }
+
+  create(): number {
+    if (this.instances.size >= this.maxInstances()) {
+      throw new HttpError(
+        503,
+        `all ${this.maxInstances()} instances are in use; close some (POST /close) or start the server with a higher --max-instances`,
+      );
+    }
+    const id = this.nextId++;
+    this.instances.set(id, {});
+    return id;
+  }
+
+  close(id: number): { closed: true } {
+    if (!this.instances.delete(id)) throw new HttpError(404, `no instance ${id}`);
+    return { closed: true };
+  }
+
+  reset(r: ResetRequest): [string, Record<string, unknown>] {
+    const inst = this.instance(r.env_idx);
+    if (r.env !== undefined && r.env !== this.o.envId) {
+      throw new HttpError(
+        400,
+        `this server serves env '${this.o.envId}', not '${r.env}': start 'mage env-serve ${r.env}' for it or change --env`,
+      );
+    }
+    const options = r.options ?? this.o.defaultOptions ?? {};
+    const env = this.envFor(options);
+    const seat = r.seat ?? this.o.defaultSeat ?? 'first';
+    const style = r.style ?? this.o.defaultStyle ?? 'verbose';
+    const seed = r.session_id ?? 0;
+    const attempt = r.attempt ?? 0;
+    const opponentId = env.needsOpponent ? (r.opponent ?? this.o.defaultOpponent ?? null) : null;
+    if (env.needsOpponent && opponentId === null) {
+      throw new HttpError(
+        400,
+        `env '${this.o.envId}' needs an opponent: send "opponent" or start the server with --opponent`,
+      );
+    }
+    const key = JSON.stringify([env.options, seed, seat, style, opponentId]);
+    if (!(inst.episode && inst.key === key && attempt > 0)) {
+      const opponent = opponentId === null ? undefined : this.opponent(opponentId);
+      try {
+        inst.episode = env.createEpisode({
+          seed,
+          seat,
+          style,
+          rng: createRng(seed),
+          ...(opponent ? { opponent } : {}),
+        });
+      } catch (error) {
+        inst.episode = undefined;
+        throw clientError(error, 'the env could not start the task');
+      }
+      inst.key = key;
+      inst.env = env;
+    }
+    const episode = inst.episode;
+    try {
+      const observation = episode.reset(attempt);
+      inst.observation = observation;
+      return [
+        observation.text,
+        { env: this.o.envId, observation, rules: episode.rules(), initialText: episode.initialText() },
+      ];
+    } catch (error) {
+      inst.episode = undefined;
+      throw clientError(error, 'the env could not reset');
+    }
+  }
+
+  parse(r: { env_idx: number; text: string }): Record<string, unknown> {
+    const episode = this.episode(r.env_idx);
+    const p = episode.parse(r.text);
+    return p.valid ? { valid: true, action: p.action, text: p.text } : { valid: false, reason: p.reason };
+  }
+
+  step(r: { env_idx: number; action: string; invalid_reason?: string | undefined }): Record<string, unknown> {
+    const inst = this.instance(r.env_idx);
+    const episode = this.episode(r.env_idx);
+    if (episode.done) throw new HttpError(409, `instance ${r.env_idx}: the attempt is over; reset it first`);
+    const parsed =
+      r.invalid_reason !== undefined
+        ? { valid: false as const, reason: r.invalid_reason }
+        : episode.parse(TAG.test(r.action) ? r.action : `<action>${r.action}</action>`);
+    let s: ReturnType<EnvEpisodeV1['step']>;
+    try {
+      s = episode.step(parsed);
+    } catch (error) {
+      throw clientError(error, 'the env failed on this step');
+    }
+    inst.observation = s.observation;
+    const reveal = s.done ? episode.reveal() : undefined;
+    return {
+      state: s.observation.text,
+      reward: s.reward,
+      done: s.done,
+      info: {
+        observation: s.observation,
+        valid: s.valid,
+        event: s.event,
+        ...(s.outcome ? { outcome: s.outcome } : {}),
+        ...(reveal === undefined ? {} : { reveal }),
+      },
+    };
+  }
+
+  read(path: string, id: number): unknown {
+    const inst = this.instance(id);
+    const episode = this.episode(id);
+    if (path === '/observation') return inst.observation?.text ?? '';
+    if (path === '/instruction_text') return episode.rules();
+    return { has_search_bar: false, clickables: inst.env ? this.legalTexts(id, inst.env, episode) : [] };
+  }
+
+  private legalTexts(id: number, env: EnvV1, episode: EnvEpisodeV1): string[] {
+    if (episode.done) return [];
+    try {
+      return env.game.legalActions(episode.state).map((a) =>
+        env
+          .formatAction(a, episode.task.style)
+          .replace(/<\/?action>/gi, '')
+          .trim(),
+      );
+    } catch (error) {
+      throw clientError(error, `instance ${id}: the legal actions are not available`);
+    }
+  }
+
+  private maxInstances(): number {
+    return this.o.maxInstances ?? 1024;
+  }
+
+  private instance(id: number): Instance {
+    const inst = this.instances.get(id);
+    if (!inst) throw new HttpError(404, `no instance ${id}; create one with POST /create`);
+    return inst;
+  }
+
+  private episode(id: number): EnvEpisodeV1 {
+    const episode = this.instance(id).episode;
+    if (!episode) throw new HttpError(409, `instance ${id} has no task yet; POST /reset first`);
+    return episode;
+  }
+
+  private opponent(id: string): OpponentV1 {
+    if (!this.o.createOpponent) throw new HttpError(400, `env '${this.o.envId}' has no opponents`);
+    try {
+      return this.o.createOpponent(id);
+    } catch (error) {
+      throw new HttpError(
+        400,
+        `unknown opponent '${id}': ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  /** The env for `options`, built once per option set (the oldest dropped past the limit). */
+  private envFor(options: Readonly<Record<string, unknown>>): EnvV1 {
+    const key = JSON.stringify(options);
+    const known = this.envs.get(key);
+    if (known) return known;
+    let env: EnvV1;
+    try {
+      env = this.o.createEnv(options);
+    } catch (error) {
+      throw clientError(error, 'bad env options');
+    }
+    if (env.id !== this.o.envId)
+      throw new HttpError(500, `the server was built for '${this.o.envId}' but made '${env.id}'`);
+    this.envs.set(key, env);
+    const limit = this.o.maxEnvVariants ?? 16;
+    while (this.envs.size > limit) {
+      const oldest = this.envs.keys().next().value;
+      if (oldest === undefined) break;
+      this.envs.delete(oldest);
+    }
+    return env;
+  }
+}
