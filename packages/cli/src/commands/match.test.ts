@@ -48,7 +48,7 @@ describe('mage match', () => {
       ],
       [
         ['match', '--env', 'tictactoe', '--agent', 'mcts-', '--opponent', 'random'],
-        /Unknown opponent 'mcts-'. Known opponent ids: mcts-<N>, minimax/,
+        /Unknown opponent 'mcts-'. Known opponent ids: mcts-<N> \(N = 1\.\.9999999 simulations per move\), minimax/,
       ],
       [
         ['match', '--env', 'tictactoe', '--agent', 'random', '--opponent', 'random', '--seat', 'left'],

@@ -20,7 +20,7 @@ describe('cli registry', () => {
   it('creates opponents by env and id', () => {
     expect(createCliOpponent('tictactoe', 'mcts-25').id).toBe('mcts-25');
     expect(createCliOpponent('kuhn-poker', 'cfr').id).toBe('cfr');
-    expect(knownOpponentIds('tictactoe')).toContain('mcts-<N>');
+    expect(knownOpponentIds('tictactoe')).toContain('mcts-<N> (N = 1..9999999 simulations per move)');
     expect(knownOpponentIds('tictactoe')).not.toContain('mcts-100');
     expect(knownOpponentIds('kuhn-poker')).toContain('intermediate');
     expect(() => createCliOpponent('sokoban', 'random')).toThrow(/Known env ids: tictactoe, kuhn-poker/);
