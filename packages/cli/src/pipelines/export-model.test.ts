@@ -72,7 +72,10 @@ async function writeRun(dir: string, warmStartDir: string, learner: OnnxLearner)
       memory: null,
     }),
   );
-  await writeFile(join(dir, 'config.json'), JSON.stringify({ extra: { warmStartDir } }));
+  await writeFile(
+    join(dir, 'config.json'),
+    JSON.stringify({ format: 'mage-rl/run-config@1', extra: { warmStartDir } }),
+  );
 }
 
 describe('mage export', () => {
