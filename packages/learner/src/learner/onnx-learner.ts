@@ -19,6 +19,7 @@ import type { ParamStore } from '../model/params';
 import { type AdamWOptions, createAdamW } from '../optim/adamw';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
 import { createGenerator } from '../sampling/generator';
+import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 import { loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
@@ -57,6 +58,12 @@ export interface OnnxLearnerOptions {
   readonly lora?: LoraOptions;
   /** Initial LoRA adapters (default: A random, B zero). */
   readonly adapters?: ReadonlyMap<string, Float32Array>;
+  /**
+   * Bytes of keys/values the policy keeps between `generate` calls, so that the next turn of a
+   * transcript prefills only its new tokens (default `DEFAULT_PREFIX_CACHE_BYTES`, 256 MiB; 0 turns the
+   * cache off). Saved keys/values are dropped when the weights change.
+   */
+  readonly prefixCacheBytes?: number;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -121,7 +128,15 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const policy = createLearnerPolicy({
     id,
     tokenizer,
-    generator: createGenerator({ config, runner, ...(lora === undefined ? {} : { graphOptions: { lora } }) }),
+    generator: createGenerator({
+      config,
+      runner,
+      ...(lora === undefined ? {} : { graphOptions: { lora } }),
+      prefixCache: {
+        maxBytes: options.prefixCacheBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
+        weightsVersion: () => params.version,
+      },
+    }),
     defaultMaxTokens: options.defaultMaxTokens ?? 64,
     sampling: options.sampling ?? {},
     onSampled: (response) => ctx.sampled.record(response, params.version),

@@ -2,6 +2,7 @@ export {
   createLocalRunner,
   createWorkerRunner,
   type GraphRunner,
+  type KvRowRef,
   type KvScatter,
   type LoadOptions,
   type RunnerOptions,

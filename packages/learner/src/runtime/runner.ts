@@ -8,10 +8,16 @@
 import { Worker } from 'node:worker_threads';
 import { MageError, type MageErrorCode } from '@mage-rl/core';
 import * as ort from 'onnxruntime-node';
-import { createOrtHost, type HostSessionOptions, type KvScatter, type OrtHost } from './ort-host';
+import {
+  createOrtHost,
+  type HostSessionOptions,
+  type KvRowRef,
+  type KvScatter,
+  type OrtHost,
+} from './ort-host';
 import { defaultThreads, type Feeds, type Fetched, type SessionOptions, type TensorValue } from './session';
 
-export type { KvScatter } from './ort-host';
+export type { KvRowRef, KvScatter } from './ort-host';
 
 export interface RunOptions {
   /** Outputs to return (default all). */
@@ -40,6 +46,15 @@ export interface GraphRunner {
   /** Allocates a zeroed float32 persistent tensor (a KV buffer). */
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options?: RunOptions): Promise<Fetched>;
+  /**
+   * Saves rows of the persistent KV buffers `names` ([B, H, S, D]) as entries kept where the sessions
+   * live (the generator's prefix cache). Optional: a runner without it generates without the cache.
+   */
+  saveKv?(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  /** Copies saved entries' first `length` positions into rows of the persistent KV buffers `names`. */
+  restoreKv?(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  /** Forgets saved KV entries. */
+  dropKv?(ids: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -54,6 +69,9 @@ interface Backend {
   setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options: RunOptions): Promise<Fetched>;
+  saveKv(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  restoreKv(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  dropKv(ids: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -80,6 +98,9 @@ function lruRunner(backend: Backend, base: HostSessionOptions, maxSessions: numb
     setPersistent: (values) => backend.setPersistent(values),
     allocate: (name, dims) => backend.allocate(name, dims),
     run: (key, feeds, options = {}) => backend.run(key, feeds, options),
+    saveKv: (entries, names) => backend.saveKv(entries, names),
+    restoreKv: (entries, names) => backend.restoreKv(entries, names),
+    dropKv: (ids) => backend.dropKv(ids),
     async dispose() {
       keys.length = 0;
       await backend.dispose();
@@ -121,6 +142,9 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
       setPersistent: (values) => wrap(() => host.setPersistent(values)),
       allocate: (name, dims) => wrap(() => host.allocate(name, dims)),
       run: (key, feeds, o) => wrap(() => host.run(key, feeds, o.fetches, o.scatter)),
+      saveKv: (entries, names) => wrap(() => host.saveKv(entries, names)),
+      restoreKv: (entries, names) => wrap(() => host.restoreKv(entries, names)),
+      dropKv: (ids) => wrap(() => host.dropKv(ids)),
       dispose: () => wrap(() => host.dispose()),
     },
     hostOptions(options, false),
@@ -182,6 +206,9 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
       setPersistent: (values) => call('setPersistent', { values }),
       allocate: (name, dims) => call('allocate', { name, dims }),
       run: (key, feeds, o) => call('run', { key, feeds, fetches: o.fetches, scatter: o.scatter }),
+      saveKv: (entries, names) => call('saveKv', { entries, names }),
+      restoreKv: (entries, names) => call('restoreKv', { entries, names }),
+      dropKv: (ids) => call('dropKv', { ids }),
       async dispose() {
         try {
           await call('dispose', {});
