@@ -18,7 +18,7 @@ import type { ModelConfig } from '../model/config';
 import type { ParamStore } from '../model/params';
 import { type AdamWOptions, createAdamW } from '../optim/adamw';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
-import { createGenerator } from '../sampling/generator';
+import { createGenerator, type GeneratorStats } from '../sampling/generator';
 import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 import { loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
@@ -80,6 +80,8 @@ export interface OnnxLearner extends LearnerV1 {
   readonly step: number;
   /** Base weights with the LoRA adapters folded in (the base weights themselves without LoRA). */
   mergedWeights(): ParamStore;
+  /** The policy's generation counters (prompt positions prefilled or reused, decode tokens, time). */
+  generatorStats(): GeneratorStats;
 }
 
 const resolveRunner = (runner: OnnxLearnerOptions['runner']): GraphRunner =>
@@ -125,18 +127,19 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
   await syncWeights(runner, params);
+  const generator = createGenerator({
+    config,
+    runner,
+    ...(lora === undefined ? {} : { graphOptions: { lora } }),
+    prefixCache: {
+      maxBytes: options.prefixCacheBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
+      weightsVersion: () => params.version,
+    },
+  });
   const policy = createLearnerPolicy({
     id,
     tokenizer,
-    generator: createGenerator({
-      config,
-      runner,
-      ...(lora === undefined ? {} : { graphOptions: { lora } }),
-      prefixCache: {
-        maxBytes: options.prefixCacheBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
-        weightsVersion: () => params.version,
-      },
-    }),
+    generator,
     defaultMaxTokens: options.defaultMaxTokens ?? 64,
     sampling: options.sampling ?? {},
     onSampled: (response) => ctx.sampled.record(response, params.version),
@@ -151,6 +154,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     adapters: params.adapters,
     mergedWeights: () =>
       lora === undefined ? new Map(params.weights) : mergeLora(config, lora, params.weights, params.adapters),
+    generatorStats: () => generator.stats(),
     get step() {
       return state.optimizer.state.step;
     },

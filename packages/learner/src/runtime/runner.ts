@@ -16,6 +16,13 @@ import {
   type OrtHost,
 } from './ort-host';
 import { defaultThreads, type Feeds, type Fetched, type SessionOptions, type TensorValue } from './session';
+import {
+  createSessionCache,
+  DEFAULT_MAX_SESSION_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  type SessionCacheLimits,
+  UNKNOWN_SESSION_BYTES,
+} from './session-cache';
 
 export type { KvRowRef, KvScatter } from './ort-host';
 
@@ -32,12 +39,18 @@ export interface LoadOptions {
    * are faster on one thread than split across two.
    */
   readonly threads?: number;
+  /**
+   * Estimated bytes of this session's memory at its largest run (`estimateSessionBytes`), counted
+   * against the runner's `maxSessionBytes`; `UNKNOWN_SESSION_BYTES` when absent.
+   */
+  readonly bytes?: number;
 }
 
 export interface GraphRunner {
   has(key: string): boolean;
   /**
-   * Creates the session `key` from an ONNX model unless it exists (least recently used ones are evicted).
+   * Creates the session `key` from an ONNX model unless it exists (sessions are evicted past the
+   * runner's session count and byte budget).
    * `options` apply when the session is created.
    */
   load(key: string, model: () => Uint8Array, options?: LoadOptions): Promise<void>;
@@ -59,8 +72,13 @@ export interface GraphRunner {
 }
 
 export interface RunnerOptions extends SessionOptions {
-  /** Sessions kept at most (default 16). */
+  /** Sessions kept at most (default `DEFAULT_MAX_SESSIONS`, 64). */
   readonly maxSessions?: number;
+  /**
+   * Estimated bytes of the kept sessions' memory at most (default `DEFAULT_MAX_SESSION_BYTES`, 1 GiB):
+   * onnxruntime keeps each session's arena at its largest run, so idle sessions hold memory.
+   */
+  readonly maxSessionBytes?: number;
 }
 
 interface Backend {
@@ -75,25 +93,27 @@ interface Backend {
   dispose(): Promise<void>;
 }
 
-/** LRU over `backend`'s sessions; each is created with `base` and the load's own options on top. */
-function lruRunner(backend: Backend, base: HostSessionOptions, maxSessions: number): GraphRunner {
-  const keys: string[] = [];
+/**
+ * `backend`'s sessions under a memory-aware cache (`session-cache.ts`); each is created with `base`
+ * and the load's own options on top.
+ */
+function cachedRunner(backend: Backend, base: HostSessionOptions, limits: SessionCacheLimits): GraphRunner {
+  const cache = createSessionCache(limits);
   return {
-    has: (key) => keys.includes(key),
+    has: (key) => cache.has(key),
     async load(key, model, options = {}) {
-      const i = keys.indexOf(key);
-      if (i >= 0) {
-        keys.splice(i, 1);
-        keys.push(key);
+      if (cache.has(key)) {
+        cache.touch(key);
         return;
       }
-      await backend.load(
-        key,
-        model(),
-        options.threads === undefined ? base : { ...base, threads: options.threads },
-      );
-      keys.push(key);
-      while (keys.length > maxSessions) await backend.evict(keys.shift() as string);
+      const { threads, bytes } = options;
+      for (const victim of cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES)) await backend.evict(victim);
+      try {
+        await backend.load(key, model(), threads === undefined ? base : { ...base, threads });
+      } catch (e) {
+        cache.remove(key);
+        throw e;
+      }
     },
     setPersistent: (values) => backend.setPersistent(values),
     allocate: (name, dims) => backend.allocate(name, dims),
@@ -102,11 +122,16 @@ function lruRunner(backend: Backend, base: HostSessionOptions, maxSessions: numb
     restoreKv: (entries, names) => backend.restoreKv(entries, names),
     dropKv: (ids) => backend.dropKv(ids),
     async dispose() {
-      keys.length = 0;
+      cache.clear();
       await backend.dispose();
     },
   };
 }
+
+const limitsOf = (options: RunnerOptions): SessionCacheLimits => ({
+  maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+  maxBytes: options.maxSessionBytes ?? DEFAULT_MAX_SESSION_BYTES,
+});
 
 function hostOptions(options: RunnerOptions, flushDenormals: boolean): HostSessionOptions {
   return {
@@ -135,7 +160,7 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
       throw toMageError(e);
     }
   };
-  return lruRunner(
+  return cachedRunner(
     {
       load: (key, model, so) => wrap(() => host.load(key, model, so)),
       evict: (key) => wrap(() => host.evict(key)),
@@ -148,7 +173,7 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
       dispose: () => wrap(() => host.dispose()),
     },
     hostOptions(options, false),
-    options.maxSessions ?? 16,
+    limitsOf(options),
   );
 }
 
@@ -199,7 +224,7 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
       if (pending.size === 0) worker.unref();
     });
   };
-  return lruRunner(
+  return cachedRunner(
     {
       load: (key, model, so) => call('load', { key, model, options: so }),
       evict: (key) => call('evict', { key }),
@@ -218,6 +243,6 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
       },
     },
     hostOptions(options, true),
-    options.maxSessions ?? 16,
+    limitsOf(options),
   );
 }

@@ -10,6 +10,7 @@
 import { createRng, InvalidArgumentError, type Rng, throwIfAborted } from '@mage-rl/core';
 import { serializeGraph } from '../graph/serialize';
 import type { ModelConfig } from '../model/config';
+import { estimateSessionBytes } from '../model/memory-estimate';
 import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
 import type { GraphRunner, LoadOptions } from '../runtime/runner';
@@ -112,8 +113,8 @@ interface GenerateContext {
   /** Key prefix of this model's sessions. */
   readonly prefix: string;
   readonly graphOptions: Pick<InferenceGraphOptions, 'lora'>;
-  /** Session options of a run over `tokens` positions. */
-  readonly sessionOptions: (tokens: number) => LoadOptions;
+  /** Session options of a run of `rows` × `tokens` new positions attending to `keys` positions. */
+  readonly sessionOptions: (rows: number, tokens: number, keys: number) => LoadOptions;
   readonly cache: PrefixCacheState | undefined;
   readonly stats: MutableStats;
 }
@@ -211,7 +212,7 @@ async function prefill(
   await runner.load(
     key,
     () => serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...ctx.graphOptions })),
-    ctx.sessionOptions(B * T),
+    ctx.sessionOptions(B, T, T),
   );
   const ids = new BigInt64Array(B * T);
   const last = new BigInt64Array(B);
@@ -292,7 +293,7 @@ async function prefillCached(
     key,
     () =>
       serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, seqLen: T, ...ctx.graphOptions })),
-    ctx.sessionOptions(B * T),
+    ctx.sessionOptions(B, T, S + T),
   );
   const names = kvNames(c);
   for (const name of names) await runner.allocate(name, [B, c.numKvHeads, S, c.headDim]);
@@ -390,7 +391,7 @@ async function decodeStep(
     key,
     () =>
       serializeGraph(buildDecodeGraph({ config: ctx.config, batch: B, capacity: S, ...ctx.graphOptions })),
-    ctx.sessionOptions(B),
+    ctx.sessionOptions(B, 1, S + 1),
   );
   const { inputIds, positions, mask } = bufs;
   mask.fill(MASK_NEG);
@@ -544,7 +545,16 @@ export function createGenerator(options: GeneratorOptions): Generator {
     runner: options.runner,
     prefix: options.keyPrefix ?? 'model',
     graphOptions: options.graphOptions ?? {},
-    sessionOptions: (tokens) => (tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+    sessionOptions: (rows, tokens, keys) => ({
+      ...(rows * tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+      bytes: estimateSessionBytes(options.config, {
+        kind: 'forward',
+        rows,
+        tokens,
+        keys,
+        past: keys > tokens,
+      }),
+    }),
     cache: prefixCacheOf(options),
     stats: {
       calls: 0,
