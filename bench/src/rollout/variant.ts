@@ -8,11 +8,31 @@
 import { createHash } from 'node:crypto';
 import { buildMageTinyTokenizer, loadMageTiny } from '@mage-rl/cli';
 import { runMetaEpisodes } from '@mage-rl/core';
-import { createMageTinyConfig, createOnnxLearner, type OnnxLearner } from '@mage-rl/learner';
+import {
+  createMageTinyConfig,
+  createOnnxLearner,
+  createWorkerRunner,
+  type GraphRunner,
+  type OnnxLearner,
+} from '@mage-rl/learner';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
 
 const cacheBytes = Number(process.argv[2] ?? 0);
 const batches = Number(process.argv[3] ?? 2);
+
+/** Sessions compiled (first loads and reloads after eviction) and the time spent compiling them. */
+const compiled = { sessions: 0, ms: 0 };
+const worker = createWorkerRunner();
+const runner: GraphRunner = {
+  ...worker,
+  async load(key, model, options) {
+    if (worker.has(key)) return worker.load(key, model, options);
+    const t0 = performance.now();
+    await worker.load(key, model, options);
+    compiled.sessions++;
+    compiled.ms += performance.now() - t0;
+  },
+};
 
 /** mage-tiny with the prefix cache budget of this side: the warm start when given, else random weights. */
 async function learnerOf(): Promise<OnnxLearner> {
@@ -21,14 +41,28 @@ async function learnerOf(): Promise<OnnxLearner> {
     const loaded = await loadMageTiny(dir, { runner: 'local' });
     const { config, tokenizer, weights } = loaded;
     await loaded.dispose();
-    return createOnnxLearner({ id: 'mage-tiny', config, tokenizer, weights, prefixCacheBytes: cacheBytes });
+    return createOnnxLearner({
+      id: 'mage-tiny',
+      config,
+      tokenizer,
+      weights,
+      runner,
+      prefixCacheBytes: cacheBytes,
+    });
   }
   const tokenizer = buildMageTinyTokenizer([]);
   const config = createMageTinyConfig(tokenizer.vocabSize, {
     bosTokenId: tokenizer.encode('<bos>')[0] ?? 2,
     eosTokenId: tokenizer.eosTokenIds[0] ?? 3,
   });
-  return createOnnxLearner({ id: 'mage-tiny', config, tokenizer, seed: 1, prefixCacheBytes: cacheBytes });
+  return createOnnxLearner({
+    id: 'mage-tiny',
+    config,
+    tokenizer,
+    seed: 1,
+    runner,
+    prefixCacheBytes: cacheBytes,
+  });
 }
 
 const learner = await learnerOf();
@@ -39,7 +73,11 @@ const times: number[] = [];
 let rows = 0;
 let first = { promptTokens: 0, reusedTokens: 0, prefillMs: 0, decodeTokens: 0, decodeMs: 0 };
 for (let i = 0; i <= batches; i++) {
-  if (i === 1) first = { ...learner.generatorStats() };
+  if (i === 1) {
+    first = { ...learner.generatorStats() };
+    compiled.sessions = 0;
+    compiled.ms = 0;
+  }
   const start = performance.now();
   const batch = await runMetaEpisodes({
     env: o.env,
@@ -66,6 +104,7 @@ for (let i = 0; i <= batches; i++) {
 }
 const s = learner.generatorStats();
 await learner.dispose();
+await worker.dispose();
 process.stdout.write(
   `${JSON.stringify({
     times,
@@ -75,6 +114,8 @@ process.stdout.write(
     prefillMs: s.prefillMs - first.prefillMs,
     decodeTokens: s.decodeTokens - first.decodeTokens,
     decodeMs: s.decodeMs - first.decodeMs,
+    compiledSessions: compiled.sessions,
+    compileMs: compiled.ms,
     tokensHash: hash.digest('hex').slice(0, 16),
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
   })}\n`,

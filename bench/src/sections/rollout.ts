@@ -20,6 +20,8 @@ interface VariantResult {
   readonly prefillMs: number;
   readonly decodeTokens: number;
   readonly decodeMs: number;
+  readonly compiledSessions: number;
+  readonly compileMs: number;
   readonly tokensHash: string;
   readonly maxRssBytes: number;
 }
@@ -60,7 +62,7 @@ function sideResults(label: string, r: VariantResult): BenchResult[] {
       name: `${label}: wall time per batch`,
       value: sum(r.times) / r.times.length,
       unit: 'ms',
-      note: `${r.times.map((t) => (t / 1000).toFixed(1)).join(' / ')} s; ${Math.round(r.rows / r.times.length)} rows/batch`,
+      note: `${r.times.map((t) => (t / 1000).toFixed(1)).join(' / ')} s; ${Math.round(r.rows / r.times.length)} rows/batch; ${r.compiledSessions} sessions compiled in ${(r.compileMs / 1000).toFixed(1)} s`,
     },
     {
       name: `${label}: prefill`,
