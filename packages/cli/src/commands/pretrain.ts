@@ -110,7 +110,7 @@ function lossCurveLine(curve: PretrainResult['lossCurve']): string {
 function printPretrainResult(io: Io, r: PretrainResult): void {
   io.stdout(`mage-tiny warm start: ${r.dir}\n`);
   io.stdout(
-    `${r.parameters} parameters, vocabulary ${r.vocabSize}, ${r.examples} examples (${r.tokens} tokens), ${r.seconds.toFixed(0)} s\n`,
+    `${r.parameters} parameters, vocabulary ${r.vocabSize}, ${r.examples} examples (${r.tokens} tokens), ${r.seconds.toFixed(0)} s, peak RSS ${(r.peakRssBytes / 2 ** 30).toFixed(2)} GiB\n`,
   );
   io.stdout(`loss curve: ${lossCurveLine(r.lossCurve)}\n\n`);
   io.stdout(

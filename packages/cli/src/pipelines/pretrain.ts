@@ -65,6 +65,8 @@ export interface PretrainResult {
   readonly lossCurve: readonly { readonly step: number; readonly loss: number }[];
   readonly envs: readonly PretrainEnvResult[];
   readonly seconds: number;
+  /** The process's peak RSS in bytes when the warm start was saved (`process.resourceUsage().maxRSS`). */
+  readonly peakRssBytes: number;
 }
 
 /** A key of everything that determines a warm start (for caching). */
@@ -120,7 +122,8 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const lossCurve = await trainEpochs(learner, set.packed, plan, options, log);
     const envs = await evaluateWarmModel(learner.policy, plans, corpus, options);
     const seconds = (performance.now() - started) / 1000;
-    const summary = { examples: set.rows, tokens: set.tokens, lossCurve, envs, seconds };
+    const peakRssBytes = process.resourceUsage().maxRSS * 1024;
+    const summary = { examples: set.rows, tokens: set.tokens, lossCurve, envs, seconds, peakRssBytes };
     await saveMageTiny(options.outDir, learner, tokenizer, warmStartRecord(options, ws, summary));
     options.onProgress?.({ phase: 'save', done: 1, total: 1 });
     return {
@@ -174,7 +177,7 @@ async function evaluateWarmModel(
 function warmStartRecord(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed'>,
   ws: TrainConfig['warmStart'],
-  summary: Pick<PretrainResult, 'examples' | 'tokens' | 'lossCurve' | 'envs' | 'seconds'>,
+  summary: Pick<PretrainResult, 'examples' | 'tokens' | 'lossCurve' | 'envs' | 'seconds' | 'peakRssBytes'>,
 ): JsonObject {
   const record = {
     seed: options.seed,
@@ -186,6 +189,7 @@ function warmStartRecord(
     lossCurve: summary.lossCurve,
     results: summary.envs,
     seconds: summary.seconds,
+    peakRssBytes: summary.peakRssBytes,
   };
   return JSON.parse(JSON.stringify(record)) as JsonObject;
 }

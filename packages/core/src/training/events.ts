@@ -14,7 +14,8 @@ export interface RolloutStatsV1 {
   /** Rows with response tokens (text-only policies produce none). */
   readonly trainableRows: number;
   readonly policyCalls: number;
-  readonly timing: { readonly seconds: number };
+  /** Wall time, and the process's peak RSS so far (`process.resourceUsage().maxRSS`, in bytes). */
+  readonly timing: { readonly seconds: number; readonly peakRssBytes: number };
 }
 
 /** Update statistics of one iteration (also the `update` line of metrics.jsonl). */
@@ -44,7 +45,12 @@ export interface UpdateStatsV1 {
   readonly credit: CreditDiagnosticsV1;
   /** Every finite stat the token loss reported, averaged over mini-batches by the learner. */
   readonly stats: Readonly<Record<string, number>>;
-  readonly timing: { readonly seconds: number; readonly tokensPerSecond: number };
+  /** Wall time, throughput, and the process's peak RSS so far in bytes. */
+  readonly timing: {
+    readonly seconds: number;
+    readonly tokensPerSecond: number;
+    readonly peakRssBytes: number;
+  };
 }
 
 /** Evaluation results (also the `eval` line of metrics.jsonl). */
@@ -55,7 +61,8 @@ export interface EvalStatsV1 {
   readonly completed: number;
   readonly inDomain: MetaEpisodeMetricsV1 | null;
   readonly outOfDomain: MetaEpisodeMetricsV1 | null;
-  readonly timing: { readonly seconds: number };
+  /** Wall time, and the process's peak RSS so far in bytes. */
+  readonly timing: { readonly seconds: number; readonly peakRssBytes: number };
 }
 
 export type TrainingEvent =

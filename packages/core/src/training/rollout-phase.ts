@@ -10,6 +10,7 @@ import type { MetaEpisodeBatchRecord } from '../records';
 import { iterateMetaEpisodes } from '../runner';
 import type { EvalStatsV1, RolloutStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
+import { peakRssBytes } from './peak-rss';
 
 const now = (): number => performance.now();
 
@@ -62,7 +63,7 @@ export async function rolloutPhase<S, A>(
     rows: batch.rows.length,
     trainableRows: batch.rows.filter((r) => r.responseTokens.length > 0).length,
     policyCalls,
-    timing: { seconds: (now() - t0) / 1000 },
+    timing: { seconds: (now() - t0) / 1000, peakRssBytes: peakRssBytes() },
   };
   return { batch, stats };
 }
@@ -104,5 +105,11 @@ export async function evaluationPhase<S, A>(
   };
   const inDomain = await suite('inDomain');
   const outOfDomain = await suite('outOfDomain');
-  return { iteration, completed, inDomain, outOfDomain, timing: { seconds: (now() - t0) / 1000 } };
+  return {
+    iteration,
+    completed,
+    inDomain,
+    outOfDomain,
+    timing: { seconds: (now() - t0) / 1000, peakRssBytes: peakRssBytes() },
+  };
 }

@@ -12,6 +12,7 @@ import { creditDiagnostics } from './credit-diagnostics';
 import type { UpdateStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import { packRows } from './packing';
+import { peakRssBytes } from './peak-rss';
 
 const now = (): number => performance.now();
 
@@ -185,7 +186,7 @@ function updateStats(
     advantageStd: Math.sqrt(variance),
     credit: creditDiagnostics(run.batch, advantages),
     stats: Object.fromEntries(Object.entries(stats).filter(([, v]) => Number.isFinite(v))),
-    timing: { seconds, tokensPerSecond: seconds > 0 ? tokens / seconds : 0 },
+    timing: { seconds, tokensPerSecond: seconds > 0 ? tokens / seconds : 0, peakRssBytes: peakRssBytes() },
   };
 }
 

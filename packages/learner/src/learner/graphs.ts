@@ -7,6 +7,7 @@ import { createGraph } from '../graph/graph';
 import { serializeGraph } from '../graph/serialize';
 import type { LoraOptions } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
+import { estimateSessionBytes } from '../model/memory-estimate';
 import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
 import type { GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
@@ -24,31 +25,43 @@ export interface GraphContext {
 
 const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
 
+/** The session options of a [B, T] bucket: its estimated memory. */
+const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
+  bytes: estimateSessionBytes(ctx.config, { kind, rows: p.B, tokens: p.T, keys: p.T }),
+});
+
 /** Loads the scoring graph of a [B, T] bucket; returns its session key. */
 export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<string> {
   const key = `score:${p.B}x${p.T}`;
-  await ctx.runner.load(key, () => {
-    const g = createGraph();
-    const m = addModelLoss(g, { config: ctx.config, batch: p.B, seqLen: p.T, ...loraOf(ctx) });
-    g.output('logprobs', m.logprobs);
-    return serializeGraph(g);
-  });
+  await ctx.runner.load(
+    key,
+    () => {
+      const g = createGraph();
+      const m = addModelLoss(g, { config: ctx.config, batch: p.B, seqLen: p.T, ...loraOf(ctx) });
+      g.output('logprobs', m.logprobs);
+      return serializeGraph(g);
+    },
+    bucketBytes(ctx, p, 'forward'),
+  );
   return key;
 }
 
 /** Loads the training graph of a [B, T] bucket; returns its session key. */
 export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<string> {
   const key = `train:${p.B}x${p.T}`;
-  await ctx.runner.load(key, () =>
-    serializeGraph(
-      buildTrainingGraph({
-        config: ctx.config,
-        batch: p.B,
-        seqLen: p.T,
-        trainable: ctx.trainable,
-        ...loraOf(ctx),
-      }).graph,
-    ),
+  await ctx.runner.load(
+    key,
+    () =>
+      serializeGraph(
+        buildTrainingGraph({
+          config: ctx.config,
+          batch: p.B,
+          seqLen: p.T,
+          trainable: ctx.trainable,
+          ...loraOf(ctx),
+        }).graph,
+      ),
+    bucketBytes(ctx, p, 'train'),
   );
   return key;
 }

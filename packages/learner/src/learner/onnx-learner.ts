@@ -18,7 +18,8 @@ import type { ModelConfig } from '../model/config';
 import type { ParamStore } from '../model/params';
 import { type AdamWOptions, createAdamW } from '../optim/adamw';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
-import { createGenerator } from '../sampling/generator';
+import { createGenerator, type GeneratorStats } from '../sampling/generator';
+import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
 import { loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
@@ -57,6 +58,12 @@ export interface OnnxLearnerOptions {
   readonly lora?: LoraOptions;
   /** Initial LoRA adapters (default: A random, B zero). */
   readonly adapters?: ReadonlyMap<string, Float32Array>;
+  /**
+   * Bytes of keys/values the policy keeps between `generate` calls, so that the next turn of a
+   * transcript prefills only its new tokens (default `DEFAULT_PREFIX_CACHE_BYTES`, 256 MiB; 0 turns the
+   * cache off). Saved keys/values are dropped when the weights change.
+   */
+  readonly prefixCacheBytes?: number;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -73,6 +80,8 @@ export interface OnnxLearner extends LearnerV1 {
   readonly step: number;
   /** Base weights with the LoRA adapters folded in (the base weights themselves without LoRA). */
   mergedWeights(): ParamStore;
+  /** The policy's generation counters (prompt positions prefilled or reused, decode tokens, time). */
+  generatorStats(): GeneratorStats;
 }
 
 const resolveRunner = (runner: OnnxLearnerOptions['runner']): GraphRunner =>
@@ -118,10 +127,19 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
   await syncWeights(runner, params);
+  const generator = createGenerator({
+    config,
+    runner,
+    ...(lora === undefined ? {} : { graphOptions: { lora } }),
+    prefixCache: {
+      maxBytes: options.prefixCacheBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
+      weightsVersion: () => params.version,
+    },
+  });
   const policy = createLearnerPolicy({
     id,
     tokenizer,
-    generator: createGenerator({ config, runner, ...(lora === undefined ? {} : { graphOptions: { lora } }) }),
+    generator,
     defaultMaxTokens: options.defaultMaxTokens ?? 64,
     sampling: options.sampling ?? {},
     onSampled: (response) => ctx.sampled.record(response, params.version),
@@ -136,6 +154,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     adapters: params.adapters,
     mergedWeights: () =>
       lora === undefined ? new Map(params.weights) : mergeLora(config, lora, params.weights, params.adapters),
+    generatorStats: () => generator.stats(),
     get step() {
       return state.optimizer.state.step;
     },

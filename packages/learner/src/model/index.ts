@@ -1,6 +1,7 @@
 export { type Architecture, defineModelConfig, type ModelConfig, type ModelConfigInput } from './config';
 export { defaultChunkRows, type LmHeadOptions, type LmHeadResult, lmHeadLogprobs } from './lm-head';
 export { createMageTinyConfig, MAGE_TINY_CONFIG, type MageTinyConfigOptions } from './mage-tiny';
+export { estimateSessionBytes, type RunShape } from './memory-estimate';
 export {
   countParams,
   fillNormal,

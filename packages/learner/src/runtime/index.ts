@@ -2,6 +2,7 @@ export {
   createLocalRunner,
   createWorkerRunner,
   type GraphRunner,
+  type KvRowRef,
   type KvScatter,
   type LoadOptions,
   type RunnerOptions,
@@ -18,3 +19,11 @@ export {
   type TensorValue,
   toOrtTensor,
 } from './session';
+export {
+  createSessionCache,
+  DEFAULT_MAX_SESSION_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  type SessionCache,
+  type SessionCacheLimits,
+  UNKNOWN_SESSION_BYTES,
+} from './session-cache';

@@ -7,6 +7,13 @@ export interface KvScatter {
   readonly starts: readonly number[];
 }
 
+/** A row of the KV buffers and a saved entry: positions [0, length) of batch row `row`. */
+export interface KvRowRef {
+  readonly id: string;
+  readonly row: number;
+  readonly length: number;
+}
+
 export interface HostSessionOptions {
   readonly threads?: number;
   readonly optimization?: 'disabled' | 'basic' | 'extended' | 'all';
@@ -26,6 +33,9 @@ export interface OrtHost {
     fetches: readonly string[] | undefined,
     scatter: readonly KvScatter[] | undefined,
   ): Promise<Fetched>;
+  saveKv(entries: readonly KvRowRef[], names: readonly string[]): void;
+  restoreKv(entries: readonly KvRowRef[], names: readonly string[]): void;
+  dropKv(ids: readonly string[]): void;
   dispose(): Promise<void>;
 }
 

@@ -15,6 +15,8 @@ export function tensorTypeOf(value) {
 export function createOrtHost(ort) {
   const sessions = new Map();
   const persistent = new Map();
+  // Saved KV rows by id: per persistent tensor name, the row's first `length` positions [H, length, D].
+  const saved = new Map();
 
   function fail(code, message) {
     const error = new Error(message);
@@ -104,10 +106,56 @@ export function createOrtHost(ort) {
       }
       return out;
     },
+    /**
+     * Copies positions [0, length) of row `row` of each persistent [B, H, S, D] tensor in `names` into
+     * the saved entry `id` (replacing one of the same id).
+     */
+    saveKv(entries, names) {
+      for (const { id, row, length } of entries) {
+        const tensors = new Map();
+        for (const name of names) {
+          const t = persistent.get(name);
+          if (t === undefined) throw fail('INVALID_ARGUMENT', `No persistent tensor '${name}' to save.`);
+          const [, H, S, D] = t.dims;
+          const data = new Float32Array(H * length * D);
+          for (let h = 0; h < H; h++) {
+            const from = (row * H + h) * S * D;
+            data.set(t.data.subarray(from, from + length * D), h * length * D);
+          }
+          tensors.set(name, data);
+        }
+        saved.set(id, { length, tensors });
+      }
+    },
+    /** Copies the first `length` positions of saved entry `id` into row `row` of each tensor in `names`. */
+    restoreKv(entries, names) {
+      for (const { id, row, length } of entries) {
+        const entry = saved.get(id);
+        if (entry === undefined || entry.length < length) {
+          throw fail('INVALID_ARGUMENT', `No saved KV entry '${id}' of ${length} positions.`);
+        }
+        for (const name of names) {
+          const t = persistent.get(name);
+          const src = entry.tensors.get(name);
+          if (t === undefined || src === undefined) {
+            throw fail('INVALID_ARGUMENT', `Cannot restore '${name}' from saved KV entry '${id}'.`);
+          }
+          const [, H, S, D] = t.dims;
+          for (let h = 0; h < H; h++) {
+            const from = h * entry.length * D;
+            t.data.set(src.subarray(from, from + length * D), (row * H + h) * S * D);
+          }
+        }
+      }
+    },
+    dropKv(ids) {
+      for (const id of ids) saved.delete(id);
+    },
     async dispose() {
       for (const s of sessions.values()) await s.release();
       sessions.clear();
       persistent.clear();
+      saved.clear();
     },
   };
 }

@@ -24,6 +24,9 @@ parentPort.on('message', async ({ id, op, args }) => {
     else if (op === 'setPersistent') value = host.setPersistent(args.values);
     else if (op === 'allocate') value = host.allocate(args.name, args.dims);
     else if (op === 'run') value = await host.run(args.key, args.feeds, args.fetches, args.scatter);
+    else if (op === 'saveKv') value = host.saveKv(args.entries, args.names);
+    else if (op === 'restoreKv') value = host.restoreKv(args.entries, args.names);
+    else if (op === 'dropKv') value = host.dropKv(args.ids);
     else if (op === 'has') value = host.has(args.key);
     else if (op === 'dispose') value = await host.dispose();
     else throw new Error(`unknown op ${op}`);

@@ -8,10 +8,23 @@
 import { Worker } from 'node:worker_threads';
 import { MageError, type MageErrorCode } from '@mage-rl/core';
 import * as ort from 'onnxruntime-node';
-import { createOrtHost, type HostSessionOptions, type KvScatter, type OrtHost } from './ort-host';
+import {
+  createOrtHost,
+  type HostSessionOptions,
+  type KvRowRef,
+  type KvScatter,
+  type OrtHost,
+} from './ort-host';
 import { defaultThreads, type Feeds, type Fetched, type SessionOptions, type TensorValue } from './session';
+import {
+  createSessionCache,
+  DEFAULT_MAX_SESSION_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  type SessionCacheLimits,
+  UNKNOWN_SESSION_BYTES,
+} from './session-cache';
 
-export type { KvScatter } from './ort-host';
+export type { KvRowRef, KvScatter } from './ort-host';
 
 export interface RunOptions {
   /** Outputs to return (default all). */
@@ -26,12 +39,18 @@ export interface LoadOptions {
    * are faster on one thread than split across two.
    */
   readonly threads?: number;
+  /**
+   * Estimated bytes of this session's memory at its largest run (`estimateSessionBytes`), counted
+   * against the runner's `maxSessionBytes`; `UNKNOWN_SESSION_BYTES` when absent.
+   */
+  readonly bytes?: number;
 }
 
 export interface GraphRunner {
   has(key: string): boolean;
   /**
-   * Creates the session `key` from an ONNX model unless it exists (least recently used ones are evicted).
+   * Creates the session `key` from an ONNX model unless it exists (sessions are evicted past the
+   * runner's session count and byte budget).
    * `options` apply when the session is created.
    */
   load(key: string, model: () => Uint8Array, options?: LoadOptions): Promise<void>;
@@ -40,12 +59,26 @@ export interface GraphRunner {
   /** Allocates a zeroed float32 persistent tensor (a KV buffer). */
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options?: RunOptions): Promise<Fetched>;
+  /**
+   * Saves rows of the persistent KV buffers `names` ([B, H, S, D]) as entries kept where the sessions
+   * live (the generator's prefix cache). Optional: a runner without it generates without the cache.
+   */
+  saveKv?(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  /** Copies saved entries' first `length` positions into rows of the persistent KV buffers `names`. */
+  restoreKv?(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  /** Forgets saved KV entries. */
+  dropKv?(ids: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
 }
 
 export interface RunnerOptions extends SessionOptions {
-  /** Sessions kept at most (default 16). */
+  /** Sessions kept at most (default `DEFAULT_MAX_SESSIONS`, 64). */
   readonly maxSessions?: number;
+  /**
+   * Estimated bytes of the kept sessions' memory at most (default `DEFAULT_MAX_SESSION_BYTES`, 1 GiB):
+   * onnxruntime keeps each session's arena at its largest run, so idle sessions hold memory.
+   */
+  readonly maxSessionBytes?: number;
 }
 
 interface Backend {
@@ -54,38 +87,51 @@ interface Backend {
   setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options: RunOptions): Promise<Fetched>;
+  saveKv(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  restoreKv(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
+  dropKv(ids: readonly string[]): Promise<void>;
   dispose(): Promise<void>;
 }
 
-/** LRU over `backend`'s sessions; each is created with `base` and the load's own options on top. */
-function lruRunner(backend: Backend, base: HostSessionOptions, maxSessions: number): GraphRunner {
-  const keys: string[] = [];
+/**
+ * `backend`'s sessions under a memory-aware cache (`session-cache.ts`); each is created with `base`
+ * and the load's own options on top.
+ */
+function cachedRunner(backend: Backend, base: HostSessionOptions, limits: SessionCacheLimits): GraphRunner {
+  const cache = createSessionCache(limits);
   return {
-    has: (key) => keys.includes(key),
+    has: (key) => cache.has(key),
     async load(key, model, options = {}) {
-      const i = keys.indexOf(key);
-      if (i >= 0) {
-        keys.splice(i, 1);
-        keys.push(key);
+      if (cache.has(key)) {
+        cache.touch(key);
         return;
       }
-      await backend.load(
-        key,
-        model(),
-        options.threads === undefined ? base : { ...base, threads: options.threads },
-      );
-      keys.push(key);
-      while (keys.length > maxSessions) await backend.evict(keys.shift() as string);
+      const { threads, bytes } = options;
+      for (const victim of cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES)) await backend.evict(victim);
+      try {
+        await backend.load(key, model(), threads === undefined ? base : { ...base, threads });
+      } catch (e) {
+        cache.remove(key);
+        throw e;
+      }
     },
     setPersistent: (values) => backend.setPersistent(values),
     allocate: (name, dims) => backend.allocate(name, dims),
     run: (key, feeds, options = {}) => backend.run(key, feeds, options),
+    saveKv: (entries, names) => backend.saveKv(entries, names),
+    restoreKv: (entries, names) => backend.restoreKv(entries, names),
+    dropKv: (ids) => backend.dropKv(ids),
     async dispose() {
-      keys.length = 0;
+      cache.clear();
       await backend.dispose();
     },
   };
 }
+
+const limitsOf = (options: RunnerOptions): SessionCacheLimits => ({
+  maxSessions: options.maxSessions ?? DEFAULT_MAX_SESSIONS,
+  maxBytes: options.maxSessionBytes ?? DEFAULT_MAX_SESSION_BYTES,
+});
 
 function hostOptions(options: RunnerOptions, flushDenormals: boolean): HostSessionOptions {
   return {
@@ -114,17 +160,20 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
       throw toMageError(e);
     }
   };
-  return lruRunner(
+  return cachedRunner(
     {
       load: (key, model, so) => wrap(() => host.load(key, model, so)),
       evict: (key) => wrap(() => host.evict(key)),
       setPersistent: (values) => wrap(() => host.setPersistent(values)),
       allocate: (name, dims) => wrap(() => host.allocate(name, dims)),
       run: (key, feeds, o) => wrap(() => host.run(key, feeds, o.fetches, o.scatter)),
+      saveKv: (entries, names) => wrap(() => host.saveKv(entries, names)),
+      restoreKv: (entries, names) => wrap(() => host.restoreKv(entries, names)),
+      dropKv: (ids) => wrap(() => host.dropKv(ids)),
       dispose: () => wrap(() => host.dispose()),
     },
     hostOptions(options, false),
-    options.maxSessions ?? 16,
+    limitsOf(options),
   );
 }
 
@@ -175,13 +224,16 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
       if (pending.size === 0) worker.unref();
     });
   };
-  return lruRunner(
+  return cachedRunner(
     {
       load: (key, model, so) => call('load', { key, model, options: so }),
       evict: (key) => call('evict', { key }),
       setPersistent: (values) => call('setPersistent', { values }),
       allocate: (name, dims) => call('allocate', { name, dims }),
       run: (key, feeds, o) => call('run', { key, feeds, fetches: o.fetches, scatter: o.scatter }),
+      saveKv: (entries, names) => call('saveKv', { entries, names }),
+      restoreKv: (entries, names) => call('restoreKv', { entries, names }),
+      dropKv: (ids) => call('dropKv', { ids }),
       async dispose() {
         try {
           await call('dispose', {});
@@ -191,6 +243,6 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
       },
     },
     hostOptions(options, true),
-    options.maxSessions ?? 16,
+    limitsOf(options),
   );
 }

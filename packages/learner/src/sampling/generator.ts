@@ -1,19 +1,28 @@
 /**
  * Batched generation: prefill of right-padded prompts, then one decode step per token with a static
  * KV buffer held in JS next to the sessions (the runner scatters each step's new keys/values into it).
- * Rows carry their own seeds, so a row's result does not depend on its batch. Calls are serialised:
- * the KV buffers are shared by all calls of one runner.
+ * Rows carry their own seeds, so a row's tokens do not depend on its batch. Calls are serialised:
+ * the KV buffers are shared by all calls of one runner. With a prefix cache, every row's keys/values
+ * are saved in the runner after the call, and a later prompt that starts with a saved sequence (the
+ * next turn of the same transcript) restores them and prefills only its new tokens.
  */
 
 import { createRng, InvalidArgumentError, type Rng, throwIfAborted } from '@mage-rl/core';
 import { serializeGraph } from '../graph/serialize';
 import type { ModelConfig } from '../model/config';
+import { estimateSessionBytes } from '../model/memory-estimate';
 import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
 import type { GraphRunner, LoadOptions } from '../runtime/runner';
 import { outputData, type TensorValue } from '../runtime/session';
 import { at, zip } from '../util/arrays';
 import { buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
+import {
+  createPrefixIndex,
+  type PrefixCacheOptions,
+  type PrefixIndex,
+  type PrefixMatch,
+} from './prefix-cache';
 import { type SamplingParams, sampleToken } from './sample';
 
 export interface GenerateTokensOptions {
@@ -36,8 +45,26 @@ export interface GeneratedRow {
   readonly finishReason: 'stop' | 'length' | 'eos';
 }
 
+/** Counters of a generator since it was created (prompt positions, sampled tokens, wall time). */
+export interface GeneratorStats {
+  readonly calls: number;
+  /** Prompt positions of all rows. */
+  readonly promptTokens: number;
+  /** Prompt positions restored from the prefix cache instead of being prefilled. */
+  readonly reusedTokens: number;
+  /** Milliseconds in prefill (including restoring cached keys/values). */
+  readonly prefillMs: number;
+  /** Decode steps' fed tokens (one per unfinished row and step). */
+  readonly decodeTokens: number;
+  readonly decodeMs: number;
+  /** Bytes the prefix cache holds now. */
+  readonly cacheBytes: number;
+}
+
 export interface Generator {
   generate(options: GenerateTokensOptions): Promise<GeneratedRow[]>;
+  /** Counters since creation. */
+  stats(): GeneratorStats;
 }
 
 export interface GeneratorOptions {
@@ -48,6 +75,11 @@ export interface GeneratorOptions {
   readonly graphOptions?: Pick<InferenceGraphOptions, 'lora'>;
   /** Key prefix of this model's sessions in the runner. */
   readonly keyPrefix?: string;
+  /**
+   * Keep rows' keys/values between calls and prefill only what a prompt adds to a saved sequence
+   * (default: no cache). Needs a runner with `saveKv`/`restoreKv`/`dropKv`.
+   */
+  readonly prefixCache?: PrefixCacheOptions;
 }
 
 export const nextPow2 = (n: number, min = 1): number => {
@@ -81,8 +113,22 @@ interface GenerateContext {
   /** Key prefix of this model's sessions. */
   readonly prefix: string;
   readonly graphOptions: Pick<InferenceGraphOptions, 'lora'>;
-  /** Session options of a run over `tokens` positions. */
-  readonly sessionOptions: (tokens: number) => LoadOptions;
+  /** Session options of a run of `rows` × `tokens` new positions attending to `keys` positions. */
+  readonly sessionOptions: (rows: number, tokens: number, keys: number) => LoadOptions;
+  readonly cache: PrefixCacheState | undefined;
+  readonly stats: MutableStats;
+}
+
+type MutableStats = { -readonly [K in keyof GeneratorStats]: GeneratorStats[K] };
+
+/** The prefix cache of a generator: its index and the weights version its saved keys/values belong to. */
+interface PrefixCacheState {
+  readonly index: PrefixIndex;
+  readonly weightsVersion: (() => number) | undefined;
+  version: number | undefined;
+  readonly save: NonNullable<GraphRunner['saveKv']>;
+  readonly restore: NonNullable<GraphRunner['restoreKv']>;
+  readonly drop: NonNullable<GraphRunner['dropKv']>;
 }
 
 /** The static shapes of a call: B rows (a power of two), T prompt positions, KV capacity S. */
@@ -166,7 +212,7 @@ async function prefill(
   await runner.load(
     key,
     () => serializeGraph(buildPrefillGraph({ config: c, batch: B, seqLen: T, ...ctx.graphOptions })),
-    ctx.sessionOptions(B * T),
+    ctx.sessionOptions(B, T, T),
   );
   const ids = new BigInt64Array(B * T);
   const last = new BigInt64Array(B);
@@ -188,6 +234,114 @@ async function prefill(
     { fetches: ['logprobs'], scatter: kvScatter(c, 'present', new Array<number>(B).fill(0)) },
   );
   return outputData(out, 'logprobs', Float32Array);
+}
+
+/** The persistent KV buffers of every layer. */
+const kvNames = (c: ModelConfig): string[] =>
+  [...Array(c.numLayers).keys()].flatMap((l) => [`past.${l}.key`, `past.${l}.value`]);
+
+/** Inputs of a run of the new part of each prompt after its cached prefix of `cached[b]` positions. */
+function extendFeeds(
+  c: ModelConfig,
+  prompts: readonly (readonly number[])[],
+  cached: readonly number[],
+  { B, T, S }: GenerateShape,
+): Record<string, TensorValue> {
+  const ids = new BigInt64Array(B * T);
+  const positions = new BigInt64Array(B * T);
+  const last = new BigInt64Array(B);
+  // Row b, new token t: the cached positions [0, cached[b]) and the new tokens up to t are visible.
+  const mask = new Float32Array(B * T * (S + T)).fill(MASK_NEG);
+  for (let b = 0; b < B; b++) {
+    const p = prompts[b] ?? [0];
+    const start = cached[b] ?? 0;
+    for (let t = 0; t < T; t++) {
+      ids[b * T + t] = BigInt(p[start + t] ?? 0);
+      positions[b * T + t] = BigInt(Math.min(start + t, c.maxPositions - 1));
+      const row = (b * T + t) * (S + T);
+      mask.fill(0, row, row + start);
+      mask.fill(0, row + S, row + S + t + 1);
+    }
+    last[b] = BigInt(b * T + p.length - start - 1);
+  }
+  return {
+    input_ids: { data: ids, dims: [B, T] },
+    positions: { data: positions, dims: [B, T] },
+    mask: { data: mask, dims: [B, 1, 1, T, S + T] },
+    last_index: { data: last, dims: [B] },
+  };
+}
+
+/**
+ * Prefill with a prefix cache: restores each matched row's cached keys/values into a fresh KV buffer,
+ * runs only the prompts' remaining tokens (padded to a bucket of T) over it, scatters their keys/values
+ * after the cached ones, and returns the next-token log-probs of every row [B, vocab].
+ */
+async function prefillCached(
+  ctx: GenerateContext,
+  cache: PrefixCacheState,
+  prompts: readonly (readonly number[])[],
+  matches: readonly (PrefixMatch | undefined)[],
+  { B, S }: GenerateShape,
+): Promise<Float32Array> {
+  const { config: c, runner } = ctx;
+  const cached = prompts.map((_, b) => matches[b]?.length ?? 0);
+  const fresh = Math.max(...prompts.map((p, b) => p.length - (cached[b] ?? 0)));
+  const T = bucketLength(fresh, 16, c.maxPositions);
+  const key = `${ctx.prefix}:extend:${B}x${T}x${S}`;
+  await runner.load(
+    key,
+    () =>
+      serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, seqLen: T, ...ctx.graphOptions })),
+    ctx.sessionOptions(B, T, S + T),
+  );
+  const names = kvNames(c);
+  for (const name of names) await runner.allocate(name, [B, c.numKvHeads, S, c.headDim]);
+  const restore = matches.flatMap((m, row) => (m === undefined ? [] : [{ id: m.id, row, length: m.length }]));
+  await cache.restore(restore, names);
+  const starts = [...Array(B).keys()].map((b) => (b < prompts.length ? (cached[b] ?? 0) : -1));
+  const out = await runner.run(key, extendFeeds(c, prompts, cached, { B, T, S }), {
+    fetches: ['logprobs'],
+    scatter: kvScatter(c, 'new', starts),
+  });
+  return outputData(out, 'logprobs', Float32Array);
+}
+
+/**
+ * Matches every prompt against the saved sequences, after dropping them all when the weights changed.
+ */
+async function matchPrefixes(
+  cache: PrefixCacheState,
+  prompts: readonly (readonly number[])[],
+): Promise<(PrefixMatch | undefined)[]> {
+  const version = cache.weightsVersion?.();
+  if (version !== cache.version) {
+    await cache.drop(cache.index.clear());
+    cache.version = version;
+  }
+  return prompts.map((p) => cache.index.match(p));
+}
+
+/**
+ * Saves every row's keys/values (its prompt and the sampled tokens fed back, i.e. all but the last) in
+ * the runner, dropping the saved sequences these rows extended whole and, past the budget, the least
+ * recently used ones.
+ */
+async function saveRows(
+  cache: PrefixCacheState,
+  c: ModelConfig,
+  prompts: readonly (readonly number[])[],
+  rows: readonly RowState[],
+  matches: readonly (PrefixMatch | undefined)[],
+): Promise<void> {
+  const sequences = zip(prompts, rows).map(([p, r]) => [...p, ...r.tokens.slice(0, r.pos - p.length)]);
+  const superseded = matches.flatMap((m) => (m?.whole === true ? [m.id] : []));
+  const { ids, dropped } = cache.index.add(sequences, superseded);
+  if (dropped.length > 0) await cache.drop(dropped);
+  const entries = ids.flatMap((id, row) =>
+    id === undefined ? [] : [{ id, row, length: sequences[row]?.length ?? 0 }],
+  );
+  if (entries.length > 0) await cache.save(entries, kvNames(c));
 }
 
 /**
@@ -237,7 +391,7 @@ async function decodeStep(
     key,
     () =>
       serializeGraph(buildDecodeGraph({ config: ctx.config, batch: B, capacity: S, ...ctx.graphOptions })),
-    ctx.sessionOptions(B),
+    ctx.sessionOptions(B, 1, S + 1),
   );
   const { inputIds, positions, mask } = bufs;
   mask.fill(MASK_NEG);
@@ -265,6 +419,25 @@ async function decodeStep(
   return outputData(out, 'logprobs', Float32Array);
 }
 
+/** The first token's log-probs of every row: a plain prefill, or one over cached prefixes. */
+async function prefillRows(
+  ctx: GenerateContext,
+  prompts: readonly (readonly number[])[],
+  shape: GenerateShape,
+): Promise<{ first: Float32Array; matches: (PrefixMatch | undefined)[] }> {
+  const { cache, stats } = ctx;
+  const matches = cache === undefined ? [] : await matchPrefixes(cache, prompts);
+  const hit = cache !== undefined && matches.some((m) => m !== undefined);
+  const first = hit
+    ? await prefillCached(ctx, cache, prompts, matches, shape)
+    : await prefill(ctx, prompts, shape);
+  for (const [i, p] of prompts.entries()) {
+    stats.promptTokens += p.length;
+    stats.reusedTokens += matches[i]?.length ?? 0;
+  }
+  return { first, matches };
+}
+
 /** One generate call whose request `checkRequest` accepted: prefill, then decode steps until every row has finished. */
 async function generateRows(
   ctx: GenerateContext,
@@ -272,8 +445,12 @@ async function generateRows(
   limits: readonly number[],
 ): Promise<GeneratedRow[]> {
   if (o.prompts.length === 0) return [];
+  const { stats } = ctx;
+  stats.calls++;
   const shape = planShape(ctx.config, o.prompts, limits);
-  const first = await prefill(ctx, o.prompts, shape);
+  let t0 = performance.now();
+  const { first, matches } = await prefillRows(ctx, o.prompts, shape);
+  stats.prefillMs += performance.now() - t0;
   const rows: RowState[] = zip(o.prompts, zip(o.seeds, limits)).map(([p, [seed, limit]]) => ({
     limit,
     rng: createRng(seed),
@@ -292,10 +469,14 @@ async function generateRows(
     positions: new BigInt64Array(B),
     mask: new Float32Array(B * (S + 1)),
   };
+  t0 = performance.now();
   while (rows.some((r) => r.finish === null)) {
     throwIfAborted(o.signal);
+    stats.decodeTokens += rows.filter((r) => r.finish === null).length;
     takeTokens(rows, await decodeStep(ctx, rows, shape, bufs), V, o, eos);
   }
+  stats.decodeMs += performance.now() - t0;
+  if (ctx.cache !== undefined) await saveRows(ctx.cache, ctx.config, o.prompts, rows, matches);
   return rows.map((r) => ({ tokens: r.tokens, logprobs: r.logprobs, finishReason: r.finish ?? 'length' }));
 }
 
@@ -333,6 +514,28 @@ async function generateChunked(ctx: GenerateContext, o: GenerateTokensOptions): 
   return out;
 }
 
+/** The prefix cache of `options`, when it is enabled and the runner can save keys/values. */
+function prefixCacheOf(options: GeneratorOptions): PrefixCacheState | undefined {
+  const o = options.prefixCache;
+  const { runner, config: c } = options;
+  if (o === undefined || o.maxBytes <= 0) return undefined;
+  if (runner.saveKv === undefined || runner.restoreKv === undefined || runner.dropKv === undefined)
+    return undefined;
+  return {
+    index: createPrefixIndex({
+      maxBytes: o.maxBytes,
+      bytesPerToken: c.numLayers * 2 * c.numKvHeads * c.headDim * 4,
+      ...(o.minTokens === undefined ? {} : { minTokens: o.minTokens }),
+      idPrefix: `${options.keyPrefix ?? 'model'}:kv:`,
+    }),
+    weightsVersion: o.weightsVersion,
+    version: o.weightsVersion?.(),
+    save: runner.saveKv.bind(runner),
+    restore: runner.restoreKv.bind(runner),
+    drop: runner.dropKv.bind(runner),
+  };
+}
+
 /** A generator over `runner`, whose persistent tensors hold the model's weights. */
 export function createGenerator(options: GeneratorOptions): Generator {
   // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
@@ -342,7 +545,26 @@ export function createGenerator(options: GeneratorOptions): Generator {
     runner: options.runner,
     prefix: options.keyPrefix ?? 'model',
     graphOptions: options.graphOptions ?? {},
-    sessionOptions: (tokens) => (tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+    sessionOptions: (rows, tokens, keys) => ({
+      ...(rows * tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+      bytes: estimateSessionBytes(options.config, {
+        kind: 'forward',
+        rows,
+        tokens,
+        keys,
+        past: keys > tokens,
+      }),
+    }),
+    cache: prefixCacheOf(options),
+    stats: {
+      calls: 0,
+      promptTokens: 0,
+      reusedTokens: 0,
+      prefillMs: 0,
+      decodeTokens: 0,
+      decodeMs: 0,
+      cacheBytes: 0,
+    },
   };
   // Calls are serialised: they share the runner's KV buffers.
   let queue: Promise<unknown> = Promise.resolve();
@@ -352,5 +574,6 @@ export function createGenerator(options: GeneratorOptions): Generator {
       queue = result.catch(() => undefined);
       return result;
     },
+    stats: () => ({ ...ctx.stats, cacheBytes: ctx.cache?.index.bytes ?? 0 }),
   };
 }

@@ -74,20 +74,30 @@ export function buildPrefillGraph(options: InferenceGraphOptions & { readonly se
   return g;
 }
 
-export function buildDecodeGraph(options: InferenceGraphOptions & { readonly capacity: number }): Graph {
+/**
+ * Decode over a KV buffer of `capacity` positions: `seqLen` new tokens per row (default 1: one decode
+ * step; more: the new part of a prompt whose prefix is already in the buffer), their positions, and an
+ * additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the new tokens. Returns the
+ * log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's one token) and the new
+ * tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd].
+ */
+export function buildDecodeGraph(
+  options: InferenceGraphOptions & { readonly capacity: number; readonly seqLen?: number },
+): Graph {
   const { config: c, batch: B, capacity: S } = options;
+  const T = options.seqLen ?? 1;
   const g = createGraph();
   const { params, hook } = paramsWithExtras(g, options);
-  const tokens = g.input('input_ids', [B, 1], 'int64');
-  const positions = g.input('positions', [B, 1], 'int64');
-  const mask = g.input('mask', [B, 1, 1, 1, S + 1]);
+  const tokens = g.input('input_ids', [B, T], 'int64');
+  const positions = g.input('positions', [B, T], 'int64');
+  const mask = g.input('mask', [B, 1, 1, T, S + T]);
   const past = [...Array(c.numLayers).keys()].map((i) => ({
     key: g.input(`past.${i}.key`, [B, c.numKvHeads, S, c.headDim]),
     value: g.input(`past.${i}.value`, [B, c.numKvHeads, S, c.headDim]),
   }));
   const rope = ropeTables(c, c.maxPositions);
   const table = (data: Float32Array | Float64Array) =>
-    g.reshape(g.gather(g.constant(data, [c.maxPositions, c.headDim]), positions), [B, 1, 1, c.headDim]);
+    g.reshape(g.gather(g.constant(data, [c.maxPositions, c.headDim]), positions), [B, T, 1, c.headDim]);
   const { hidden, kv } = transformerForward(g, {
     config: c,
     params,
@@ -95,7 +105,9 @@ export function buildDecodeGraph(options: InferenceGraphOptions & { readonly cap
     attention: { mask, cos: table(rope.cos), sin: table(rope.sin), past },
     ...(hook === undefined ? {} : { linearHook: hook }),
   });
-  g.output('logprobs', logprobsOf(g, c, params, g.reshape(hidden, [B, c.hiddenSize])));
+  const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
+  const rows = T === 1 ? flat : g.gather(flat, g.input('last_index', [B], 'int64'));
+  g.output('logprobs', logprobsOf(g, c, params, rows));
   kv.forEach((layer, i) => {
     g.output(`new.${i}.key`, layer.key);
     g.output(`new.${i}.value`, layer.value);

@@ -5,7 +5,16 @@ export {
   type GenerateTokensOptions,
   type Generator,
   type GeneratorOptions,
+  type GeneratorStats,
   nextPow2,
 } from './generator';
 export { addParamInputs, buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
+export {
+  createPrefixIndex,
+  DEFAULT_PREFIX_CACHE_BYTES,
+  MIN_PREFIX_TOKENS,
+  type PrefixCacheOptions,
+  type PrefixIndex,
+  type PrefixMatch,
+} from './prefix-cache';
 export { argmax, DEFAULT_SAMPLING, type SamplingParams, sampleToken } from './sample';
