@@ -36,7 +36,8 @@ import {
 } from '@mage-rl/recipes';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { DEFAULT_LORA, loadModel } from './policy-model';
+import { checkRunMemory, estimateRunMemory, modelConfigOf } from './memory-check';
+import { DEFAULT_LORA, loadModel, loraOf } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
 import { assertWarmStartTeacher } from './warm-start-corpus';
 
@@ -242,6 +243,15 @@ async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): 
     maxGradNorm: config.ppo.gradClip,
   };
   const served = config.rollout.backend === 'openai';
+  const modelConfig = await modelConfigOf(plannedWarmStart(options));
+  checkRunMemory(
+    estimateRunMemory(modelConfig, {
+      lora: served || loraOf(modelConfig, undefined) !== undefined,
+      reference: config.ppo.klCoef > 0,
+    }),
+    'training',
+    options.log ? { log: options.log } : {},
+  );
   const { dir: warmStart, learner: local } = await loadWarmStart(options, (dir) =>
     loadModel(dir, {
       seed: `${options.seed}/learner`,
