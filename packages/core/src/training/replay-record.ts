@@ -1,6 +1,7 @@
 /**
  * What the dashboard's replay reads: a bounded sample of each iteration's meta-episodes (with the
- * advantage of every turn) and every evaluation meta-episode, one JSON file per iteration or evaluation
+ * advantage of every turn) and the evaluation meta-episodes (up to `REPLAY_EVAL_MAX` per suite), texts cut
+ * to `REPLAY_OBSERVATION_CHARS` / `REPLAY_RESPONSE_CHARS`; one JSON file per iteration or evaluation
  * under `<run>/episodes/`. Each file is written atomically, so a reader never sees half of one, and a
  * resumed run rewrites the files of the iterations it plays again. Layout: architecture/records.md.
  */
@@ -12,8 +13,12 @@ import type { AttemptRecord, MetaEpisodeBatchRecord, TaskRecord } from '../recor
 export const EPISODES_FORMAT = 'mage-rl/episodes@1';
 /** Meta-episodes of a training iteration that are recorded (the first slot of groups spread evenly). */
 export const REPLAY_TRAIN_SAMPLE = 4;
-/** Characters kept of a prompt (its end: the current observation) and of a response. */
-export const REPLAY_TEXT_LIMIT = 2000;
+/** Characters kept of a prompt: its end, the current observation (board, cards, the last event). */
+export const REPLAY_OBSERVATION_CHARS = 600;
+/** Characters kept of a response (a move or a reflection). */
+export const REPLAY_RESPONSE_CHARS = 1000;
+/** Evaluation meta-episodes recorded per suite at most (spread evenly over the suite's groups). */
+export const REPLAY_EVAL_MAX = 256;
 
 /** One policy call of a recorded meta-episode. */
 export interface ReplayTurnV1 {
@@ -50,9 +55,9 @@ export interface EpisodesRecordV1 {
 }
 
 const tail = (text: string): string =>
-  text.length <= REPLAY_TEXT_LIMIT ? text : `…${text.slice(text.length - REPLAY_TEXT_LIMIT)}`;
+  text.length <= REPLAY_OBSERVATION_CHARS ? text : `…${text.slice(text.length - REPLAY_OBSERVATION_CHARS)}`;
 const head = (text: string): string =>
-  text.length <= REPLAY_TEXT_LIMIT ? text : `${text.slice(0, REPLAY_TEXT_LIMIT)}…`;
+  text.length <= REPLAY_RESPONSE_CHARS ? text : `${text.slice(0, REPLAY_RESPONSE_CHARS)}…`;
 
 /** Up to `count` group ids spread evenly over the batch (so several opponents show). */
 function spreadGroups(batch: MetaEpisodeBatchRecord, count: number): Set<string> {

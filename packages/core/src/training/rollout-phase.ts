@@ -11,7 +11,7 @@ import { iterateMetaEpisodes } from '../runner';
 import type { EvalStatsV1, RolloutStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import { peakRssBytes } from './peak-rss';
-import { type ReplayEpisodeV1, replayEpisodes } from './replay-record';
+import { REPLAY_EVAL_MAX, type ReplayEpisodeV1, replayEpisodes } from './replay-record';
 
 const now = (): number => performance.now();
 
@@ -72,7 +72,7 @@ export async function rolloutPhase<S, A>(
 /**
  * Evaluates the learner's policy on the configured suites; the same tasks (`<eval seed>/<suite>`) at every
  * call. `iteration` is the iteration it follows (−1 before training), `completed` the updates applied.
- * Also returns every evaluation meta-episode for the replay record.
+ * Also returns the evaluation's meta-episodes (up to `REPLAY_EVAL_MAX` per suite) for the replay record.
  */
 export async function evaluationPhase<S, A>(
   options: TrainingOptions<S, A>,
@@ -104,7 +104,7 @@ export async function evaluationPhase<S, A>(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onRunnerEvent ? { onEvent: (e) => options.onRunnerEvent?.(e, 'eval') } : {}),
     });
-    episodes.push(...replayEpisodes(result.batch, which, { sample: null }));
+    episodes.push(...replayEpisodes(result.batch, which, { sample: REPLAY_EVAL_MAX }));
     return result.metrics;
   };
   const inDomain = await suite('inDomain');
