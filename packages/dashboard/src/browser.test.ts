@@ -10,6 +10,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchBrowser, openPage } from './browser.test-helper';
 import { type Dashboard, startDashboard } from './server';
+import { teacherAgent } from './teacher-agent.test-helper';
 import { FIXTURE_RUN, fixtureLines, partialRun, syntheticRun } from './test-fixtures.test-helper';
 
 const games = FIRST_PARTY_ENV_DEFINITIONS.filter((d) => d.opponents?.match);
@@ -29,7 +30,7 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
   let browser: Browser;
   const dashboards: Dashboard[] = [];
   const start = async (runDirs: string[]) => {
-    const d = await startDashboard({ runDirs, games, pollMs: 100 });
+    const d = await startDashboard({ runDirs, games, agents: [teacherAgent()], pollMs: 100 });
     dashboards.push(d);
     return d;
   };
@@ -180,6 +181,38 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
       /Game over: (win|loss|draw), (win|loss|draw)\./,
     );
     expect(await page.$$eval('.board button.cell:not(:disabled)', (c) => c.length)).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('plays against a trained policy and shows its reflections between attempts', async () => {
+    const d = await start([FIXTURE_RUN]);
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${d.url}#play`);
+    await page.waitForSelector('#play-opponent option[value="agent:teacher"]', { timeout: 20_000 });
+    await page.select('#play-opponent', 'agent:teacher');
+    await page.$eval('#play-attempts', (e) => {
+      (e as HTMLInputElement).value = '2';
+    });
+    await page.click('#play-start');
+    await page.waitForSelector('body[data-play-status="your-move"]');
+    for (let moves = 0; moves < 12; moves++) {
+      if ((await page.$eval('body', (b) => b.dataset.playStatus)) !== 'your-move') break;
+      const before = await page.$eval('#play-log', (e) => e.textContent);
+      await page.click('.board button.cell:not(:disabled)');
+      await page.waitForFunction(
+        (text) => document.querySelector('#play-log')?.textContent !== text,
+        {},
+        before,
+      );
+    }
+    await page.waitForSelector('body[data-play-status="finished"]');
+    const reflection = await page.$eval('.agent-reflection', (e) => e.textContent);
+    expect(reflection).toMatch(/^Reflection before attempt 2: ./);
+    expect(await page.$$eval('.agent h4', (h) => h.map((e) => e.textContent))).toEqual([
+      'Attempt 1',
+      'Attempt 2',
+    ]);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,3 +1,4 @@
+export { type AgentPlayView, AgentSessions, type AgentTurnView, type PlayAgentV1 } from './agent-play';
 export {
   CHART_DATA,
   type ChartDef,

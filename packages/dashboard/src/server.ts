@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EnvDefinitionV1, EvalStatsV1 } from '@mage-rl/core';
+import { AgentSessions, type PlayAgentV1 } from './agent-play';
 import { chartSpec, lastEval, runCharts } from './charts';
 import { PlayError, PlayHost } from './play';
 import type { RunMetrics } from './run-metrics';
@@ -26,6 +27,8 @@ export interface DashboardOptions {
   readonly port?: number;
   /** Games of the play page (env definitions with a `match` game). */
   readonly games?: readonly EnvDefinitionV1[];
+  /** Trained policies a person can play against (the CLI's `--agent`). */
+  readonly agents?: readonly PlayAgentV1[];
   /** How often run directories are polled, in ms. */
   readonly pollMs?: number;
 }
@@ -132,6 +135,7 @@ function evalTables(run: RunMetrics) {
 interface Context {
   readonly watchers: readonly RunWatcher[];
   readonly play: PlayHost;
+  readonly agentPlay: AgentSessions;
   readonly root: string;
   readonly vendor: Record<string, string>;
   readonly streams: Set<ServerResponse>;
@@ -192,15 +196,27 @@ async function playApi(
   parts: string[],
   method: string,
 ) {
-  if (method === 'GET' && parts.length === 1 && parts[0] === 'games')
-    return sendJson(res, 200, { games: ctx.play.games() });
-  if (method === 'GET' && parts.length === 1) return sendJson(res, 200, ctx.play.get(parts[0]!));
+  const agentGame = parts[0] !== undefined && ctx.agentPlay.has(parts[0]);
+  if (method === 'GET' && parts.length === 1 && parts[0] === 'games') {
+    const agents = ctx.agentPlay.agents.map((a) => ({ id: a.id, name: a.name, game: a.game }));
+    return sendJson(res, 200, { games: ctx.play.games(), agents });
+  }
+  if (method === 'GET' && parts.length === 1) {
+    return sendJson(res, 200, agentGame ? ctx.agentPlay.get(parts[0]!) : ctx.play.get(parts[0]!));
+  }
   if (method !== 'POST') throw new HttpError(405, 'Use POST to start a game or make a move.');
   const body = (await readBody(req)) as Record<string, unknown>;
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new HttpError(400, 'The body must be a JSON object.');
+  const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  if (parts.length === 0 && typeof body.agent === 'string') {
+    const attempts = num(body.attempts) ?? 3;
+    if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10)
+      throw new HttpError(400, 'attempts must be an integer in 1..10.');
+    const seed = num(body.seed) ?? Math.floor(Math.random() * 1e9);
+    return sendJson(res, 200, await ctx.agentPlay.start(body.agent, attempts, seed));
+  }
   if (parts.length === 0) {
-    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
     return sendJson(
       res,
       200,
@@ -213,8 +229,14 @@ async function playApi(
       }),
     );
   }
-  if (parts.length === 2 && parts[1] === 'move')
-    return sendJson(res, 200, ctx.play.move(parts[0]!, String(body.action ?? '')));
+  if (parts.length === 2 && parts[1] === 'move') {
+    const action = String(body.action ?? '');
+    return sendJson(
+      res,
+      200,
+      agentGame ? await ctx.agentPlay.move(parts[0]!, action) : ctx.play.move(parts[0]!, action),
+    );
+  }
   if (parts.length === 2 && parts[1] === 'next') return sendJson(res, 200, ctx.play.next(parts[0]!));
   throw new HttpError(404, 'No such play route.');
 }
@@ -252,7 +274,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
   const root = staticDir();
   const vendor = vendorFiles();
   const streams = new Set<ServerResponse>();
-  const ctx: Context = { watchers, play, root, vendor, streams };
+  const agentPlay = new AgentSessions(options.agents ?? []);
+  const ctx: Context = { watchers, play, agentPlay, root, vendor, streams };
 
   const broadcast = (event: string, data: unknown) => {
     const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

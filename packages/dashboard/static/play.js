@@ -91,10 +91,38 @@ function show(view) {
     .replaceChildren(
       ...(view.status === 'attempt-over' ? [next] : []),
       el('p', {}, `Moves: ${moves || '—'}`),
-      el('p', {}, 'This opponent is a fixed archetype: it writes no reflections between attempts.'),
       el('ol', {}, ...results),
+      view.agent
+        ? agentTranscript(view.agent)
+        : el('p', {}, 'This opponent is a fixed archetype: it writes no reflections between attempts.'),
     );
   document.body.dataset.playStatus = view.status;
+}
+
+/** What a trained policy wrote: its moves per attempt, and its reflections between attempts. */
+function agentTranscript(turns) {
+  const box = el('div', { className: 'agent' }, el('h3', {}, 'The agent'));
+  let attempt = -1;
+  for (const t of turns) {
+    if (t.kind === 'reflection') {
+      box.append(
+        el('p', { className: 'agent-reflection' }, `Reflection before attempt ${t.attempt + 1}: ${t.text}`),
+      );
+      continue;
+    }
+    if (t.attempt !== attempt) {
+      attempt = t.attempt;
+      box.append(el('h4', {}, `Attempt ${attempt + 1}`));
+    }
+    box.append(
+      el(
+        'p',
+        { className: t.valid ? 'agent-move' : 'agent-move invalid' },
+        `${t.valid ? 'move' : 'invalid'}: ${t.text}`,
+      ),
+    );
+  }
+  return box;
 }
 
 function fail(error) {
@@ -112,12 +140,16 @@ async function nextAttempt() {
 }
 
 export async function initPlay() {
-  const { games } = await api('/api/play/games');
+  const { games, agents } = await api('/api/play/games');
   const gameSelect = document.getElementById('play-game');
   const opponentSelect = document.getElementById('play-opponent');
   const fillOpponents = () => {
     const game = games.find((g) => g.id === gameSelect.value);
-    opponentSelect.replaceChildren(...(game?.opponents ?? []).map((o) => el('option', { value: o }, o)));
+    const trained = agents.filter((a) => a.game === gameSelect.value);
+    opponentSelect.replaceChildren(
+      ...trained.map((a) => el('option', { value: `agent:${a.id}` }, `trained policy: ${a.name}`)),
+      ...(game?.opponents ?? []).map((o) => el('option', { value: o }, o)),
+    );
   };
   gameSelect.replaceChildren(...games.map((g) => el('option', { value: g.id }, g.name)));
   gameSelect.addEventListener('change', fillOpponents);
@@ -125,12 +157,18 @@ export async function initPlay() {
   if (games.length === 0)
     document.getElementById('play-status').textContent = 'No games to play in this dashboard.';
   document.getElementById('play-start').addEventListener('click', () => {
-    const body = {
-      game: gameSelect.value,
-      opponent: opponentSelect.value,
-      attempts: Number(document.getElementById('play-attempts').value),
-      seat: Number(document.getElementById('play-seat').value),
-    };
+    const attempts = Number(document.getElementById('play-attempts').value);
+    const choice = opponentSelect.value;
+    // A trained policy picks its own seat from the task, as in evaluation.
+    const body = choice.startsWith('agent:')
+      ? { agent: choice.slice('agent:'.length), attempts }
+      : {
+          game: gameSelect.value,
+          opponent: choice,
+          attempts,
+          seat: Number(document.getElementById('play-seat').value),
+        };
+    document.getElementById('play-status').textContent = 'Starting…';
     void api('/api/play', body).then(show, fail);
   });
 }

@@ -18,9 +18,11 @@ describe('mage dashboard', () => {
     const c = capture();
     const done = runCli(['dashboard', '/no/such/run', '--port', '0'], c.io);
     const [, url] = await waitFor(c.out, /at (http:\/\/127\.0\.0\.1:\d+\/)/);
-    const runs = await (await fetch(new URL('/api/runs', url))).json();
-    expect(runs.runs[0].error).toMatch(/does not exist/);
-    const games = await (await fetch(new URL('/api/play/games', url))).json();
+    const runs = (await (await fetch(new URL('/api/runs', url))).json()) as { runs: { error: string }[] };
+    expect(runs.runs[0]?.error).toMatch(/does not exist/);
+    const games = (await (await fetch(new URL('/api/play/games', url))).json()) as {
+      games: { id: string }[];
+    };
     expect(games.games.map((g: { id: string }) => g.id)).toEqual(
       expect.arrayContaining(['tictactoe', 'kuhn-poker']),
     );
