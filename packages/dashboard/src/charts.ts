@@ -55,7 +55,7 @@ export function chartSpec(chart: ChartDef, size: { width?: number; height?: numb
     title: chart.yTitle,
     ...(chart.percent
       ? { scale: { domain: [0, 1] }, axis: { format: '.0%' } }
-      : { scale: { zero: false }, axis: { format: '~g' } }),
+      : { scale: { zero: false }, axis: { format: '.4~g' } }),
   };
   const x = { field: 'x', type: 'quantitative' as const, title: chart.xTitle, axis: { tickMinStep: 1 } };
   const color = {
