@@ -33,9 +33,16 @@ try {
 
   await page.goto(`${dashboard.url}#replay`);
   await page.waitForSelector('body[data-replay-ready="true"]', { timeout: 60_000 });
-  // Show the first reflection between attempts.
-  const reflection = await page.$('#replay-steps li.reflection');
-  if (reflection) await reflection.click();
+  // The last run given (a board game reads best), at the first turn after a reflection between attempts.
+  const runs = await page.$$eval('#replay-run option', (options) => options.map((o) => o.value));
+  if (runs.length > 1) {
+    await page.select('#replay-run', runs.at(-1));
+    await page.waitForFunction(() => document.querySelectorAll('#replay-steps li').length > 0);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  const steps = await page.$$eval('#replay-steps li', (items) => items.map((li) => li.className));
+  const after = steps.indexOf('reflection') + 2;
+  if (after > 1) await page.click(`#replay-steps li[data-step="${after}"]`);
   await page.screenshot({ path: join(root, 'docs/dashboard-replay.png') });
 
   await page.goto(`${dashboard.url}#play`);
