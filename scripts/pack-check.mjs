@@ -54,6 +54,7 @@ const ENTRIES = [
   ['@mage-rl/gigpo', 'computeAdvantages'],
   ['@mage-rl/learner', 'CHECKPOINT_FORMAT'],
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
+  ['@mage-rl/dashboard', 'startDashboard'],
   ['@mage-rl/cli', 'DEFAULT_CACHE_DIR'],
 ];
 

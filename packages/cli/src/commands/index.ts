@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { bestResponseCommand } from './best-response';
+import { dashboardCommand } from './dashboard';
 import { envServeCommand } from './env-serve';
 import { evalCommand } from './eval';
 import { experimentCommand } from './experiment';
@@ -33,4 +34,5 @@ export const COMMANDS: readonly CommandModule[] = [
   exportCommand,
   serveCommand,
   envServeCommand,
+  dashboardCommand,
 ];

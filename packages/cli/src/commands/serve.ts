@@ -41,7 +41,7 @@ function loraPairs(values: readonly string[]): Record<string, string> {
 }
 
 /** Resolves on the first SIGINT or SIGTERM (handlers removed after). */
-function untilStopped(): Promise<string> {
+export function untilStopped(): Promise<string> {
   return new Promise((resolve) => {
     const stop = (signal: string) => () => {
       process.off('SIGINT', onInt);

@@ -13,11 +13,11 @@ import {
   writeFileAtomic,
   writeJsonAtomic,
 } from '@mage-rl/core';
+import type { ChartPoint } from '@mage-rl/dashboard';
 import type { ExperimentEvalV1 } from '../pipelines/experiment';
 import { renderPng } from './png';
 import type { OpponentReferenceV1, ReferenceValuesV1 } from './reference-values';
-import { passAtKChart } from './run-report';
-import { type Chart, chartGrid, type Series } from './svg-chart';
+import { type Chart, chartGrid, vegaChart } from './svg-chart';
 
 export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
 
@@ -219,17 +219,25 @@ function referenceTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV
   ];
 }
 
-function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Chart {
-  const series: Series[] = rows.map((r) => ({
-    name: `${r.label} (${r.memory})`,
-    dashed: r.memory !== rows[0]?.memory,
-    points: r.overall.passAtK.map((m, i) => ({ x: i + 1, y: m.mean, lo: m.low, hi: m.high })),
-  }));
-  return passAtKChart({
+function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Promise<Chart> {
+  const points: ChartPoint[] = rows.flatMap((r) =>
+    r.overall.passAtK.map((m, i) => ({
+      label: `${r.label} (${r.memory})`,
+      x: i + 1,
+      y: m.mean,
+      lo: m.low,
+      hi: m.high,
+      ...(r.memory !== rows[0]?.memory ? { dashed: true } : {}),
+    })),
+  );
+  return vegaChart({
+    id: `suite-${suite}`,
     title: `${suite}: success by attempt (mean over seeds, 95% t-interval)`,
-    series,
-    // Room for a legend line per series below a plot of the usual height.
-    height: 340 + 18 * series.length,
+    xTitle: 'attempt k',
+    yTitle: 'pass@k',
+    percent: true,
+    points,
+    empty: 'no evaluation',
   });
 }
 
@@ -251,10 +259,12 @@ export async function writeExperimentReport(
   await writeJsonAtomic(resultsPath, results);
   const suites = [...new Set(results.rows.map((r) => r.suite))];
   const images: string[] = [];
-  const charts = suites.map((s) =>
-    suiteChart(
-      s,
-      results.rows.filter((r) => r.suite === s),
+  const charts = await Promise.all(
+    suites.map((s) =>
+      suiteChart(
+        s,
+        results.rows.filter((r) => r.suite === s),
+      ),
     ),
   );
   if (charts.length > 0) {

@@ -8,7 +8,6 @@ import { basename, join, relative, resolve } from 'node:path';
 import {
   type EvalStatsV1,
   IoError,
-  type MetaEpisodeMetricsV1,
   type MetricsLineV1,
   type MetricsSummaryV1,
   pathExists,
@@ -17,9 +16,10 @@ import {
   type UpdateStatsV1,
   writeFileAtomic,
 } from '@mage-rl/core';
+import { reportFigures } from '@mage-rl/dashboard';
 import { z } from 'zod';
 import { renderPng } from './png';
-import { type Chart, chartGrid, lineChart, type Series } from './svg-chart';
+import { chartGrid, vegaChart } from './svg-chart';
 
 export interface RunData {
   readonly dir: string;
@@ -124,224 +124,6 @@ function lastEvalByOpponent(
   );
 }
 
-function passSeries(name: string, m: MetaEpisodeMetricsV1 | null | undefined, dashed = false): Series | null {
-  if (!m) return null;
-  return {
-    name,
-    dashed,
-    points: m.overall.perAttempt.map((a) => ({
-      x: a.attempt + 1,
-      y: a.passAtK.rate,
-      lo: a.passAtK.low,
-      hi: a.passAtK.high,
-    })),
-  };
-}
-
-/** The axes of a success-rate chart: 0–100% over integer attempts or iterations. */
-const RATE_AXES = { percent: true, yMin: 0, yMax: 1, integerX: true } as const;
-
-/** A pass@k-by-attempt chart (percent axis 0–100%, integer attempts). */
-export function passAtKChart(options: {
-  readonly title: string;
-  readonly series: readonly Series[];
-  readonly yLabel?: string;
-  readonly width?: number;
-  readonly height?: number;
-  readonly emptyText?: string;
-}): Chart {
-  return lineChart({
-    xLabel: 'attempt k',
-    yLabel: 'pass@k',
-    ...RATE_AXES,
-    ...options,
-  });
-}
-
-/** Success-per-attempt charts: in-domain and out-of-domain, last evaluation of every run (+ before training). */
-function attemptCharts(runs: readonly RunData[]): Chart[] {
-  const charts: Chart[] = [];
-  for (const domain of ['inDomain', 'outOfDomain'] as const) {
-    const series: Series[] = [];
-    for (const run of runs) {
-      const last = lastEval(run);
-      const before = run.evals.find((e) => e.iteration < 0);
-      const s = passSeries(`${run.name}${last ? ` @${last.completed}` : ''}`, last?.[domain]);
-      if (s) series.push(s);
-      const b = passSeries(`${run.name} before training`, before?.[domain], true);
-      if (b && runs.length === 1) series.push(b);
-    }
-    charts.push(
-      passAtKChart({
-        title: domain === 'inDomain' ? 'In-domain: success by attempt' : 'Out-of-domain: success by attempt',
-        yLabel: 'cumulative success (pass@k)',
-        series,
-        emptyText: 'no evaluation in these runs',
-      }),
-    );
-  }
-  return charts;
-}
-
-/** One chart per opponent: pass@k by attempt at the last evaluation, one series per run. */
-function opponentCharts(runs: readonly RunData[]): Chart[] {
-  const byOpponent = new Map<string, Series[]>();
-  for (const run of runs) {
-    for (const { domain, opponent, summary } of lastEvalByOpponent(run)) {
-      const key = `${opponent}${domain === 'out' ? ' (OOD)' : ''}`;
-      const list = byOpponent.get(key) ?? [];
-      list.push({
-        name: run.name,
-        points: summary.perAttempt.map((a) => ({
-          x: a.attempt + 1,
-          y: a.passAtK.rate,
-          lo: a.passAtK.low,
-          hi: a.passAtK.high,
-        })),
-      });
-      byOpponent.set(key, list);
-    }
-  }
-  return [...byOpponent.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([opponent, series]) => passAtKChart({ title: opponent, series, width: 420, height: 320 }));
-}
-
-/** Training curves against the iteration: rollout success, loss, KL and entropy, invalid actions. */
-function trainingCharts(runs: readonly RunData[]): Chart[] {
-  const per = <T extends { iteration: number }>(
-    pick: (run: RunData) => readonly T[],
-    y: (x: T) => number | null,
-    suffix = '',
-  ): Series[] =>
-    runs.map((run) => ({
-      name: `${run.name}${suffix}`,
-      points: pick(run)
-        .map((x) => ({ x: x.iteration, y: y(x) }))
-        .filter((p): p is { x: number; y: number } => p.y !== null && Number.isFinite(p.y)),
-    }));
-  const lastAttempt = (m: MetricsSummaryV1) => m.perAttempt.at(-1)?.passAtK.rate ?? 0;
-  return [
-    lineChart({
-      title: 'Rollout success (training tasks)',
-      xLabel: 'iteration',
-      yLabel: 'success',
-      ...RATE_AXES,
-      series: [
-        ...per(
-          (r) => r.rollouts,
-          (x) => x.metrics.overall.perAttempt[0]?.passAtK.rate ?? null,
-          ' pass@1',
-        ),
-        ...per(
-          (r) => r.rollouts,
-          (x) => lastAttempt(x.metrics.overall),
-          ' pass@K',
-        ).map((s) => ({ ...s, dashed: true })),
-      ],
-    }),
-    lineChart({
-      title: 'Policy loss',
-      xLabel: 'iteration',
-      yLabel: 'loss',
-      integerX: true,
-      series: per(
-        (r) => r.updates,
-        (x) => x.loss,
-      ),
-    }),
-    lineChart({
-      title: 'KL to reference and entropy',
-      xLabel: 'iteration',
-      yLabel: 'nats / token',
-      integerX: true,
-      series: [
-        ...per(
-          (r) => r.updates,
-          (x) => x.kl,
-          ' KL',
-        ),
-        ...per(
-          (r) => r.updates,
-          (x) => x.entropy,
-          ' entropy',
-        ).map((s) => ({ ...s, dashed: true })),
-      ],
-    }),
-    lineChart({
-      title: 'Invalid actions (rollouts)',
-      xLabel: 'iteration',
-      yLabel: 'invalid play turns',
-      percent: true,
-      yMin: 0,
-      integerX: true,
-      series: per(
-        (r) => r.rollouts,
-        (x) => x.metrics.overall.invalidActionRate.rate,
-      ),
-    }),
-  ];
-}
-
-/**
- * Where the credit went, against the iteration: mean advantage of move rows per attempt, of reflection
- * rows, the truncation rate and the reflections' share of response tokens. Runs recorded before these
- * diagnostics existed have no points.
- */
-function creditCharts(runs: readonly RunData[]): Chart[] {
-  const series = (
-    name: string,
-    run: RunData,
-    y: (c: UpdateStatsV1['credit']) => number | undefined,
-    dashed = false,
-  ): Series => ({
-    name,
-    dashed,
-    points: run.updates
-      .map((u) => ({ x: u.iteration, y: u.credit ? y(u.credit) : undefined }))
-      .filter((p): p is { x: number; y: number } => p.y !== undefined && Number.isFinite(p.y)),
-  });
-  const attempts = Math.max(0, ...runs.flatMap((r) => r.updates.map((u) => u.credit?.attempts.length ?? 0)));
-  const prefix = (run: RunData) => (runs.length > 1 ? `${run.name} ` : '');
-  return [
-    lineChart({
-      title: 'Mean advantage by attempt (moves; notes dashed)',
-      xLabel: 'iteration',
-      yLabel: 'advantage',
-      integerX: true,
-      series: runs.flatMap((run) => [
-        ...Array.from({ length: attempts }, (_, k) =>
-          series(`${prefix(run)}attempt ${k + 1}`, run, (c) =>
-            c.attempts[k]?.advantage.play.n ? c.attempts[k].advantage.play.mean : undefined,
-          ),
-        ),
-        series(
-          `${prefix(run)}notes`,
-          run,
-          (c) => (c.advantage.reflect.n ? c.advantage.reflect.mean : undefined),
-          true,
-        ),
-      ]),
-      emptyText: 'no credit diagnostics in these runs',
-    }),
-    lineChart({
-      title: 'Truncations, invalid turns by kind, note tokens',
-      xLabel: 'iteration',
-      yLabel: 'fraction',
-      percent: true,
-      yMin: 0,
-      integerX: true,
-      series: runs.flatMap((run) => [
-        series(`${prefix(run)}truncated attempts`, run, (c) => c.truncationRate),
-        series(`${prefix(run)}unparsed moves`, run, (c) => c.invalid?.format),
-        series(`${prefix(run)}illegal moves`, run, (c) => c.invalid?.rule),
-        series(`${prefix(run)}note share of tokens`, run, (c) => c.tokenShare.reflect, true),
-      ]),
-      emptyText: 'no credit diagnostics in these runs',
-    }),
-  ];
-}
-
 function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomain'): string[] {
   const rows: string[] = [];
   for (const run of runs) {
@@ -385,21 +167,22 @@ export interface ReportFiles {
 
 /** Writes the report of `runs` into `outDir` (SVG + PNG charts and report.md). */
 export async function writeReport(runs: readonly RunData[], outDir: string): Promise<ReportFiles> {
-  const figures: { file: string; title: string; chart: Chart }[] = [
-    { file: 'success-by-attempt', title: 'Success by attempt', chart: chartGrid(attemptCharts(runs), 2) },
-    { file: 'training-curves', title: 'Training curves', chart: chartGrid(trainingCharts(runs), 2) },
-    { file: 'credit', title: 'Where the credit went', chart: chartGrid(creditCharts(runs), 2) },
-  ];
-  const opponents = opponentCharts(runs);
-  if (opponents.length > 0) {
-    figures.push({ file: 'per-opponent', title: 'Per opponent', chart: chartGrid(opponents, 3) });
-  }
+  const charted = runs.map((r, i) => ({
+    id: String(i),
+    name: r.name,
+    rollouts: r.rollouts,
+    updates: r.updates,
+    evals: r.evals,
+  }));
   const images: string[] = [];
+  const figures = reportFigures(charted);
   for (const f of figures) {
+    const charts = await Promise.all(f.charts.map((c) => vegaChart(c)));
+    const grid = chartGrid(charts, 2);
     const svgPath = join(outDir, `${f.file}.svg`);
     const pngPath = join(outDir, `${f.file}.png`);
-    await writeFileAtomic(svgPath, f.chart.svg);
-    await writeFileAtomic(pngPath, renderPng(f.chart.svg));
+    await writeFileAtomic(svgPath, grid.svg);
+    await writeFileAtomic(pngPath, renderPng(grid.svg));
     images.push(svgPath, pngPath);
   }
   const md = [

@@ -44,6 +44,19 @@ export {
   validatePackedRow,
 } from './packing';
 export {
+  EPISODES_FORMAT,
+  type EpisodesRecordV1,
+  episodesPath,
+  REPLAY_EVAL_MAX,
+  REPLAY_OBSERVATION_CHARS,
+  REPLAY_RESPONSE_CHARS,
+  REPLAY_TRAIN_SAMPLE,
+  type ReplayEpisodeV1,
+  type ReplayTurnV1,
+  replayEpisodes,
+  writeEpisodes,
+} from './replay-record';
+export {
   assertFreshRunDir,
   CHECKPOINT_STATE_FORMAT,
   type CheckpointRef,

@@ -10,6 +10,7 @@ import { throwIfAborted } from '../errors';
 import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1 } from './events';
 import { openRun } from './open-run';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
+import { REPLAY_TRAIN_SAMPLE, type ReplayEpisodeV1, replayEpisodes, writeEpisodes } from './replay-record';
 import { evaluationPhase, rolloutPhase } from './rollout-phase';
 import { CHECKPOINT_STATE_FORMAT, type MetricsWriter, writeCheckpoint } from './run-dir';
 import { lockRunDir } from './run-lock';
@@ -73,11 +74,17 @@ async function* trainingLoop<S, A>(
   const record = async (line: MetricsLineV1): Promise<void> => {
     await metrics?.append(line);
   };
+  // Replay files are written before the metrics line that announces them (see replay-record.ts).
+  const replay = async (kind: 'train' | 'eval', iteration: number, episodes: ReplayEpisodeV1[]) => {
+    if (runDir !== null) await writeEpisodes(runDir, { kind, iteration, episodes });
+  };
   yield { type: 'run-start', runDir, startIteration, iterations: config.iterations, resumedFrom, config };
 
   let lastEval: EvalStatsV1 | null = null;
   if (config.evaluation?.atStart && startIteration === 0) {
-    lastEval = await evaluationPhase(options, config, -1, 0);
+    const evaluated = await evaluationPhase(options, config, -1, 0);
+    lastEval = evaluated.stats;
+    await replay('eval', -1, evaluated.episodes);
     await record({ type: 'eval', ...lastEval });
     yield { type: 'eval-end', ...lastEval };
   }
@@ -90,13 +97,26 @@ async function* trainingLoop<S, A>(
     yield { type: 'rollout-end', batch, ...stats };
 
     throwIfAborted(options.signal);
-    const update = await updatePhase(options, config, iteration, batch, lastCheckpoint);
+    const { stats: update, advantages } = await updatePhase(
+      options,
+      config,
+      iteration,
+      batch,
+      lastCheckpoint,
+    );
+    await replay(
+      'train',
+      iteration,
+      replayEpisodes(batch, 'train', { sample: REPLAY_TRAIN_SAMPLE, advantages }),
+    );
     await record({ type: 'update', ...update });
     yield { type: 'update-end', ...update };
 
     const last = iteration === config.iterations - 1;
     if (config.evaluation && ((iteration + 1) % config.evaluation.every === 0 || last)) {
-      lastEval = await evaluationPhase(options, config, iteration, iteration + 1);
+      const evaluated = await evaluationPhase(options, config, iteration, iteration + 1);
+      lastEval = evaluated.stats;
+      await replay('eval', iteration, evaluated.episodes);
       await record({ type: 'eval', ...lastEval });
       yield { type: 'eval-end', ...lastEval };
     }

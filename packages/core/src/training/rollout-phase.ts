@@ -11,6 +11,7 @@ import { iterateMetaEpisodes } from '../runner';
 import type { EvalStatsV1, RolloutStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import { peakRssBytes } from './peak-rss';
+import { REPLAY_EVAL_MAX, type ReplayEpisodeV1, replayEpisodes } from './replay-record';
 
 const now = (): number => performance.now();
 
@@ -71,17 +72,19 @@ export async function rolloutPhase<S, A>(
 /**
  * Evaluates the learner's policy on the configured suites; the same tasks (`<eval seed>/<suite>`) at every
  * call. `iteration` is the iteration it follows (−1 before training), `completed` the updates applied.
+ * Also returns the evaluation's meta-episodes (up to `REPLAY_EVAL_MAX` per suite) for the replay record.
  */
 export async function evaluationPhase<S, A>(
   options: TrainingOptions<S, A>,
   config: ResolvedTrainingConfig,
   iteration: number,
   completed: number,
-): Promise<EvalStatsV1> {
+): Promise<{ stats: EvalStatsV1; episodes: ReplayEpisodeV1[] }> {
   const ev = options.evaluation;
   const resolved = config.evaluation;
   if (!ev || !resolved) throw new InvalidArgumentError('No evaluation configured.');
   const t0 = now();
+  const episodes: ReplayEpisodeV1[] = [];
   const suite = async (which: 'inDomain' | 'outOfDomain'): Promise<MetaEpisodeMetricsV1 | null> => {
     const s = ev[which];
     if (!s) return null;
@@ -101,15 +104,17 @@ export async function evaluationPhase<S, A>(
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onRunnerEvent ? { onEvent: (e) => options.onRunnerEvent?.(e, 'eval') } : {}),
     });
+    episodes.push(...replayEpisodes(result.batch, which, { sample: REPLAY_EVAL_MAX }));
     return result.metrics;
   };
   const inDomain = await suite('inDomain');
   const outOfDomain = await suite('outOfDomain');
-  return {
+  const stats: EvalStatsV1 = {
     iteration,
     completed,
     inDomain,
     outOfDomain,
     timing: { seconds: (now() - t0) / 1000, peakRssBytes: peakRssBytes() },
   };
+  return { stats, episodes };
 }

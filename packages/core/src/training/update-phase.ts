@@ -16,14 +16,17 @@ import { peakRssBytes } from './peak-rss';
 
 const now = (): number => performance.now();
 
-/** Runs the update of `iteration` on the rollout `batch`; `lastCheckpoint` is named if it fails. */
+/**
+ * Runs the update of `iteration` on the rollout `batch`; `lastCheckpoint` is named if it fails. Returns the
+ * statistics and the rows' advantages (for the replay record).
+ */
 export async function updatePhase<S, A>(
   options: TrainingOptions<S, A>,
   config: ResolvedTrainingConfig,
   iteration: number,
   batch: MetaEpisodeBatchRecord,
   lastCheckpoint: string | null,
-): Promise<UpdateStatsV1> {
+): Promise<{ stats: UpdateStatsV1; advantages: Float64Array }> {
   const t0 = now();
   const rows = batch.rows;
   const trainable: number[] = [];
@@ -52,12 +55,13 @@ export async function updatePhase<S, A>(
           ...(config.miniBatchRows === null ? {} : { miniBatchRows: config.miniBatchRows }),
           ...(options.signal ? { signal: options.signal } : {}),
         });
-  return updateStats(iteration, result, {
+  const stats = updateStats(iteration, result, {
     advantages,
     batch,
     trainedRows: result === null ? 0 : learnerRows.length,
     seconds: (now() - t0) / 1000,
   });
+  return { stats, advantages };
 }
 
 function finiteOrNull(value: number | undefined): number | null {

@@ -1,0 +1,206 @@
+/**
+ * Playing against a trained policy: the agent plays a meta-episode (its attempts, its reflections between
+ * them) with the person as its opponent. The runner asks opponents for moves synchronously, so a session
+ * replays the meta-episode from the start with the person's moves so far: the person's opponent answers
+ * from that list and, when it runs out, stops the rollout with `AwaitingPerson` carrying the position.
+ * Policy sampling is seeded per request, so every replay repeats the agent's earlier outputs exactly.
+ */
+
+import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1 } from '@mage-rl/core';
+import { PlayError } from './play';
+
+/** A trained policy the play page offers, wired by the caller (the CLI loads the run and its config). */
+export interface PlayAgentV1 {
+  readonly id: string;
+  readonly name: string;
+  /** The env id of the game it plays (a key of the play page's games). */
+  readonly game: string;
+  readonly model: GameModelV1<unknown, unknown>;
+  /** Plays one meta-episode against `opponent` with task seed `seed`; rejects with what the opponent threw. */
+  play(
+    opponent: OpponentV1<unknown, unknown>,
+    seed: number,
+    attempts: number,
+  ): Promise<MetaEpisodeBatchRecord>;
+}
+
+/** Thrown by the person's opponent when the rollout needs a move the person has not made yet. */
+class AwaitingPerson extends Error {
+  constructor(
+    readonly state: unknown,
+    readonly player: number,
+  ) {
+    super('waiting for the person to move');
+  }
+}
+
+function awaiting(error: unknown): AwaitingPerson | null {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 10; depth++) {
+    if (e instanceof AwaitingPerson) return e;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+export interface AgentTurnView {
+  readonly attempt: number;
+  readonly kind: 'move' | 'reflection';
+  readonly text: string;
+  readonly valid: boolean;
+  readonly reward: number;
+}
+
+export interface AgentPlayView {
+  readonly session: string;
+  readonly game: string;
+  readonly opponent: string;
+  readonly seat: number;
+  readonly attempt: number;
+  readonly attempts: number;
+  readonly state: unknown;
+  readonly legal: readonly string[];
+  readonly status: 'your-move' | 'finished';
+  readonly moves: readonly { readonly by: 'you' | 'opponent' | 'chance'; readonly action: string }[];
+  readonly results: readonly {
+    readonly attempt: number;
+    readonly return: number;
+    readonly outcome: 'win' | 'loss' | 'draw';
+  }[];
+  /** What the agent wrote: its moves and the reflections between attempts. */
+  readonly agent: readonly AgentTurnView[];
+}
+
+interface AgentSession {
+  readonly id: string;
+  readonly agent: PlayAgentV1;
+  readonly seed: number;
+  readonly attempts: number;
+  readonly moves: string[];
+  view: AgentPlayView | null;
+}
+
+export class AgentSessions {
+  private readonly sessions = new Map<string, AgentSession>();
+  private counter = 0;
+  /** One replay at a time: a policy is not shared between concurrent rollouts. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly agents: readonly PlayAgentV1[]) {}
+
+  async start(agentId: string, attempts: number, seed: number): Promise<AgentPlayView> {
+    const agent = this.agents.find((a) => a.id === agentId);
+    if (!agent) throw new PlayError(`No trained policy '${agentId}' in this dashboard.`);
+    const session: AgentSession = {
+      id: `a${++this.counter}-${seed}`,
+      agent,
+      seed,
+      attempts,
+      moves: [],
+      view: null,
+    };
+    this.sessions.set(session.id, session);
+    while (this.sessions.size > 16) this.sessions.delete(this.sessions.keys().next().value as string);
+    return this.replay(session);
+  }
+
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  async move(id: string, action: string): Promise<AgentPlayView> {
+    const s = this.sessions.get(id);
+    if (!s?.view) throw new PlayError(`No game '${id}'; start a new one.`);
+    if (s.view.status !== 'your-move') throw new PlayError('The game is over; start a new one.');
+    if (!s.view.legal.includes(action)) {
+      throw new PlayError(`'${action}' is not a legal move here; legal: ${s.view.legal.join(', ')}.`);
+    }
+    s.moves.push(action);
+    return this.replay(s);
+  }
+
+  get(id: string): AgentPlayView {
+    const view = this.sessions.get(id)?.view;
+    if (!view) throw new PlayError(`No game '${id}'; start a new one.`);
+    return view;
+  }
+
+  private replay(s: AgentSession): Promise<AgentPlayView> {
+    const run = this.queue.then(() => this.replayNow(s));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async replayNow(s: AgentSession): Promise<AgentPlayView> {
+    const { model } = s.agent;
+    let used = 0;
+    const person: OpponentV1<unknown, unknown> = {
+      specificationVersion: 'v1',
+      id: 'you',
+      act(state, context) {
+        const key = s.moves[used];
+        if (key === undefined) throw new AwaitingPerson(state, context.player);
+        used++;
+        const action = model.legalActions(state).find((a) => model.actionKey(a) === key);
+        if (action === undefined) throw new PlayError(`'${key}' is no longer legal.`);
+        return action;
+      },
+    };
+    let batch: MetaEpisodeBatchRecord;
+    let waiting: AwaitingPerson | null = null;
+    try {
+      batch = await s.agent.play(person, s.seed, s.attempts);
+    } catch (error) {
+      waiting = awaiting(error);
+      const partial = (error as { partial?: MetaEpisodeBatchRecord }).partial;
+      if (!waiting || !partial) throw error;
+      batch = partial;
+    }
+    s.view = this.viewOf(s, batch, waiting);
+    return s.view;
+  }
+
+  private viewOf(
+    s: AgentSession,
+    batch: MetaEpisodeBatchRecord,
+    waiting: AwaitingPerson | null,
+  ): AgentPlayView {
+    const { model } = s.agent;
+    const agent: AgentTurnView[] = batch.rows.map((r) => ({
+      attempt: r.attempt,
+      kind: r.phase === 'reflect' ? 'reflection' : 'move',
+      text: r.responseText,
+      valid: r.valid,
+      reward: r.reward,
+    }));
+    const attempt = waiting
+      ? Math.max(0, ...batch.rows.map((r) => r.attempt))
+      : (batch.rows.at(-1)?.attempt ?? 0);
+    const finishedAttempts = waiting ? attempt : attempt + 1;
+    const results = Array.from({ length: finishedAttempts }, (_, k) => {
+      // The agent's return; the person's is its opposite (the games are zero-sum).
+      const ret = -batch.rows
+        .filter((r) => r.attempt === k && r.phase === 'play')
+        .reduce((a, r) => a + r.reward, 0);
+      return {
+        attempt: k,
+        return: ret,
+        outcome: ret > 0 ? ('win' as const) : ret < 0 ? ('loss' as const) : ('draw' as const),
+      };
+    });
+    const seat = waiting?.player ?? s.view?.seat ?? 1;
+    return {
+      session: s.id,
+      game: s.agent.game,
+      opponent: s.agent.name,
+      seat,
+      attempt,
+      attempts: s.attempts,
+      state: waiting?.state ?? s.view?.state ?? null,
+      legal: waiting ? model.legalActions(waiting.state).map((a) => model.actionKey(a)) : [],
+      status: waiting ? 'your-move' : 'finished',
+      moves: s.moves.map((action) => ({ by: 'you' as const, action })),
+      results,
+      agent,
+    };
+  }
+}

@@ -1,0 +1,76 @@
+import { compile } from 'vega-lite';
+import { describe, expect, it } from 'vitest';
+import { CHART_DATA, chartSpec, reportFigures, runCharts } from './charts';
+import { renderSvg } from './render';
+import { RunWatcher } from './run-watcher';
+import { FIXTURE_RUN } from './test-fixtures.test-helper';
+
+async function fixtureMetrics(id: string) {
+  const w = new RunWatcher(id, FIXTURE_RUN);
+  await w.poll();
+  return w.metrics();
+}
+
+describe('charts', () => {
+  it('defines every curve of a run from its metrics, with a point per iteration', async () => {
+    const run = await fixtureMetrics('0');
+    const charts = runCharts([run]);
+    const byId = new Map(charts.map((c) => [c.id, c]));
+    expect([...byId.keys()]).toEqual(
+      expect.arrayContaining([
+        'pass-at-k',
+        'attempt-gain',
+        'reward',
+        'invalid',
+        'kl-entropy',
+        'loss',
+        'throughput',
+        'credit-advantage',
+        'credit-fractions',
+        'per-opponent',
+        'eval-inDomain',
+        'eval-outOfDomain',
+        'eval-over-time',
+        'eval-per-opponent',
+      ]),
+    );
+    // pass@1..3 over 12 iterations.
+    expect(byId.get('pass-at-k')!.points).toHaveLength(36);
+    expect(byId.get('loss')!.points.map((p) => p.x)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    // The evaluation curves carry their Wilson intervals.
+    expect(byId.get('eval-inDomain')!.points.every((p) => p.lo !== undefined && p.hi !== undefined)).toBe(
+      true,
+    );
+  });
+
+  it('names runs in the legend only when several are overlaid', async () => {
+    const one = runCharts([await fixtureMetrics('0')]).find((c) => c.id === 'loss')!;
+    expect(new Set(one.points.map((p) => p.label))).toEqual(new Set(['loss']));
+    const a = await fixtureMetrics('0');
+    const two = runCharts([a, { ...a, id: '1', name: 'other' }]).find((c) => c.id === 'loss')!;
+    expect(new Set(two.points.map((p) => p.label))).toEqual(new Set([`${a.name}: loss`, 'other: loss']));
+  });
+
+  it('compiles to Vega with the named dataset the page updates, and renders to SVG in Node', async () => {
+    const chart = runCharts([await fixtureMetrics('0')]).find((c) => c.id === 'pass-at-k')!;
+    const spec = chartSpec(chart);
+    const vg = compile(spec).spec;
+    expect(vg.data?.[0]?.name).toBe(CHART_DATA);
+    const svg = await renderSvg(spec);
+    expect(svg).toMatch(/^<svg/);
+    expect(svg).toContain('Rollout pass@k per attempt');
+    expect(svg).toContain('pass@3');
+  });
+
+  it('groups the report figures, leaving out per-opponent charts without data', async () => {
+    const run = await fixtureMetrics('0');
+    expect(reportFigures([run]).map((f) => f.file)).toEqual([
+      'success-by-attempt',
+      'training-curves',
+      'credit',
+      'per-opponent',
+    ]);
+    const bare = { ...run, rollouts: [], evals: [] };
+    expect(reportFigures([bare]).map((f) => f.file)).not.toContain('per-opponent');
+  });
+});

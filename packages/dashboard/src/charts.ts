@@ -1,0 +1,451 @@
+/**
+ * The charts of a run, defined once: data extractors turn runs' metrics into long-format points and
+ * `chartSpec` turns a chart into a Vega-Lite spec. The dashboard page embeds the specs in the browser;
+ * `mage report` renders the same specs to SVG in Node (`renderSvg`). See architecture/dashboard.md.
+ */
+
+import type { MetaEpisodeMetricsV1, MetricsSummaryV1, UpdateStatsV1 } from '@mage-rl/core';
+import type { TopLevelSpec } from 'vega-lite';
+import type { RunMetrics } from './run-metrics';
+
+/** One point of a series; `lo`/`hi` is a confidence interval drawn as a whisker. */
+export interface ChartPoint {
+  /** Legend entry: the run (when several are overlaid) and the series. */
+  readonly label: string;
+  readonly x: number;
+  readonly y: number;
+  readonly lo?: number;
+  readonly hi?: number;
+  /** Drawn dashed (a secondary series: before training, reflections, pass@K). */
+  readonly dashed?: boolean;
+}
+
+export interface ChartDef {
+  readonly id: string;
+  readonly title: string;
+  readonly xTitle: string;
+  readonly yTitle: string;
+  /** y is a rate in [0, 1], shown as a percentage on a fixed 0–100% axis. */
+  readonly percent?: boolean;
+  readonly points: readonly ChartPoint[];
+  /** Shown when there are no points. */
+  readonly empty: string;
+}
+
+/** Okabe–Ito palette: distinguishable with colour-vision deficiencies. */
+export const PALETTE = [
+  '#0072B2',
+  '#D55E00',
+  '#009E73',
+  '#CC79A7',
+  '#E69F00',
+  '#56B4E9',
+  '#F0E442',
+  '#000000',
+];
+
+/** The name of the dataset every spec reads; the page replaces its values on live updates. */
+export const CHART_DATA = 'points';
+
+/** The Vega-Lite spec of a chart (its points inline as the named dataset `points`). */
+export function chartSpec(chart: ChartDef, size: { width?: number; height?: number } = {}): TopLevelSpec {
+  const y = {
+    field: 'y',
+    type: 'quantitative' as const,
+    title: chart.yTitle,
+    ...(chart.percent
+      ? { scale: { domain: [0, 1] }, axis: { format: '.0%' } }
+      : { scale: { zero: false }, axis: { format: '.4~g' } }),
+  };
+  const x = { field: 'x', type: 'quantitative' as const, title: chart.xTitle, axis: { tickMinStep: 1 } };
+  const color = {
+    field: 'label',
+    type: 'nominal' as const,
+    title: null,
+    scale: { range: PALETTE },
+    legend: { orient: 'bottom' as const, columns: 2, labelLimit: 260 },
+  };
+  const many = chart.points.length > 80;
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title: chart.points.length === 0 ? { text: chart.title, subtitle: chart.empty } : chart.title,
+    width: size.width ?? 420,
+    height: size.height ?? 220,
+    data: { name: CHART_DATA },
+    datasets: { [CHART_DATA]: chart.points.map((p) => ({ ...p })) },
+    config: { font: 'DejaVu Sans, sans-serif', view: { stroke: '#888' } },
+    layer: [
+      {
+        transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
+        mark: { type: 'rule', opacity: 0.55 },
+        encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
+      },
+      {
+        mark: { type: 'line', strokeWidth: 2, point: !many, interpolate: 'linear' },
+        encoding: {
+          x,
+          y,
+          color,
+          strokeDash: {
+            field: 'dashed',
+            type: 'nominal',
+            legend: null,
+            scale: {
+              domain: [false, true],
+              range: [
+                [1, 0],
+                [6, 4],
+              ],
+            },
+          },
+          tooltip: [
+            { field: 'label', type: 'nominal' },
+            { field: 'x', type: 'quantitative', title: chart.xTitle },
+            { field: 'y', type: 'quantitative', title: chart.yTitle, format: chart.percent ? '.1%' : '.4~g' },
+          ],
+        },
+      },
+    ],
+  };
+}
+
+type Num = number | null | undefined;
+const finite = (v: Num): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** Points of one series over iterations; `prefix` names the run when several are overlaid. */
+function over<T extends { iteration: number }>(
+  items: readonly T[],
+  label: string,
+  y: (item: T) => Num,
+  dashed = false,
+): ChartPoint[] {
+  return items.flatMap((item) => {
+    const v = y(item);
+    return finite(v) ? [{ label, x: item.iteration, y: v, ...(dashed ? { dashed } : {}) }] : [];
+  });
+}
+
+const prefixOf = (runs: readonly RunMetrics[], run: RunMetrics): string =>
+  runs.length > 1 ? `${run.name}: ` : '';
+const attemptsOf = (m: MetricsSummaryV1 | undefined): number => m?.perAttempt.length ?? 0;
+const maxOf = (values: readonly number[]): number => values.reduce((a, b) => Math.max(a, b), 0);
+
+/** Rollout pass@k for every attempt k, attempt gain and mean return, against the iteration. */
+function rolloutCharts(runs: readonly RunMetrics[]): ChartDef[] {
+  const k = maxOf(runs.flatMap((r) => r.rollouts.map((x) => attemptsOf(x.metrics.overall))));
+  const pass = runs.flatMap((run) =>
+    Array.from({ length: k }, (_, a) =>
+      over(
+        run.rollouts,
+        `${prefixOf(runs, run)}pass@${a + 1}`,
+        (x) => x.metrics.overall.perAttempt[a]?.passAtK.rate,
+      ),
+    ).flat(),
+  );
+  const gain = runs.flatMap((run) =>
+    over(run.rollouts, `${prefixOf(runs, run)}pass@K − pass@1`, (x) => {
+      const per = x.metrics.overall.perAttempt;
+      return per.length > 0 ? per[per.length - 1]!.passAtK.rate - per[0]!.passAtK.rate : null;
+    }),
+  );
+  const reward = runs.flatMap((run) => [
+    ...over(run.rollouts, `${prefixOf(runs, run)}mean return`, (x) => x.metrics.overall.meanReturn),
+    ...Array.from({ length: k }, (_, a) =>
+      over(
+        run.rollouts,
+        `${prefixOf(runs, run)}attempt ${a + 1}`,
+        (x) => x.metrics.overall.perAttempt[a]?.meanReturn,
+        true,
+      ),
+    ).flat(),
+  ]);
+  const invalid = runs.flatMap((run) => [
+    ...over(
+      run.rollouts,
+      `${prefixOf(runs, run)}invalid moves`,
+      (x) => x.metrics.overall.invalidActionRate.rate,
+    ),
+    ...over(
+      run.rollouts,
+      `${prefixOf(runs, run)}invalid reflections`,
+      (x) => x.metrics.overall.invalidReflectionRate.rate,
+      true,
+    ),
+  ]);
+  const it = 'iteration';
+  return [
+    {
+      id: 'pass-at-k',
+      title: 'Rollout pass@k per attempt',
+      xTitle: it,
+      yTitle: 'pass@k',
+      percent: true,
+      points: pass,
+      empty: 'no rollouts yet',
+    },
+    {
+      id: 'attempt-gain',
+      title: 'Attempt gain (rollouts)',
+      xTitle: it,
+      yTitle: 'pass@K − pass@1',
+      points: gain,
+      empty: 'no rollouts yet',
+    },
+    {
+      id: 'reward',
+      title: 'Reward: mean return (per attempt dashed)',
+      xTitle: it,
+      yTitle: 'return',
+      points: reward,
+      empty: 'no rollouts yet',
+    },
+    {
+      id: 'invalid',
+      title: 'Invalid turns (rollouts)',
+      xTitle: it,
+      yTitle: 'rate',
+      percent: true,
+      points: invalid,
+      empty: 'no rollouts yet',
+    },
+  ];
+}
+
+/** Loss, KL and entropy, throughput. */
+function updateCharts(runs: readonly RunMetrics[]): ChartDef[] {
+  const it = 'iteration';
+  const empty = 'no updates yet';
+  const each = (f: (run: RunMetrics, p: string) => ChartPoint[]) =>
+    runs.flatMap((r) => f(r, prefixOf(runs, r)));
+  return [
+    {
+      id: 'loss',
+      title: 'Policy loss',
+      xTitle: it,
+      yTitle: 'loss',
+      empty,
+      points: each((r, p) => over(r.updates, `${p}loss`, (u) => u.loss)),
+    },
+    {
+      id: 'kl-entropy',
+      title: 'KL to reference and entropy',
+      xTitle: it,
+      yTitle: 'nats / token',
+      empty,
+      points: each((r, p) => [
+        ...over(r.updates, `${p}KL`, (u) => u.kl),
+        ...over(r.updates, `${p}approx KL (old)`, (u) => u.approxKl),
+        ...over(r.updates, `${p}entropy`, (u) => u.entropy, true),
+      ]),
+    },
+    {
+      id: 'throughput',
+      title: 'Update throughput',
+      xTitle: it,
+      yTitle: 'tokens / s',
+      empty,
+      points: each((r, p) => over(r.updates, `${p}tokens/s`, (u) => u.timing?.tokensPerSecond)),
+    },
+  ];
+}
+
+/** Where the credit went: mean advantage per attempt and of reflections; truncations and shares. */
+function creditCharts(runs: readonly RunMetrics[]): ChartDef[] {
+  const it = 'iteration';
+  const empty = 'no credit diagnostics in these runs';
+  const k = maxOf(runs.flatMap((r) => r.updates.map((u) => u.credit?.attempts.length ?? 0)));
+  const credit = (r: RunMetrics, label: string, f: (c: UpdateStatsV1['credit']) => Num, dashed = false) =>
+    over(r.updates, label, (u) => (u.credit ? f(u.credit) : null), dashed);
+  return [
+    {
+      id: 'credit-advantage',
+      title: 'Mean advantage by attempt (reflections dashed)',
+      xTitle: it,
+      yTitle: 'advantage',
+      empty,
+      points: runs.flatMap((r) => [
+        ...Array.from({ length: k }, (_, a) =>
+          credit(r, `${prefixOf(runs, r)}attempt ${a + 1}`, (c) =>
+            c.attempts[a]?.advantage.play.n ? c.attempts[a].advantage.play.mean : null,
+          ),
+        ).flat(),
+        ...credit(
+          r,
+          `${prefixOf(runs, r)}reflections`,
+          (c) => (c.advantage.reflect.n ? c.advantage.reflect.mean : null),
+          true,
+        ),
+      ]),
+    },
+    {
+      id: 'credit-fractions',
+      title: 'Truncations, invalid turns by kind, reflection tokens',
+      xTitle: it,
+      yTitle: 'fraction',
+      percent: true,
+      empty,
+      points: runs.flatMap((r) => {
+        const p = prefixOf(runs, r);
+        return [
+          ...credit(r, `${p}truncated attempts`, (c) => c.truncationRate),
+          ...credit(r, `${p}unparsed moves`, (c) => c.invalid?.format),
+          ...credit(r, `${p}illegal moves`, (c) => c.invalid?.rule),
+          ...credit(r, `${p}reflection share of tokens`, (c) => c.tokenShare.reflect, true),
+        ];
+      }),
+    },
+  ];
+}
+
+/** Rollout pass@K per opponent, against the iteration. */
+function opponentChart(runs: readonly RunMetrics[]): ChartDef {
+  const points = runs.flatMap((run) => {
+    const opponents = [...new Set(run.rollouts.flatMap((x) => Object.keys(x.metrics.byOpponent)))].sort();
+    return opponents.flatMap((o) =>
+      over(
+        run.rollouts,
+        `${prefixOf(runs, run)}${o}`,
+        (x) => x.metrics.byOpponent[o]?.perAttempt.at(-1)?.passAtK.rate,
+      ),
+    );
+  });
+  return {
+    id: 'per-opponent',
+    title: 'Rollout pass@K per opponent',
+    xTitle: 'iteration',
+    yTitle: 'pass@K',
+    percent: true,
+    points,
+    empty: 'no opponents in these runs',
+  };
+}
+
+function attemptPoints(label: string, m: MetricsSummaryV1 | undefined, dashed = false): ChartPoint[] {
+  return (m?.perAttempt ?? []).map((a) => ({
+    label,
+    x: a.attempt + 1,
+    y: a.passAtK.rate,
+    lo: a.passAtK.low,
+    hi: a.passAtK.high,
+    ...(dashed ? { dashed } : {}),
+  }));
+}
+
+/** The last evaluation after training started (the one before training has iteration −1). */
+export const lastEval = (run: RunMetrics) => run.evals.filter((e) => e.iteration >= 0).at(-1);
+
+/**
+ * Evaluation charts: pass@k by attempt at the last evaluation (before training dashed, for one run) per
+ * domain with Wilson intervals; per opponent at the last evaluation; pass@1 and pass@K over iterations.
+ */
+export function evalCharts(runs: readonly RunMetrics[]): ChartDef[] {
+  const domains = [
+    ['inDomain', 'In-domain'],
+    ['outOfDomain', 'Out-of-domain'],
+  ] as const;
+  const charts: ChartDef[] = domains.map(([domain, title]) => ({
+    id: `eval-${domain}`,
+    title: `${title}: success by attempt (last evaluation)`,
+    xTitle: 'attempt k',
+    yTitle: 'pass@k',
+    percent: true,
+    empty: 'no evaluation yet',
+    points: runs.flatMap((run) => {
+      const last = lastEval(run);
+      const before = run.evals.find((e) => e.iteration < 0);
+      return [
+        ...attemptPoints(`${run.name}${last ? ` @${last.completed}` : ''}`, last?.[domain]?.overall),
+        ...(runs.length === 1
+          ? attemptPoints(`${run.name} before training`, before?.[domain]?.overall, true)
+          : []),
+      ];
+    }),
+  }));
+  const over = (m: MetaEpisodeMetricsV1 | null, at: 'first' | 'last') =>
+    at === 'first' ? m?.overall.perAttempt[0]?.passAtK : m?.overall.perAttempt.at(-1)?.passAtK;
+  charts.push({
+    id: 'eval-over-time',
+    title: 'In-domain evaluation over training',
+    xTitle: 'updates',
+    yTitle: 'pass@k',
+    percent: true,
+    empty: 'no evaluation yet',
+    points: runs.flatMap((run) =>
+      (['first', 'last'] as const).flatMap((at) =>
+        run.evals.flatMap((e) => {
+          const r = over(e.inDomain, at);
+          const label = `${prefixOf(runs, run)}${at === 'first' ? 'pass@1' : 'pass@K'}`;
+          return r
+            ? [
+                {
+                  label,
+                  x: e.completed,
+                  y: r.rate,
+                  lo: r.low,
+                  hi: r.high,
+                  ...(at === 'last' ? { dashed: true } : {}),
+                },
+              ]
+            : [];
+        }),
+      ),
+    ),
+  });
+  charts.push({
+    id: 'eval-per-opponent',
+    title: 'Per opponent: success by attempt (last evaluation)',
+    xTitle: 'attempt k',
+    yTitle: 'pass@k',
+    percent: true,
+    empty: 'no evaluation yet',
+    points: runs.flatMap((run) => {
+      const last = lastEval(run);
+      return domains.flatMap(([domain]) =>
+        Object.entries(last?.[domain]?.byOpponent ?? {}).flatMap(([o, m]) =>
+          attemptPoints(
+            `${prefixOf(runs, run)}${o}${domain === 'outOfDomain' ? ' (OOD)' : ''}`,
+            m,
+            domain === 'outOfDomain',
+          ),
+        ),
+      );
+    }),
+  });
+  return charts;
+}
+
+/** Every chart of the dashboard's curves view, in page order. */
+export function runCharts(runs: readonly RunMetrics[]): ChartDef[] {
+  return [
+    ...rolloutCharts(runs),
+    ...evalCharts(runs),
+    opponentChart(runs),
+    ...updateCharts(runs),
+    ...creditCharts(runs),
+  ];
+}
+
+/** The charts `mage report` draws, by figure file. */
+export function reportFigures(
+  runs: readonly RunMetrics[],
+): { file: string; title: string; charts: ChartDef[] }[] {
+  const byId = new Map(runCharts(runs).map((c) => [c.id, c]));
+  const pick = (...ids: string[]) => ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+  const figures = [
+    {
+      file: 'success-by-attempt',
+      title: 'Success by attempt',
+      charts: pick('eval-inDomain', 'eval-outOfDomain', 'eval-over-time'),
+    },
+    {
+      file: 'training-curves',
+      title: 'Training curves',
+      charts: pick('pass-at-k', 'attempt-gain', 'reward', 'invalid', 'loss', 'kl-entropy', 'throughput'),
+    },
+    { file: 'credit', title: 'Where the credit went', charts: pick('credit-advantage', 'credit-fractions') },
+  ];
+  const opponents = pick('eval-per-opponent', 'per-opponent');
+  if (opponents.some((c) => c.points.length > 0))
+    figures.push({ file: 'per-opponent', title: 'Per opponent', charts: opponents });
+  return figures;
+}

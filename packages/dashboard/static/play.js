@@ -1,0 +1,174 @@
+// Play: a person plays a game (Tic-Tac-Toe, Kuhn Poker) against an opponent over several attempts of the
+// same task; the server checks every move and answers with the opponent's.
+import { api, boardElement, cardElement, el } from './util.js';
+
+let session = null;
+
+/** Cell marks of a Tic-Tac-Toe state: the first mover's stones are X. */
+function ticTacToeMarks(state) {
+  const n = state.size;
+  return Array.from({ length: n * n }, (_, i) => {
+    const bit = 2 ** i;
+    if (Math.floor(state.x / bit) % 2 === 1) return 'X';
+    if (Math.floor(state.o / bit) % 2 === 1) return 'O';
+    return '';
+  });
+}
+
+/** The action key of cell `i` (row, column from 1). */
+const cellKey = (i, n) => `${Math.floor(i / n) + 1},${(i % n) + 1}`;
+
+function boardOf(view) {
+  const yourMove = view.status === 'your-move';
+  if (view.game === 'tictactoe') {
+    const n = view.state.size;
+    return el(
+      'div',
+      {},
+      el('p', {}, `You are ${view.seat === 0 ? 'X' : 'O'}.`),
+      boardElement(ticTacToeMarks(view.state), n, yourMove ? (i) => void move(cellKey(i, n)) : null),
+    );
+  }
+  if (view.game === 'kuhn-poker') {
+    const cards = view.state.cards ?? [null, null];
+    const buttons = view.legal.map((a) => {
+      const b = el(
+        'button',
+        { type: 'button', 'data-action': a },
+        a === 'PASS' ? 'Pass / check' : 'Bet / call',
+      );
+      b.addEventListener('click', () => void move(a));
+      return b;
+    });
+    return el(
+      'div',
+      {},
+      el(
+        'p',
+        {},
+        'Your card: ',
+        cardElement(cards[view.seat]),
+        ' opponent: ',
+        cardElement(cards[1 - view.seat]),
+      ),
+      el(
+        'p',
+        {},
+        `Betting so far: ${view.state.history === '' ? '(none)' : view.state.history.replace(/p/g, 'pass ').replace(/b/g, 'bet ')}`,
+      ),
+      el('div', { className: 'actions' }, ...buttons),
+    );
+  }
+  const buttons = view.legal.map((a) => {
+    const b = el('button', { type: 'button', 'data-action': a }, a);
+    b.addEventListener('click', () => void move(a));
+    return b;
+  });
+  return el('div', { className: 'actions' }, el('pre', {}, JSON.stringify(view.state)), ...buttons);
+}
+
+function show(view) {
+  session = view;
+  const status = document.getElementById('play-status');
+  const result = view.results.find((r) => r.attempt === view.attempt);
+  const head = `Attempt ${view.attempt + 1} of ${view.attempts} against ${view.opponent}. `;
+  if (view.status === 'your-move') status.textContent = `${head}Your move.`;
+  else if (view.status === 'attempt-over')
+    status.textContent = `${head}Attempt over: ${result?.outcome} (${result?.return}).`;
+  else status.textContent = `${head}Game over: ${view.results.map((r) => r.outcome).join(', ')}.`;
+  document.getElementById('play-board').replaceChildren(boardOf(view));
+  const next = el('button', { type: 'button', id: 'play-next' }, 'Next attempt (same deal, same opponent)');
+  next.addEventListener('click', () => void nextAttempt());
+  const results = view.results.map((r) =>
+    el('li', {}, `attempt ${r.attempt + 1}: ${r.outcome} (${r.return})`),
+  );
+  const moves = view.moves
+    .filter((m) => m.by !== 'chance')
+    .map((m) => `${m.by}: ${m.action}`)
+    .join(' · ');
+  document
+    .getElementById('play-log')
+    .replaceChildren(
+      ...(view.status === 'attempt-over' ? [next] : []),
+      el('p', {}, `Moves: ${moves || '—'}`),
+      el('ol', {}, ...results),
+      view.agent
+        ? agentTranscript(view.agent)
+        : el('p', {}, 'This opponent is a fixed archetype: it writes no reflections between attempts.'),
+    );
+  document.body.dataset.playStatus = view.status;
+}
+
+/** What a trained policy wrote: its moves per attempt, and its reflections between attempts. */
+function agentTranscript(turns) {
+  const box = el('div', { className: 'agent' }, el('h3', {}, 'The agent'));
+  let attempt = -1;
+  for (const t of turns) {
+    if (t.kind === 'reflection') {
+      box.append(
+        el('p', { className: 'agent-reflection' }, `Reflection before attempt ${t.attempt + 1}: ${t.text}`),
+      );
+      continue;
+    }
+    if (t.attempt !== attempt) {
+      attempt = t.attempt;
+      box.append(el('h4', {}, `Attempt ${attempt + 1}`));
+    }
+    box.append(
+      el(
+        'p',
+        { className: t.valid ? 'agent-move' : 'agent-move invalid' },
+        `${t.valid ? 'move' : 'invalid'}: ${t.text}`,
+      ),
+    );
+  }
+  return box;
+}
+
+function fail(error) {
+  document.getElementById('play-status').textContent = `Error: ${error.message}`;
+}
+
+async function move(action) {
+  if (!session) return;
+  await api(`/api/play/${session.session}/move`, { action }).then(show, fail);
+}
+
+async function nextAttempt() {
+  if (!session) return;
+  await api(`/api/play/${session.session}/next`, {}).then(show, fail);
+}
+
+export async function initPlay() {
+  const { games, agents } = await api('/api/play/games');
+  const gameSelect = document.getElementById('play-game');
+  const opponentSelect = document.getElementById('play-opponent');
+  const fillOpponents = () => {
+    const game = games.find((g) => g.id === gameSelect.value);
+    const trained = agents.filter((a) => a.game === gameSelect.value);
+    opponentSelect.replaceChildren(
+      ...trained.map((a) => el('option', { value: `agent:${a.id}` }, `trained policy: ${a.name}`)),
+      ...(game?.opponents ?? []).map((o) => el('option', { value: o }, o)),
+    );
+  };
+  gameSelect.replaceChildren(...games.map((g) => el('option', { value: g.id }, g.name)));
+  gameSelect.addEventListener('change', fillOpponents);
+  fillOpponents();
+  if (games.length === 0)
+    document.getElementById('play-status').textContent = 'No games to play in this dashboard.';
+  document.getElementById('play-start').addEventListener('click', () => {
+    const attempts = Number(document.getElementById('play-attempts').value);
+    const choice = opponentSelect.value;
+    // A trained policy picks its own seat from the task, as in evaluation.
+    const body = choice.startsWith('agent:')
+      ? { agent: choice.slice('agent:'.length), attempts }
+      : {
+          game: gameSelect.value,
+          opponent: choice,
+          attempts,
+          seat: Number(document.getElementById('play-seat').value),
+        };
+    document.getElementById('play-status').textContent = 'Starting…';
+    void api('/api/play', body).then(show, fail);
+  });
+}
