@@ -40,6 +40,15 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#replay-steps li').length > 0);
     await new Promise((r) => setTimeout(r, 500));
   }
+  // A meta-episode of several attempts (its label chains the attempts' outcomes with arrows).
+  const episodes = await page.$$eval('#replay-episode option', (options) =>
+    options.map((o) => ({ value: o.value, text: o.textContent ?? '' })),
+  );
+  const several = episodes.find((e) => e.text.includes('→'));
+  if (several) {
+    await page.select('#replay-episode', several.value);
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const steps = await page.$$eval('#replay-steps li', (items) => items.map((li) => li.className));
   const after = steps.indexOf('reflection') + 2;
   if (after > 1) await page.click(`#replay-steps li[data-step="${after}"]`);
