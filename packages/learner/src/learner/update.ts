@@ -17,16 +17,8 @@ import {
 } from '@mage-rl/core';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
-import {
-  gatherAt,
-  microBatches,
-  miniBatches,
-  type Placed,
-  pack,
-  placeSeqs,
-  positionWeights,
-} from './batching';
-import { type GraphContext, loadTrainingGraph, packedFeeds } from './graphs';
+import { gatherAt, microBatches, miniBatches, type Placed, placeSeqs, positionWeights } from './batching';
+import { type GraphContext, loadTrainingGraph, packedFeeds, packFor } from './graphs';
 import { type LearnerParams, syncWeights } from './params';
 import { spanTokens, type Unit, unitOf, validateRows } from './rows';
 import type { SampledResponses } from './sampled';
@@ -153,7 +145,7 @@ async function backward(
 ): Promise<void> {
   for (const g of grads.values()) g.fill(0);
   for (const items of microBatches(placed, ctx.limits)) {
-    const p = pack(items, ctx.config.maxPositions);
+    const p = packFor(ctx, items);
     const { weights, entropyWeights } = positionWeights(p, tokenWeights, entropyWeight);
     const key = await loadTrainingGraph(ctx, p);
     const out = await ctx.runner.run(key, packedFeeds(p, weights, entropyWeights));
