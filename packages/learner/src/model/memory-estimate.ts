@@ -8,7 +8,7 @@
  */
 
 import type { ModelConfig } from './config';
-import { defaultChunkRows } from './lm-head';
+import { defaultVocabChunk } from './lm-head-vocab';
 
 export interface RunShape {
   /** `train`: forward and backward (activations kept); `forward`: scoring, prefill, decode. */
@@ -21,8 +21,8 @@ export interface RunShape {
   /** A past KV buffer is concatenated with the new keys/values (decode). */
   readonly past?: boolean;
   /**
-   * The LM head runs only at this many positions, in row chunks (large-vocabulary graphs): the vocabulary
-   * term is then one chunk's blocks and the output embedding's gradient, not one row per position.
+   * The LM head runs only at this many positions, in vocabulary chunks (large-vocabulary graphs): the
+   * vocabulary term is then a few blocks and the output embedding's gradient, not a row per position.
    */
   readonly headRows?: number;
 }
@@ -38,10 +38,12 @@ export function estimateSessionBytes(c: ModelConfig, shape: RunShape): number {
     c.numLayers * c.numHeads * keys * (train ? 2 : 0.5);
   // One layer's concatenated past and new keys and values at a time.
   const past = shape.past === true ? rows * 2 * c.numKvHeads * keys * c.headDim : 0;
+  // Large-vocabulary head: a few [rows × chunk] blocks alive at a time, and in training the output
+  // embedding's gradient in its blocks, concatenated, transposed and scattered into.
   const head =
     shape.headRows === undefined
       ? 0
-      : 4 * defaultChunkRows(shape.headRows, c.vocabSize) * c.vocabSize +
-        (train ? 2 * c.vocabSize * c.hiddenSize : 0);
+      : 4 * shape.headRows * defaultVocabChunk(shape.headRows, c.vocabSize) +
+        (train ? 4 : 1) * c.vocabSize * c.hiddenSize;
   return 4 * (n * perToken + past + head);
 }
