@@ -14,39 +14,16 @@ import {
   createByteTokenizer,
   createOnnxLearner,
   createWorkerRunner,
-  defineModelConfig,
   type GraphRunner,
   initParams,
-  type ModelConfig,
 } from '@mage-rl/learner';
+import { benchModelConfig, QWEN3_VOCAB, toBf16 } from './model';
 
 const mode = process.argv[2] ?? 'chunked';
 const updates = Number(process.argv[3] ?? 3);
-const vocab = Number(process.env.MAGE_BENCH_VOCAB ?? 151_936);
+const vocab = Number(process.env.MAGE_BENCH_VOCAB ?? QWEN3_VOCAB);
 
-export const config: ModelConfig = defineModelConfig({
-  architecture: 'qwen3',
-  vocabSize: vocab,
-  hiddenSize: 64,
-  numLayers: 2,
-  numHeads: 4,
-  numKvHeads: 2,
-  headDim: 16,
-  intermediateSize: 192,
-  maxPositions: 512,
-  tieWordEmbeddings: true,
-  eosTokenId: 2,
-});
-
-/** Rounds to bfloat16 (weights imported from a bf16 checkpoint hold only bf16 values). */
-function toBf16(x: Float32Array): Float32Array {
-  const u = new Uint32Array(x.buffer, x.byteOffset, x.length);
-  for (let i = 0; i < u.length; i++) {
-    const v = u[i] as number;
-    u[i] = ((v + 0x7fff + ((v >>> 16) & 1)) >>> 16) << 16;
-  }
-  return x;
-}
+const config = benchModelConfig(vocab, { eos: 2 });
 
 /** Milliseconds spent in graph runs, by kind (`score`, `train`, …), to split an update's time. */
 const runMs: Record<string, number> = {};
@@ -96,23 +73,40 @@ const loss: TokenLossFn = (input) => {
 };
 
 /**
- * The same loss flagged as not reading the current log-probs: like an on-policy update of the learner's
- * own samples (whose log-probs it remembers) or a supervised one, it runs no scoring pass.
+ * The loss of on-policy rows: the ratio is 1 (the rows' log-probs are the current ones), so its weights
+ * need no current log-probs and the learner runs no scoring pass, as for rows it sampled itself or a
+ * supervised loss. (It is called once with NaN log-probs for the weights, once after for the loss.)
  */
-const onPolicy: TokenLossFn = Object.assign((input: Parameters<TokenLossFn>[0]) => loss(input), {
-  usesCurrentLogprobs: false,
-});
+const onPolicy: TokenLossFn = Object.assign(
+  (input: Parameters<TokenLossFn>[0]) => {
+    const n = input.logprobs.length;
+    let total = 0;
+    for (const lp of input.logprobs) total -= lp / n;
+    return { weights: new Float32Array(n).fill(1 / n), loss: total, stats: { tokens: n } };
+  },
+  { usesCurrentLogprobs: false },
+);
 
 /** Milliseconds of `updates` updates with `fn` after one warm-up update, and the graph runs' split. */
-async function timeUpdates(fn: TokenLossFn): Promise<{ times: number[]; runMs: Record<string, number> }> {
+async function timeUpdates(
+  fn: TokenLossFn,
+): Promise<{ times: number[]; cpuMs: number[]; runMs: Record<string, number> }> {
   const times: number[] = [];
+  const cpuMs: number[] = [];
   for (let i = 0; i <= updates; i++) {
     if (i === 1) for (const k of Object.keys(runMs)) runMs[k] = 0;
     const t0 = performance.now();
+    // CPU time of the process (all threads: onnxruntime's pool, the worker): other processes on the
+    // same cores disturb it much less than wall time.
+    const c0 = process.cpuUsage();
     await learner.update({ rows, loss: fn, entropyCoef: 0.001 });
-    if (i > 0) times.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    if (i > 0) {
+      times.push(performance.now() - t0);
+      cpuMs.push((c.user + c.system) / 1000);
+    }
   }
-  return { times, runMs: { ...runMs } };
+  return { times, cpuMs, runMs: { ...runMs } };
 }
 
 const scored = await timeUpdates(loss);

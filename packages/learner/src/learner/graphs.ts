@@ -37,8 +37,12 @@ const scoredOf = (p: Packed) =>
 
 const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
 
-/** The session options of a [B, T] bucket: its estimated memory. */
+/**
+ * The session options of a [B, T] bucket: its estimated memory; no memory pattern for the
+ * large-vocabulary graphs (see `LoadOptions.memPattern`).
+ */
 const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
+  ...(p.scored === undefined ? {} : { memPattern: false }),
   bytes: estimateSessionBytes(ctx.config, {
     kind,
     rows: p.B,

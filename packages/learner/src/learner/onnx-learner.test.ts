@@ -300,9 +300,14 @@ describe('OnnxLearner', () => {
 
   it('the large-vocabulary graphs (head at scored tokens, vocabulary chunks) score and train like the dense ones', async () => {
     const keys: string[] = [];
+    const memPatterns: (boolean | undefined)[] = [];
     const local = createLocalRunner();
     const recording: GraphRunner = {
       ...local,
+      load(key, model, options) {
+        if (!local.has(key)) memPatterns.push(options?.memPattern);
+        return local.load(key, model, options);
+      },
       run(key, feeds, options) {
         keys.push(key);
         return local.run(key, feeds, options);
@@ -336,6 +341,9 @@ describe('OnnxLearner', () => {
     }
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => /^(score|train):\d+x\d+s\d+$/.test(k))).toBe(true);
+    // Their sessions run without onnxruntime's memory pattern (one fresh arena instead of two).
+    expect(memPatterns.length).toBeGreaterThan(0);
+    expect(memPatterns.every((m) => m === false)).toBe(true);
     await dense.dispose();
     await large.dispose();
   });
