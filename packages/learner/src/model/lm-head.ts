@@ -28,8 +28,8 @@ export interface LmHeadResult {
 
 /**
  * Vocabularies at least this large take the large-vocabulary path: the learner's graphs compute the LM
- * head only at the scored positions (the tokens whose log-probs are read), in row chunks (see
- * architecture/learner.md, "Large vocabularies"). Smaller ones (mage-tiny's few hundred ids) keep the
+ * head only at the scored positions (the tokens whose log-probs are read), in vocabulary chunks
+ * (`lmHeadVocabChunks`; see architecture/learner.md, "Large vocabularies"). Smaller ones (mage-tiny's few hundred ids) keep the
  * head over every position in one chunk, which is faster there.
  */
 export const LARGE_VOCAB_MIN = 16_384;
