@@ -87,7 +87,12 @@ export interface PackedRow {
   readonly positions: Int32Array;
 }
 
-/** A micro-batch as graph inputs: B rows (a power of two) of T positions, right-padded. */
+/**
+ * A micro-batch as graph inputs: B rows (a power of two) of T positions, right-padded. Targets (and
+ * the graph's per-token outputs) are per position ([B·T]), or with `scored` per scored token: M
+ * entries (a bucket length), `scored` holding their flat positions and `rows[].positions` indices
+ * into the M outputs.
+ */
 export interface Packed {
   readonly B: number;
   readonly T: number;
@@ -95,10 +100,39 @@ export interface Packed {
   readonly targets: BigInt64Array;
   /** One per sequence, in micro-batch order. */
   readonly rows: readonly PackedRow[];
+  /** The flat positions (b·T + t) of the scored tokens, padded with 0 (large-vocabulary graphs). */
+  readonly scored?: BigInt64Array;
 }
 
-/** Packs a micro-batch: each sequence's inputs up to its last scored token, next tokens as targets. */
-export function pack(items: readonly Placed[], maxPositions: number): Packed {
+/**
+ * Packs a micro-batch: each sequence's inputs up to its last scored token, next tokens as targets.
+ * With `scoredOnly`, targets and outputs are per scored token (see `Packed`).
+ */
+export function pack(items: readonly Placed[], maxPositions: number, scoredOnly = false): Packed {
+  const dense = packDense(items, maxPositions);
+  return scoredOnly ? toScored(dense) : dense;
+}
+
+/** `p` with targets and outputs at its scored tokens only: M = bucket length of their count. */
+function toScored(p: Packed): Packed {
+  const count = p.rows.reduce((n, r) => n + r.positions.length, 0);
+  const M = bucketLength(Math.max(1, count), 16, Math.max(16, p.B * p.T));
+  const scored = new BigInt64Array(M);
+  const targets = new BigInt64Array(M);
+  let k = 0;
+  const rows = p.rows.map(({ offset, positions }) => {
+    const at0 = k;
+    for (const q of positions) {
+      scored[k] = BigInt(q);
+      targets[k] = p.targets[q] as bigint;
+      k++;
+    }
+    return { offset, positions: Int32Array.from(positions, (_, j) => at0 + j) };
+  });
+  return { ...p, targets, rows, scored };
+}
+
+function packDense(items: readonly Placed[], maxPositions: number): Packed {
   const B = nextPow2(items.length);
   const T = bucketOf(Math.max(1, ...items.map((x) => inputLength(x.seq))), maxPositions);
   const ids = new BigInt64Array(B * T);
@@ -128,16 +162,16 @@ export const gatherAt = (values: Float32Array, positions: Int32Array): Float32Ar
   Float32Array.from(positions, (q) => at(values, q));
 
 /**
- * Per-position weights of a training run: the token loss's weight of every scored token (from the flat
- * per-token `tokenWeights`) and `entropyWeight` at the same positions; zero on padding.
+ * Per-position (or per scored token) weights of a training run: the token loss's weight of every scored
+ * token (from the flat per-token `tokenWeights`) and `entropyWeight` at the same places; zero on padding.
  */
 export function positionWeights(
   p: Packed,
   tokenWeights: Float32Array,
   entropyWeight: number,
 ): { weights: Float32Array; entropyWeights: Float32Array } {
-  const weights = new Float32Array(p.B * p.T);
-  const entropyWeights = new Float32Array(p.B * p.T);
+  const weights = new Float32Array(p.targets.length);
+  const entropyWeights = new Float32Array(p.targets.length);
   for (const { offset, positions } of p.rows) {
     positions.forEach((q, j) => {
       weights[q] = at(tokenWeights, offset + j);

@@ -11,7 +11,7 @@ import { estimateSessionBytes } from '../model/memory-estimate';
 import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
 import type { GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
-import type { MicroBatchLimits, Packed } from './batching';
+import { type MicroBatchLimits, type Packed, type Placed, pack } from './batching';
 
 /** What the learner's graph runs need: where they run, the model, and the micro-batch limits. */
 export interface GraphContext {
@@ -21,23 +21,52 @@ export interface GraphContext {
   /** Parameters that get gradients (the adapters with LoRA, else every weight). */
   readonly trainable: readonly string[];
   readonly limits: MicroBatchLimits;
+  /** Large-vocabulary graphs: the LM head only at the scored tokens (`Packed.scored`). */
+  readonly scoredHead: boolean;
 }
+
+/** Packs a micro-batch for this context's graphs. */
+export const packFor = (ctx: GraphContext, items: readonly Placed[]): Packed =>
+  pack(items, ctx.config.maxPositions, ctx.scoredHead);
+
+/** The bucket's key suffix and graph option of the scored tokens (large vocabularies). */
+const scoredOf = (p: Packed) =>
+  p.scored === undefined
+    ? { suffix: '', options: {} }
+    : { suffix: `s${p.scored.length}`, options: { scored: p.scored.length } };
 
 const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
 
-/** The session options of a [B, T] bucket: its estimated memory. */
+/**
+ * The session options of a [B, T] bucket: its estimated memory; no memory pattern for the
+ * large-vocabulary graphs (see `LoadOptions.memPattern`).
+ */
 const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
-  bytes: estimateSessionBytes(ctx.config, { kind, rows: p.B, tokens: p.T, keys: p.T }),
+  ...(p.scored === undefined ? {} : { memPattern: false }),
+  bytes: estimateSessionBytes(ctx.config, {
+    kind,
+    rows: p.B,
+    tokens: p.T,
+    keys: p.T,
+    ...(p.scored === undefined ? {} : { headRows: p.scored.length }),
+  }),
 });
 
 /** Loads the scoring graph of a [B, T] bucket; returns its session key. */
 export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<string> {
-  const key = `score:${p.B}x${p.T}`;
+  const s = scoredOf(p);
+  const key = `score:${p.B}x${p.T}${s.suffix}`;
   await ctx.runner.load(
     key,
     () => {
       const g = createGraph();
-      const m = addModelLoss(g, { config: ctx.config, batch: p.B, seqLen: p.T, ...loraOf(ctx) });
+      const m = addModelLoss(g, {
+        config: ctx.config,
+        batch: p.B,
+        seqLen: p.T,
+        ...s.options,
+        ...loraOf(ctx),
+      });
       g.output('logprobs', m.logprobs);
       return serializeGraph(g);
     },
@@ -48,7 +77,8 @@ export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<st
 
 /** Loads the training graph of a [B, T] bucket; returns its session key. */
 export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<string> {
-  const key = `train:${p.B}x${p.T}`;
+  const s = scoredOf(p);
+  const key = `train:${p.B}x${p.T}${s.suffix}`;
   await ctx.runner.load(
     key,
     () =>
@@ -58,6 +88,7 @@ export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<s
           batch: p.B,
           seqLen: p.T,
           trainable: ctx.trainable,
+          ...s.options,
           ...loraOf(ctx),
         }).graph,
       ),
@@ -69,13 +100,15 @@ export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<s
 /** The feeds of a packed micro-batch (loss and entropy weights zero unless given). */
 export function packedFeeds(
   p: Packed,
-  weights: Float32Array = new Float32Array(p.B * p.T),
-  entropyWeights: Float32Array = new Float32Array(p.B * p.T),
+  weights: Float32Array = new Float32Array(p.targets.length),
+  entropyWeights: Float32Array = new Float32Array(p.targets.length),
 ): Record<string, TensorValue> {
+  const M = p.targets.length;
   return {
     input_ids: { data: p.ids, dims: [p.B, p.T] },
-    targets: { data: p.targets, dims: [p.B * p.T] },
-    weights: { data: weights, dims: [p.B * p.T] },
-    entropy_weights: { data: entropyWeights, dims: [p.B * p.T] },
+    targets: { data: p.targets, dims: [M] },
+    weights: { data: weights, dims: [M] },
+    entropy_weights: { data: entropyWeights, dims: [M] },
+    ...(p.scored === undefined ? {} : { scored: { data: p.scored, dims: [M] } }),
   };
 }

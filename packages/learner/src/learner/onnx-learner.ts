@@ -15,6 +15,7 @@ import {
 } from '@mage-rl/core';
 import { type LoraOptions, mergeLora } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
+import { isLargeVocab } from '../model/lm-head';
 import type { ParamStore } from '../model/params';
 import { type AdamWOptions, createAdamW } from '../optim/adamw';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runtime/runner';
@@ -64,6 +65,11 @@ export interface OnnxLearnerOptions {
    * cache off). Saved keys/values are dropped when the weights change.
    */
   readonly prefixCacheBytes?: number;
+  /**
+   * Compute the LM head only at the scored tokens, in row chunks (default: for vocabularies of at least
+   * `LARGE_VOCAB_MIN` ids, where the head dominates the step; see architecture/learner.md).
+   */
+  readonly scoredHead?: boolean;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -104,6 +110,7 @@ function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: 
       tokens: options.microBatchTokens ?? rows * 256,
       maxPositions: options.config.maxPositions,
     },
+    scoredHead: options.scoredHead ?? isLargeVocab(options.config.vocabSize),
   };
 }
 

@@ -1,8 +1,8 @@
 /** Scoring: log-probs of the span tokens of sequences under the current weights. */
 
 import { outputData } from '../runtime/session';
-import { gatherAt, microBatches, pack, placeSeqs } from './batching';
-import { type GraphContext, loadScoringGraph, packedFeeds } from './graphs';
+import { gatherAt, microBatches, placeSeqs } from './batching';
+import { type GraphContext, loadScoringGraph, packedFeeds, packFor } from './graphs';
 import { type Seq, spanTokens } from './rows';
 
 /** Log-probs of every span token of `seqs` in one flat array: sequence by sequence, span by span. */
@@ -10,7 +10,7 @@ export async function scoreFlat(ctx: GraphContext, seqs: readonly Seq[]): Promis
   const placed = placeSeqs(seqs);
   const out = new Float32Array(seqs.reduce((n, s) => n + spanTokens(s), 0));
   for (const items of microBatches(placed, ctx.limits)) {
-    const p = pack(items, ctx.config.maxPositions);
+    const p = packFor(ctx, items);
     const key = await loadScoringGraph(ctx, p);
     const logprobs = outputData(await ctx.runner.run(key, packedFeeds(p)), 'logprobs', Float32Array);
     for (const { offset, positions } of p.rows) out.set(gatherAt(logprobs, positions), offset);

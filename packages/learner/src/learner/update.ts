@@ -17,16 +17,8 @@ import {
 } from '@mage-rl/core';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
-import {
-  gatherAt,
-  microBatches,
-  miniBatches,
-  type Placed,
-  pack,
-  placeSeqs,
-  positionWeights,
-} from './batching';
-import { type GraphContext, loadTrainingGraph, packedFeeds } from './graphs';
+import { gatherAt, microBatches, miniBatches, type Placed, placeSeqs, positionWeights } from './batching';
+import { type GraphContext, loadTrainingGraph, packedFeeds, packFor } from './graphs';
 import { type LearnerParams, syncWeights } from './params';
 import { spanTokens, type Unit, unitOf, validateRows } from './rows';
 import type { SampledResponses } from './sampled';
@@ -138,7 +130,7 @@ function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput
 }
 
 /**
- * Back-propagates −Σ w·log p − Σ entropyWeight·H over micro-batches into `grads` (zeroed first; the
+ * Back-propagates −Σ w·log p − Σ entropyWeight·H over micro-batches into `grads` (overwritten: the
  * micro-batches' gradients add up) and adds the scored tokens' entropies to the totals. With
  * `logprobs`, fills it with the training pass's log-probs.
  */
@@ -151,9 +143,9 @@ async function backward(
   totals: UpdateTotals,
   logprobs: Float32Array | undefined,
 ): Promise<void> {
-  for (const g of grads.values()) g.fill(0);
+  let first = true;
   for (const items of microBatches(placed, ctx.limits)) {
-    const p = pack(items, ctx.config.maxPositions);
+    const p = packFor(ctx, items);
     const { weights, entropyWeights } = positionWeights(p, tokenWeights, entropyWeight);
     const key = await loadTrainingGraph(ctx, p);
     const out = await ctx.runner.run(key, packedFeeds(p, weights, entropyWeights));
@@ -163,8 +155,15 @@ async function backward(
     }
     const entropy = outputData(out, 'entropy', Float32Array);
     for (const { positions } of p.rows) for (const h of gatherAt(entropy, positions)) totals.entropy += h;
-    for (const [name, acc] of grads) addInto(acc, outputData(out, `grad.${name}`, Float32Array));
+    // The first micro-batch's gradients are copied (no zeroing and adding over a large embedding).
+    for (const [name, acc] of grads) {
+      const g = outputData(out, `grad.${name}`, Float32Array);
+      if (first) acc.set(g);
+      else addInto(acc, g);
+    }
+    first = false;
   }
+  if (first) for (const g of grads.values()) g.fill(0);
 }
 
 /** `acc += src`, element by element (the gradient accumulation kernel). */

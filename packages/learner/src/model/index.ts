@@ -1,5 +1,13 @@
 export { type Architecture, defineModelConfig, type ModelConfig, type ModelConfigInput } from './config';
-export { defaultChunkRows, type LmHeadOptions, type LmHeadResult, lmHeadLogprobs } from './lm-head';
+export {
+  defaultChunkRows,
+  isLargeVocab,
+  LARGE_VOCAB_MIN,
+  type LmHeadOptions,
+  type LmHeadResult,
+  lmHeadLogprobs,
+} from './lm-head';
+export { defaultVocabChunk, lmHeadVocabChunks, type VocabChunkOptions } from './lm-head-vocab';
 export { createMageTinyConfig, MAGE_TINY_CONFIG, type MageTinyConfigOptions } from './mage-tiny';
 export { estimateSessionBytes, type RunShape } from './memory-estimate';
 export {

@@ -26,6 +26,17 @@ export interface LmHeadResult {
   readonly entropy: Tensor;
 }
 
+/**
+ * Vocabularies at least this large take the large-vocabulary path: the learner's graphs compute the LM
+ * head only at the scored positions (the tokens whose log-probs are read), in vocabulary chunks
+ * (`lmHeadVocabChunks`; see architecture/learner.md, "Large vocabularies"). Smaller ones (mage-tiny's few hundred ids) keep the
+ * head over every position in one chunk, which is faster there.
+ */
+export const LARGE_VOCAB_MIN = 16_384;
+
+/** Whether a model with this vocabulary takes the large-vocabulary path by default. */
+export const isLargeVocab = (vocabSize: number): boolean => vocabSize >= LARGE_VOCAB_MIN;
+
 export function defaultChunkRows(rows: number, vocab: number): number {
   return Math.min(rows, Math.max(64, Math.floor(4_194_304 / vocab)));
 }
@@ -68,8 +79,10 @@ export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
       const dLp2 = dLp === null || dLp === undefined ? null : gg.reshape(dLp, [N, 1]);
       const dH2 = dH === null || dH === undefined ? null : gg.reshape(dH, [N, 1]);
       const dHidden: Tensor[] = [];
-      const dWeight: Tensor[] = [];
-      chunks.forEach((c, ci) => {
+      // The weight's gradient accumulates chunk by chunk (Gemm's C input), so one [vocab × hidden]
+      // partial sum is alive at a time instead of one per chunk.
+      let dWeight: Tensor | null = null;
+      for (const [ci, c] of chunks.entries()) {
         const h = chunkOf(hidden, c);
         const { logp, p, ent } =
           saved[ci] ?? stats(gg, gg.logSoftmax(gg.gemm(h, weight, { transB: true }), -1));
@@ -102,9 +115,9 @@ export function lmHeadLogprobs(g: Graph, options: LmHeadOptions): LmHeadResult {
           );
         }
         dHidden.push(gg.gemm(dz, weight));
-        dWeight.push(gg.gemm(dz, h, { transA: true }));
-      });
-      return [gg.concat(dHidden, 0), gg.sum(dWeight)];
+        dWeight = gg.gemm(dz, h, { transA: true, ...(dWeight === null ? {} : { bias: dWeight }) });
+      }
+      return [gg.concat(dHidden, 0), dWeight];
     },
   });
   return { logprobs: logprobs as Tensor, entropy: entropy as Tensor };

@@ -8,6 +8,7 @@
  */
 
 import type { ModelConfig } from './config';
+import { defaultVocabChunk } from './lm-head-vocab';
 
 export interface RunShape {
   /** `train`: forward and backward (activations kept); `forward`: scoring, prefill, decode. */
@@ -19,6 +20,11 @@ export interface RunShape {
   readonly keys: number;
   /** A past KV buffer is concatenated with the new keys/values (decode). */
   readonly past?: boolean;
+  /**
+   * The LM head runs only at this many positions, in vocabulary chunks (large-vocabulary graphs): the
+   * vocabulary term is then a few blocks and the output embedding's gradient, not a row per position.
+   */
+  readonly headRows?: number;
 }
 
 /** Estimated bytes of a session's arena after a run of `shape`. */
@@ -28,9 +34,16 @@ export function estimateSessionBytes(c: ModelConfig, shape: RunShape): number {
   const train = shape.kind === 'train';
   const perToken =
     c.numLayers * (train ? 14 : 4) * (c.hiddenSize + c.intermediateSize) +
-    3 * c.vocabSize +
+    (shape.headRows === undefined ? 3 * c.vocabSize : 0) +
     c.numLayers * c.numHeads * keys * (train ? 2 : 0.5);
   // One layer's concatenated past and new keys and values at a time.
   const past = shape.past === true ? rows * 2 * c.numKvHeads * keys * c.headDim : 0;
-  return 4 * (n * perToken + past);
+  // Large-vocabulary head: a few [rows × chunk] blocks alive at a time, and in training the output
+  // embedding's gradient in its blocks, concatenated, transposed and scattered into.
+  const head =
+    shape.headRows === undefined
+      ? 0
+      : 4 * shape.headRows * defaultVocabChunk(shape.headRows, c.vocabSize) +
+        (train ? 4 : 1) * c.vocabSize * c.hiddenSize;
+  return 4 * (n * perToken + past + head);
 }

@@ -5,6 +5,8 @@
  * Inputs: every parameter (by its HF name), `input_ids` [B, T] int64, `targets` [B·T] int64,
  * `weights` [B·T], `entropy_weights` [B·T]. Outputs: `loss` = −Σ weights·log p(target) −
  * Σ entropy_weights·H, `logprobs` [B·T], `entropy` [B·T], and `grad.<name>` per trainable parameter.
+ * With `scored` = M (large vocabularies), the head runs only at the M flat positions (b·T + t) of the
+ * int64 input `scored` [M], and `targets`, the weights, `logprobs` and `entropy` are [M].
  */
 
 import { gradients } from '../graph/autodiff';
@@ -13,6 +15,7 @@ import type { FloatDType, Tensor } from '../graph/tensor';
 import { addLoraInputs, type LoraOptions, loraSpecs } from '../lora/lora';
 import type { ModelConfig } from './config';
 import { lmHeadLogprobs } from './lm-head';
+import { lmHeadVocabChunks } from './lm-head-vocab';
 import { paramSpecs } from './params';
 import { causalMask, headWeight, ropeTables, transformerForward } from './transformer';
 
@@ -21,6 +24,16 @@ export interface ModelLossOptions {
   readonly batch: number;
   readonly seqLen: number;
   readonly chunkRows?: number;
+  /**
+   * Computes the LM head only at this many positions, given by the input `scored` [M] (flat b·T + t;
+   * padding may repeat a position, with zero weights). Default: at every position.
+   */
+  readonly scored?: number;
+  /**
+   * LM head in vocabulary chunks of this many columns (`lmHeadVocabChunks`; default with `scored`:
+   * `defaultVocabChunk`). Without either, the head runs in row chunks (`lmHeadLogprobs`).
+   */
+  readonly vocabChunk?: number;
   /** LoRA adapters: extra inputs `<linear>.lora_A/B.weight` applied to the targeted projections. */
   readonly lora?: LoraOptions;
   /**
@@ -41,6 +54,8 @@ export interface ModelLoss {
   readonly targets: Tensor;
   readonly weights: Tensor;
   readonly entropyWeights: Tensor;
+  /** The `scored` input (with `scored`). */
+  readonly scored?: Tensor;
   readonly loss: Tensor;
   readonly logprobs: Tensor;
   readonly entropy: Tensor;
@@ -54,9 +69,11 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
   const lora = options.lora === undefined ? undefined : addLoraInputs(g, c, options.lora);
   Object.assign(params, lora?.params ?? {});
   const tokens = g.input('input_ids', [B, T], 'int64');
-  const targets = g.input('targets', [B * T], 'int64');
-  const weights = g.input('weights', [B * T], g.float);
-  const entropyWeights = g.input('entropy_weights', [B * T], g.float);
+  const M = options.scored ?? B * T;
+  const scored = options.scored === undefined ? null : g.input('scored', [M], 'int64');
+  const targets = g.input('targets', [M], 'int64');
+  const weights = g.input('weights', [M], g.float);
+  const entropyWeights = g.input('entropy_weights', [M], g.float);
   const rope = ropeTables(c, T, g.float);
   const hd = c.headDim;
   const { hidden } = transformerForward(g, {
@@ -71,19 +88,37 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
     },
     ...(lora === undefined ? {} : { linearHook: lora.hook }),
   });
-  const { logprobs, entropy } = lmHeadLogprobs(g, {
-    hidden: g.reshape(hidden, [B * T, c.hiddenSize]),
+  const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
+  const head = {
+    hidden: scored === null ? flat : g.gather(flat, scored),
     weight: headWeight(c, params),
     targets,
     ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),
-  });
+  };
+  const { logprobs, entropy } =
+    options.vocabChunk !== undefined || scored !== null
+      ? lmHeadVocabChunks(g, {
+          ...head,
+          ...(options.vocabChunk === undefined ? {} : { vocabChunk: options.vocabChunk }),
+        })
+      : lmHeadLogprobs(g, head);
   const loss = g.neg(
     g.add(
       g.reduceSum(g.mul(weights, logprobs), [0], false),
       g.reduceSum(g.mul(entropyWeights, entropy), [0], false),
     ),
   );
-  return { params, tokens, targets, weights, entropyWeights, loss, logprobs, entropy };
+  return {
+    params,
+    tokens,
+    targets,
+    weights,
+    entropyWeights,
+    ...(scored === null ? {} : { scored }),
+    loss,
+    logprobs,
+    entropy,
+  };
 }
 
 export interface TrainingGraphOptions extends ModelLossOptions {

@@ -19,6 +19,8 @@ export interface HostSessionOptions {
   readonly optimization?: 'disabled' | 'basic' | 'extended' | 'all';
   /** onnxruntime's `session.set_denormal_as_zero` (also sets the creating thread's FTZ/DAZ mode). */
   readonly flushDenormals?: boolean;
+  /** onnxruntime's memory pattern (default on; see `LoadOptions.memPattern`). */
+  readonly memPattern?: boolean;
 }
 
 export interface OrtHost {

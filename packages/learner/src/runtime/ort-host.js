@@ -37,6 +37,7 @@ export function createOrtHost(ort) {
           intraOpNumThreads: options.threads ?? 0,
           interOpNumThreads: 1,
           executionMode: 'sequential',
+          enableMemPattern: options.memPattern ?? true,
           ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
         });
       } catch (cause) {
