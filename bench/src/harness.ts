@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 /** A tiny benchmark harness: time a function for a minimum duration and report a rate. */
 
 export interface BenchResult {
@@ -59,4 +60,26 @@ export function formatRate(value: number): string {
   if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;
   if (value >= 1e3) return `${(value / 1e3).toFixed(1)} k`;
   return value.toFixed(value >= 100 ? 0 : 2);
+}
+
+/**
+ * Runs `script` in a child process with this process's Node flags (the tsx loader and the source
+ * condition), so that its peak RSS is its own, and parses the last line it prints as JSON.
+ */
+export function runJsonChild<T>(script: string, args: readonly string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = out.trim().split('\n').pop() ?? '';
+      if (code !== 0) reject(new Error(`${script} exited with ${code}: ${out}`));
+      else resolve(JSON.parse(line) as T);
+    });
+  });
 }

@@ -7,10 +7,9 @@
  * the note gives the positions actually computed.
  */
 
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PREFIX_CACHE_BYTES } from '@mage-rl/learner';
-import type { BenchResult, BenchSection } from '../harness';
+import { type BenchResult, type BenchSection, runJsonChild } from '../harness';
 
 interface VariantResult {
   readonly times: number[];
@@ -28,28 +27,12 @@ interface VariantResult {
 
 const BATCHES = Number(process.env.MAGE_BENCH_ROLLOUT_BATCHES ?? 2);
 
-/** Runs one side in a child process (same Node flags: the tsx loader and the source condition). */
+/** Runs one side in its own process. */
 function runVariant(cacheBytes: number): Promise<VariantResult> {
-  const script = fileURLToPath(new URL('../rollout/variant.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [...process.execArgv, script, String(cacheBytes), String(BATCHES)],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) reject(new Error(`rollout variant exited with ${code}: ${out}`));
-      else resolve(JSON.parse(line) as VariantResult);
-    });
-  });
+  return runJsonChild(fileURLToPath(new URL('../rollout/variant.ts', import.meta.url)), [
+    String(cacheBytes),
+    String(BATCHES),
+  ]);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);

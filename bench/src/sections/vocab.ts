@@ -7,9 +7,8 @@
  * rows the learner sampled, supervised losses) and with one (rows it must score first).
  */
 
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { BenchResult, BenchSection } from '../harness';
+import { type BenchResult, type BenchSection, runJsonChild } from '../harness';
 
 interface Timed {
   readonly times: number[];
@@ -29,24 +28,12 @@ interface VariantResult {
 
 const UPDATES = Number(process.env.MAGE_BENCH_VOCAB_UPDATES ?? 2);
 
-/** Runs one side in a child process (same Node flags: the tsx loader and the source condition). */
+/** Runs one side in its own process. */
 function runVariant(mode: 'full' | 'chunked'): Promise<VariantResult> {
-  const script = fileURLToPath(new URL('../vocab/variant.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, mode, String(UPDATES)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) reject(new Error(`vocab variant exited with ${code}: ${out}`));
-      else resolve(JSON.parse(line) as VariantResult);
-    });
-  });
+  return runJsonChild(fileURLToPath(new URL('../vocab/variant.ts', import.meta.url)), [
+    mode,
+    String(UPDATES),
+  ]);
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
