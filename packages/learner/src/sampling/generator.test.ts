@@ -210,7 +210,9 @@ describe('generator (prefill + static KV buffer decode)', () => {
         return worker.load(key, model, options);
       },
     };
-    const onWorker = createGenerator({ config, runner: spy });
+    // Long enough positions that a batch crossing the threshold fits one generation chunk.
+    const wide = defineModelConfig({ ...config, maxPositions: 320 });
+    const onWorker = createGenerator({ config: wide, runner: spy });
     const request = {
       prompts: [[1, 2, 3]],
       seeds: [5],
@@ -227,8 +229,9 @@ describe('generator (prefill + static KV buffer decode)', () => {
     for (const o of loads.values()) expect(o?.bytes).toBeGreaterThan(0);
     // A batch whose prefill crosses the threshold gets the runner's default.
     const tokens = Math.ceil(SMALL_RUN_FLOPS / (2 * countParams(config)));
-    const big = Math.min(config.maxPositions - 8, tokens);
+    const big = Math.min(wide.maxPositions - 8, tokens);
     const rows = Math.ceil(tokens / big);
+    expect(rows).toBeLessThanOrEqual(MAX_GENERATE_ROWS);
     loads.clear();
     await onWorker.generate({
       ...request,
