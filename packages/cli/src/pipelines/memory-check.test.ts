@@ -89,6 +89,9 @@ describe('modelConfigOf', () => {
     expect((await modelConfigOf(dir)).vocabSize).toBe(151936);
     const missing = await modelConfigOf(join(dir, 'not-yet'));
     expect(missing.hiddenSize).toBe(createMageTinyConfig(256).hiddenSize);
+    // A damaged manifest is for loading to handle (a cache entry is rebuilt): no error here.
+    await writeFile(join(dir, 'mage-tiny.json'), 'null');
+    expect((await modelConfigOf(dir)).hiddenSize).toBe(createMageTinyConfig(256).hiddenSize);
   });
 });
 

@@ -65,17 +65,18 @@ export function estimateRunMemory(config: ModelConfig, options: MemoryEstimateOp
 
 /**
  * The model config of a model directory (mage-tiny or Hugging Face) without loading its weights; a
- * default mage-tiny when the directory does not exist yet (a warm start still to be pretrained).
+ * default mage-tiny when the directory does not exist yet (a warm start still to be pretrained) or its
+ * config cannot be read (loading it later rebuilds a damaged cache entry, or reports the damage).
  */
 export async function modelConfigOf(dir: string): Promise<ModelConfig> {
-  if (await pathExists(join(dir, 'mage-tiny.json'))) return (await readMageTinyManifest(dir)).config;
-  const hf = join(dir, 'config.json');
-  if (await pathExists(hf)) {
-    try {
+  try {
+    if (await pathExists(join(dir, 'mage-tiny.json'))) return (await readMageTinyManifest(dir)).config;
+    const hf = join(dir, 'config.json');
+    if (await pathExists(hf)) {
       return fromHfConfig(JSON.parse(await readFile(hf, 'utf8')) as Record<string, unknown>);
-    } catch {
-      // Loading the model reports a damaged config with its own message.
     }
+  } catch {
+    // Falls through to the default shape.
   }
   return createMageTinyConfig(256);
 }
