@@ -5,7 +5,7 @@ import type { ChatMessage } from '@mage-rl/core';
 import type { TokenizerV1 } from '@mage-rl/learner';
 import { badRequest, errorBody, toApiError } from '../http/errors';
 import { openEventStream } from '../http/sse';
-import { type ApiContext, adapterOf, unixTime } from './context';
+import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
 import {
   type ChoiceOutput,
   createTextStream,
@@ -112,16 +112,7 @@ async function streamChat(
   res: ServerResponse,
 ): Promise<undefined> {
   const tok = ctx.engine.model.tokenizer;
-  const id = ctx.nextId('chatcmpl');
-  const created = unixTime();
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
-    id,
-    object: 'chat.completion.chunk',
-    created,
-    model: r.model,
-    choices,
-    ...extra,
-  });
+  const chunk = streamChunks(ctx, 'chatcmpl', 'chat.completion.chunk', r.model);
   const streams = Array.from({ length: spec.n }, () => createTextStream(tok, spec.stop, spec.includeStop));
   const live = !r.logprobs;
   const rows = rowsOf(spec, ctx.engine, ctx.limits, (index, tokens) => {

@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import type { TokenizerV1 } from '@mage-rl/learner';
 import { badRequest, errorBody, toApiError } from '../http/errors';
 import { openEventStream } from '../http/sse';
-import { type ApiContext, adapterOf, unixTime } from './context';
+import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
 import {
   type ChoiceOutput,
   createTextStream,
@@ -114,16 +114,7 @@ async function streamCompletions(
   res: ServerResponse,
 ): Promise<undefined> {
   const tok = ctx.engine.model.tokenizer;
-  const id = ctx.nextId('cmpl');
-  const created = unixTime();
-  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({
-    id,
-    object: 'text_completion',
-    created,
-    model: r.model,
-    choices,
-    ...extra,
-  });
+  const chunk = streamChunks(ctx, 'cmpl', 'text_completion', r.model);
   const total = spec.prompts.length * spec.n;
   const streams = Array.from({ length: total }, () => createTextStream(tok, spec.stop, spec.includeStop));
   const rows = rowsOf(spec, ctx.engine, ctx.limits, (index, tokens) => {

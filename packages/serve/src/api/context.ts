@@ -22,3 +22,20 @@ export function adapterOf(ctx: ApiContext, model: string): string | null {
 }
 
 export const unixTime = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * The chunk maker of one streamed response: every chunk carries the response's id (`prefix`), object
+ * type, creation time and model, then its choices and any extra fields (usage).
+ */
+export function streamChunks(ctx: ApiContext, prefix: string, object: string, model: string) {
+  const id = ctx.nextId(prefix);
+  const created = unixTime();
+  return (choices: unknown[], extra: Record<string, unknown> = {}) => ({
+    id,
+    object,
+    created,
+    model,
+    choices,
+    ...extra,
+  });
+}
