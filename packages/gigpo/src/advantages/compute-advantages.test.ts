@@ -81,6 +81,30 @@ describe('computeAdvantages', () => {
     expect(w2[0]?.stepAdvantage).toBeCloseTo(5, 12);
   });
 
+  it('scales the advantages of reflect rows, and only theirs, by reflectWeight', () => {
+    const rows = [
+      row({ slot: 'a', reward: -10, anchor: 'p|o' }),
+      row({ slot: 'b', reward: 10, anchor: 'q|o' }),
+      row({ slot: 'a', attempt: 1, phase: 'reflect', anchor: 'reflection|o' }),
+      row({ slot: 'a', attempt: 1, reward: 10, anchor: 'r|o' }),
+    ];
+    const full = computeAdvantages(rows);
+    expect(full[2]?.advantage).not.toBe(0);
+    for (const weight of [0, 0.25]) {
+      const out = computeAdvantages(rows, { reflectWeight: weight });
+      out.forEach((o, i) => {
+        const reference = full[i];
+        expect(o.episodeAdvantage).toBe(reference?.episodeAdvantage);
+        expect(o.stepAdvantage).toBe(reference?.stepAdvantage);
+        const scale = rows[i]?.phase === 'reflect' ? weight : 1;
+        expect(o.advantage).toBeCloseTo(scale * (reference?.advantage as number), 12);
+      });
+    }
+    const grpo = computeAdvantages(rows, { estimator: 'grpo', reflectWeight: 0 });
+    expect(Math.abs(grpo[2]?.advantage as number)).toBe(0);
+    expect(grpo[3]?.advantage).not.toBe(0);
+  });
+
   it('rejects rows out of chronological order', () => {
     const rows = [row({ attempt: 1 }), row({ attempt: 0 })];
     expect(() => computeAdvantages(rows)).toThrow(InvalidArgumentError);
@@ -119,6 +143,7 @@ describe('resolveAdvantageOptions', () => {
     [{ anchorScope: 'slot' as 'local' }, 'anchorScope'],
     [{ episodeBaseline: 'slot' as 'row' }, 'episodeBaseline'],
     [{ lengthPenalty: { coef: 1, maxTokens: 0 } }, 'lengthPenalty.maxTokens'],
+    [{ reflectWeight: -1 }, 'reflectWeight'],
   ])('rejects %j naming %s', (options, path) => {
     try {
       resolveAdvantageOptions(options);

@@ -5,7 +5,7 @@
  * anchor), per-attempt values live in flat arrays indexed by attempt id, and no per-row objects are
  * created except the final output records. Each pass is a function of its own:
  * `indexRows` → `attemptValues` / `rowReturns` → `subtractRowPenalties` → `episodeAdvantages` →
- * `stepAdvantages` → the weighted sum.
+ * `stepAdvantages` → the weighted sum (reflect rows scaled by `reflectWeight`).
  */
 
 import { at } from '../columns/at';
@@ -58,6 +58,11 @@ export function computeAdvantageColumns(
     }
   } else {
     out.advantages.set(out.episodeAdvantages);
+  }
+  if (o.reflectWeight !== 1) {
+    for (let i = 0; i < n; i++) {
+      if (rows[i]?.phase === 'reflect') out.advantages[i] = o.reflectWeight * at(out.advantages, i);
+    }
   }
   return out;
 }

@@ -14,6 +14,7 @@ export const DEFAULT_ADVANTAGE_OPTIONS = {
   episodeBaseline: 'row',
   invalidPenalty: 0.5,
   lengthPenalty: null,
+  reflectWeight: 1,
 } as const satisfies ResolvedAdvantageOptions;
 
 function oneOf<T extends string>(path: string, value: T | undefined, allowed: readonly T[], fallback: T): T {
@@ -78,5 +79,6 @@ export function resolveAdvantageOptions(options: AdvantageOptions = {}): Resolve
     episodeBaseline: oneOf('episodeBaseline', options.episodeBaseline, EPISODE_BASELINES, d.episodeBaseline),
     invalidPenalty: numberIn('invalidPenalty', options.invalidPenalty, d.invalidPenalty, -Infinity, Infinity),
     lengthPenalty,
+    reflectWeight: numberIn('reflectWeight', options.reflectWeight, d.reflectWeight, 0, Infinity),
   };
 }

@@ -56,6 +56,11 @@ export interface AdvantageOptions {
   readonly invalidPenalty?: number;
   /** Default off. */
   readonly lengthPenalty?: LengthPenaltyOptions;
+  /**
+   * Multiplies the final advantage of reflect rows (default 1): how strongly the policy gradient trains
+   * the notes. 0 leaves them to the KL term alone.
+   */
+  readonly reflectWeight?: number;
 }
 
 export interface AdvantageRowOutput {
@@ -65,7 +70,10 @@ export interface AdvantageRowOutput {
   score: number;
   episodeAdvantage: number;
   stepAdvantage: number;
-  /** episodeAdvantage + stepWeight · stepAdvantage; every response token of the row gets it. */
+  /**
+   * episodeAdvantage + stepWeight · stepAdvantage (times reflectWeight on reflect rows); every response
+   * token of the row gets it.
+   */
   advantage: number;
 }
 
@@ -82,4 +90,5 @@ export interface ResolvedAdvantageOptions {
   readonly episodeBaseline: EpisodeBaseline;
   readonly invalidPenalty: number;
   readonly lengthPenalty: LengthPenaltyOptions | null;
+  readonly reflectWeight: number;
 }

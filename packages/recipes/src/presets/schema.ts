@@ -106,6 +106,8 @@ export const trainConfigSchema = z.strictObject({
     invalidPenalty: z.number().finite().min(0),
     /** Length-penalty coefficient (0 = off); the limit is the larger response limit in use. */
     lengthPenaltyCoef: z.number().finite().min(0),
+    /** Multiplies reflect rows' advantages: how strongly the policy gradient trains the notes (0: KL only). */
+    reflectWeight: z.number().finite().min(0),
   }),
   ppo: z.strictObject({
     lr: z.number().gt(0).max(1),

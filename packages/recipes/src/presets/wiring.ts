@@ -44,6 +44,7 @@ export function advantageOptionsOf(config: TrainConfig): AdvantageOptions {
     anchorScope: a.anchorScope,
     episodeBaseline: a.episodeBaseline,
     invalidPenalty: a.invalidPenalty,
+    reflectWeight: a.reflectWeight,
     ...(a.lengthPenaltyCoef > 0 ? { lengthPenalty: { coef: a.lengthPenaltyCoef, maxTokens: limit } } : {}),
   };
 }
