@@ -1,4 +1,11 @@
 export {
+  type AdaptiveCeilingOptions,
+  type AdaptiveCeilingResult,
+  type AdaptiveOpponent,
+  type AdaptivePlanner,
+  adaptiveCeiling,
+} from './best-response/adaptive';
+export {
   type BestResponseResult,
   bestResponse,
   expectedReturns,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
+import { adaptationCeilingCommand } from './adaptation-ceiling';
 import { bestResponseCommand } from './best-response';
 import { dashboardCommand } from './dashboard';
 import { envServeCommand } from './env-serve';
@@ -25,6 +26,7 @@ export const COMMANDS: readonly CommandModule[] = [
   sokobanCommand,
   solveCommand,
   bestResponseCommand,
+  adaptationCeilingCommand,
   matchCommand,
   reportCommand,
   pretrainCommand,

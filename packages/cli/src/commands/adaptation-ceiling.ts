@@ -1,0 +1,162 @@
+/**
+ * `mage adaptation-ceiling <game> [--population balanced] [--opponents ids] [--attempts 3] [--seat mixed]`:
+ * what an agent that adapts perfectly in context could earn per attempt against each opponent.
+ */
+
+import { ConfigError } from '@mage-rl/core';
+import {
+  type AdaptiveOpponent,
+  type AdaptivePlanner,
+  adaptiveCeiling,
+  bestResponse,
+  POPULATION_PRESETS,
+  type PolicyFn,
+} from '@mage-rl/opponents';
+import type { Command } from 'commander';
+import { printJson, printTable } from '../output/format';
+import type { Io } from '../program/error-boundary';
+import { createCliOpponent, solvableGame } from '../registry';
+import { oneOf, positiveInt } from './game-options';
+import { solveNames } from './solve';
+
+const SEATS = ['0', '1', 'mixed'] as const;
+const PLANNERS: readonly AdaptivePlanner[] = ['bayes', 'myopic'];
+
+export interface AdaptationCeilingJson {
+  readonly game: string;
+  readonly attempts: number;
+  readonly seat: '0' | '1' | 'mixed';
+  /** The population the opponent is drawn from, with its prior weights. */
+  readonly population: readonly { readonly id: string; readonly weight: number }[];
+  /** Per planner: the expected return per game under the prior, mean over the attempts. */
+  readonly value: Readonly<Record<AdaptivePlanner, number>>;
+  readonly opponents: readonly {
+    readonly id: string;
+    /** The exact best response's value: what an agent told the opponent's identity earns per game. */
+    readonly bestResponse: number;
+    /** Expected return of attempt 1..K for each planner. */
+    readonly perAttempt: Readonly<Record<AdaptivePlanner, readonly number[]>>;
+  }[];
+}
+
+/** `balanced` (a preset of the env) or `id[:weight],…` (weights default to 1). */
+function populationEntries(envId: string, text: string): { id: string; weight: number }[] {
+  const preset = (
+    POPULATION_PRESETS as Record<string, Record<string, readonly { id: string; weight: number }[]>>
+  )[envId]?.[text];
+  if (preset) return preset.map((e) => ({ ...e }));
+  return text.split(',').map((part) => {
+    const [id = '', weightText] = part.trim().split(':');
+    const weight = weightText === undefined ? 1 : Number(weightText);
+    if (id === '' || !(weight >= 0)) {
+      throw new ConfigError(`--population expects a preset name or id[:weight],…; got '${text}'.`, {
+        path: '--population',
+      });
+    }
+    return { id, weight };
+  });
+}
+
+function policyOf(envId: string, id: string, flag: string): AdaptiveOpponent<unknown> {
+  const opponent = createCliOpponent(envId, id);
+  if (!('policy' in opponent) || typeof opponent.policy !== 'function') {
+    throw new ConfigError(`Opponent '${id}' does not expose its policy, so no exact analysis.`, {
+      path: flag,
+    });
+  }
+  return { id: opponent.id, policy: opponent.policy as PolicyFn<unknown> };
+}
+
+export function adaptationCeilingCommand(program: Command, io: Io): void {
+  program
+    .command('adaptation-ceiling')
+    .description(
+      'what perfect in-context adaptation earns: the exact Bayes-optimal agent over K attempts against an ' +
+        'opponent drawn from a population, per attempt and opponent, beside the best response',
+    )
+    .argument('<game>', `the game: ${solveNames().join(' | ')}`)
+    .option('--population <spec>', 'preset name of the env (balanced, …) or id[:weight],…', 'balanced')
+    .option('--opponents <ids>', 'comma-separated opponents to measure against (default: the population)')
+    .option('--attempts <n>', 'games per meta-episode', '3')
+    .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed', 'mixed')
+    .option('--json', 'print JSON')
+    .action(
+      (
+        name: string,
+        opts: { population: string; opponents?: string; attempts: string; seat: string; json?: boolean },
+      ) => {
+        const solvable = solvableGame(name);
+        const { envId, game, root } = solvable;
+        const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
+        const seat = oneOf(opts.seat, '--seat', SEATS);
+        const attempts = positiveInt(opts.attempts, '--attempts', 12);
+        const entries = populationEntries(envId, opts.population);
+        const population = entries.map((e) => policyOf(envId, e.id, '--population'));
+        const evaluate = opts.opponents
+          ? opts.opponents.split(',').map((id) => policyOf(envId, id.trim(), '--opponents'))
+          : population;
+        const seats: (0 | 1)[] = seat === 'mixed' ? [0, 1] : [Number(seat) as 0 | 1];
+        const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+
+        const runs = PLANNERS.map((planner) =>
+          seats.map((player) =>
+            adaptiveCeiling({
+              game,
+              root,
+              player,
+              attempts,
+              population,
+              prior: entries.map((e) => e.weight),
+              evaluate,
+              planner,
+            }),
+          ),
+        );
+        const json: AdaptationCeilingJson = {
+          game: envId,
+          attempts,
+          seat,
+          population: entries,
+          value: Object.fromEntries(
+            PLANNERS.map((planner, p) => [planner, mean(runs[p]!.map((r) => r.value))]),
+          ) as Record<AdaptivePlanner, number>,
+          opponents: evaluate.map((o, e) => ({
+            id: o.id,
+            bestResponse: mean(
+              seats.map((player) => bestResponse({ game, root, strategy: o.policy, player }).value),
+            ),
+            perAttempt: Object.fromEntries(
+              PLANNERS.map((planner, p) => [
+                planner,
+                Array.from({ length: attempts }, (_, k) =>
+                  mean(runs[p]!.map((r) => r.perOpponent[e]!.perAttempt[k]!)),
+                ),
+              ]),
+            ) as Record<AdaptivePlanner, number[]>,
+          })),
+        };
+        if (opts.json) {
+          printJson(io, json);
+          return;
+        }
+        const weights = entries.map((e) => `${e.id} ${e.weight}`).join(', ');
+        io.stdout(
+          `Adaptation ceiling, ${envId}, ${attempts} attempts, agent seat ${seat}; opponent drawn from ` +
+            `${weights}; ${unit} per attempt.\n` +
+            'bayes: maximises the total over the attempts (may probe first); myopic: best-responds to its ' +
+            'current belief each attempt.\n\n',
+        );
+        const attemptColumns = (planner: string) =>
+          Array.from({ length: attempts }, (_, k) => `${planner} ${k + 1}`);
+        printTable(
+          io,
+          ['opponent', 'best response', ...attemptColumns('bayes'), ...attemptColumns('myopic')],
+          json.opponents.map((o) => [o.id, o.bestResponse, ...o.perAttempt.bayes, ...o.perAttempt.myopic]),
+          3,
+        );
+        io.stdout(
+          `\nunder the prior, per attempt: bayes ${json.value.bayes.toFixed(3)}, myopic ${json.value.myopic.toFixed(3)}\n`,
+        );
+      },
+    );
+}
