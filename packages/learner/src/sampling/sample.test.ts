@@ -1,7 +1,7 @@
 import { createRng } from '@mage-rl/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sampleToken } from './sample';
+import { sampleToken, topCandidates } from './sample';
 
 const lp = Float32Array.from([Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)]);
 
@@ -55,5 +55,30 @@ describe('sampleToken', () => {
       ),
       { numRuns: 300, seed: 1 },
     );
+  });
+});
+
+describe('topCandidates', () => {
+  const bySort = (x: Float32Array, k: number) =>
+    Array.from(x, (v, id) => ({ id, v }))
+      .sort((a, b) => b.v - a.v || a.id - b.id)
+      .slice(0, k);
+
+  it('selects what a full sort selects, in the same order (ties by id)', () => {
+    fc.assert(
+      fc.property(
+        // Few distinct values, so ties are common.
+        fc.array(fc.integer({ min: -6, max: 0 }), { minLength: 1, maxLength: 200 }),
+        fc.integer({ min: 1, max: 210 }),
+        (values, k) => {
+          const x = Float32Array.from(values, (v) => v / 2);
+          expect(topCandidates(x, k)).toEqual(bySort(x, k));
+        },
+      ),
+      { numRuns: 500, seed: 2 },
+    );
+    const big = Float32Array.from({ length: 151_936 }, (_, i) => Math.sin(i * 12.9898) * 10);
+    big[77_777] = Number.NEGATIVE_INFINITY;
+    expect(topCandidates(big, 20)).toEqual(bySort(big, 20));
   });
 });

@@ -35,31 +35,82 @@ export function sampleToken(lp: Float32Array, params: SamplingParams, rng: Rng):
   return k === V && params.topP >= 1 ? sampleFull(lp, invT, rng) : sampleTop(lp, k, params.topP, invT, rng);
 }
 
+/** The weights of `sampleFull`, reused across calls (a vocabulary-sized array per token is GC churn). */
+let weights = new Float64Array(0);
+
 /** A draw from the whole distribution at temperature 1/`invT`. */
 function sampleFull(lp: Float32Array, invT: number, rng: Rng): number {
+  const V = lp.length;
   let max = Number.NEGATIVE_INFINITY;
-  for (const v of lp) max = Math.max(max, v);
+  for (let i = 0; i < V; i++) max = Math.max(max, lp[i]!);
+  if (weights.length < V) weights = new Float64Array(V);
+  const w = weights;
   let total = 0;
-  const w = new Float64Array(lp.length);
-  lp.forEach((v, i) => {
-    const e = Math.exp((v - max) * invT);
+  for (let i = 0; i < V; i++) {
+    const e = Math.exp((lp[i]! - max) * invT);
     w[i] = e;
     total += e;
-  });
+  }
   let r = rng.next() * total;
-  for (const [i, wi] of w.entries()) {
-    r -= wi;
+  for (let i = 0; i < V; i++) {
+    r -= w[i]!;
     if (r < 0) return i;
   }
   return argmax(lp);
 }
 
+interface Candidate {
+  readonly id: number;
+  readonly v: number;
+}
+
+/**
+ * The `k` largest entries of `lp` by decreasing value, ties by increasing id (so results are
+ * deterministic). Below the vocabulary size a bounded min-heap selects them in one pass, O(V log k)
+ * instead of sorting the whole vocabulary for every token.
+ */
+export function topCandidates(lp: Float32Array, k: number): Candidate[] {
+  if (k >= lp.length) {
+    return Array.from(lp, (v, id) => ({ id, v })).sort((a, b) => b.v - a.v || a.id - b.id);
+  }
+  // heap[0] is the worst kept candidate: the smallest value, and of equal values the largest id.
+  const worse = (a: Candidate, b: Candidate) => a.v < b.v || (a.v === b.v && a.id > b.id);
+  const heap: Candidate[] = [];
+  const siftDown = (start: number) => {
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let id = 0; id < lp.length; id++) {
+    const v = lp[id]!;
+    if (heap.length < k) {
+      heap.push({ id, v });
+      for (let i = heap.length - 1; i > 0; ) {
+        const parent = (i - 1) >> 1;
+        if (!worse(heap[i]!, heap[parent]!)) break;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+    } else if (v > heap[0]!.v) {
+      // Ids arrive in increasing order, so an equal value never displaces a kept one.
+      heap[0] = { id, v };
+      siftDown(0);
+    }
+  }
+  return heap.sort((a, b) => b.v - a.v || a.id - b.id);
+}
+
 /** A draw among the `k` most likely ids, cut further to the nucleus of mass `topP` when it is below 1. */
 function sampleTop(lp: Float32Array, k: number, topP: number, invT: number, rng: Rng): number {
-  // Candidates by decreasing probability (ties by id, so results are deterministic).
-  const top = Array.from(lp, (v, id) => ({ id, v }))
-    .sort((a, b) => b.v - a.v || a.id - b.id)
-    .slice(0, k);
+  const top = topCandidates(lp, k);
   const first = top[0];
   if (first === undefined) return argmax(lp);
   const candidates = top.map(({ id, v }) => ({ id, w: Math.exp((v - first.v) * invT) }));
