@@ -89,7 +89,8 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
         const { envId, game, root } = solvable;
         const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
         const seat = oneOf(opts.seat, '--seat', SEATS);
-        const attempts = positiveInt(opts.attempts, '--attempts', 12);
+        // The belief tree grows with the attempts: with a stochastic member about 3× per attempt (8: ~30 s).
+        const attempts = positiveInt(opts.attempts, '--attempts', 8);
         const entries = populationEntries(envId, opts.population);
         const population = entries.map((e) => policyOf(envId, e.id, '--population'));
         const evaluate = opts.opponents
