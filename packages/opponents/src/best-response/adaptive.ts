@@ -204,35 +204,44 @@ export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): Ad
     return w.some((x) => x > 0) ? normalise(w) : null;
   };
 
+  const immediate = (b: readonly number[], s: number): number => {
+    let value = 0;
+    for (let i = 0; i < m; i++) value += b[i]! * table[s]![i]!.expected;
+    return value;
+  };
+  /** What the games after this one earn when strategy s is played now, n games left. */
+  const future = (b: readonly number[], s: number, n: number): number => {
+    let value = 0;
+    if (n > 1) {
+      for (let k = 0; k < numKeys; k++) {
+        let pk = 0;
+        for (let i = 0; i < m; i++) pk += b[i]! * table[s]![i]!.prob[k]!;
+        if (pk > 0) value += pk * plan(posterior(b, s, k)!, n - 1).value;
+      }
+    }
+    return value;
+  };
   const plans = new Map<string, { strategy: number; value: number }>();
-  /** The planner's strategy with n games left under belief b, and the expected total it earns. */
+  /**
+   * The planner's strategy with n games left under belief b, and the expected total it earns. Ties keep
+   * the strategy that earns more now, then the first enumerated.
+   */
   const plan = (b: readonly number[], n: number): { strategy: number; value: number } => {
     const key = beliefKey(b, n);
     const cached = plans.get(key);
     if (cached) return cached;
-    let best = { strategy: -1, value: -Infinity };
-    let bestImmediate = -Infinity;
+    let best = { strategy: 0, score: -Infinity, now: -Infinity };
     for (let s = 0; s < strategies.length; s++) {
-      let immediate = 0;
-      for (let i = 0; i < m; i++) immediate += b[i]! * table[s]![i]!.expected;
-      let total = immediate;
-      if (n > 1) {
-        for (let k = 0; k < numKeys; k++) {
-          let pk = 0;
-          for (let i = 0; i < m; i++) pk += b[i]! * table[s]![i]!.prob[k]!;
-          if (pk > 0) total += pk * plan(posterior(b, s, k)!, n - 1).value;
-        }
-      }
-      const score = planner === 'bayes' ? total : immediate;
-      const bestScore = planner === 'bayes' ? best.value : bestImmediate;
-      // Ties keep the earlier strategy, or the one that earns more now.
-      if (score > bestScore + 1e-12 || (score > bestScore - 1e-12 && immediate > bestImmediate + 1e-12)) {
-        best = { strategy: s, value: total };
-        bestImmediate = immediate;
+      const now = immediate(b, s);
+      const score = planner === 'bayes' ? now + future(b, s, n) : now;
+      if (score > best.score + 1e-12 || (score > best.score - 1e-12 && now > best.now + 1e-12)) {
+        best = { strategy: s, score, now };
       }
     }
-    plans.set(key, best);
-    return best;
+    const value = planner === 'bayes' ? best.score : best.now + future(b, best.strategy, n);
+    const result = { strategy: best.strategy, value };
+    plans.set(key, result);
+    return result;
   };
 
   /** Expected return of each of the n games left against evaluated opponent j (row index in `table`). */
