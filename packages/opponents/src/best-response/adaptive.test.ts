@@ -16,7 +16,7 @@ const kuhnHandObservation =
   (reveal: boolean) =>
   (terminal: KuhnState, player: number): string => {
     const chips = player === 0 ? kuhnPayoff(terminal) : -kuhnPayoff(terminal);
-    const seen = `${kuhnGame.informationStateKey(terminal, player)}|${chips}`;
+    const seen = `${kuhnGame.informationStateKey?.(terminal, player)}|${chips}`;
     const showdown = ['pp', 'bb', 'pbb'].includes(terminal.history);
     return reveal && showdown ? `${seen}|${terminal.cards?.[1 - player]}` : seen;
   };
