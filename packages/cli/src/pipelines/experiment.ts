@@ -32,6 +32,7 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { z } from 'zod';
+import { memoryLimitsOfConfig } from './memory-check';
 import { loadModel } from './policy-model';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from './train';
 
@@ -344,7 +345,7 @@ async function evaluateUnit(
   }
   if (pending.length === 0) return;
   const trained = policy.method === WARM_START ? null : await trainUnit(options, policy, seed, config);
-  const learner = await loadModel(warmStart);
+  const learner = await loadModel(warmStart, { memory: memoryLimitsOfConfig(config) });
   try {
     if (trained) await learner.load(trained.checkpoint);
     for (const memory of pending) {

@@ -24,6 +24,7 @@ import {
   defineModelConfig,
   type LoraOptions,
   loadCheckpoint,
+  type MemoryLimits,
   type ModelConfig,
   type ModelConfigInput,
   type OnnxLearner,
@@ -67,6 +68,17 @@ export interface CreateMageTinyOptions {
   readonly runner?: 'worker' | 'local';
   /** Train LoRA adapters instead of all weights (rollouts on a server push them). */
   readonly lora?: LoraOptions;
+  /** Session cache, prefix cache and generation chunk (default: the learner's, those of a 6 GiB budget). */
+  readonly memory?: MemoryLimits;
+}
+
+/** The `createOnnxLearner` options of `limits`. */
+export function learnerMemoryOptions(limits: MemoryLimits) {
+  return {
+    maxSessionBytes: limits.sessionBytes,
+    prefixCacheBytes: limits.prefixCacheBytes,
+    maxGenerateRows: limits.generateRows,
+  } as const;
 }
 
 /** A freshly initialised mage-tiny for `tokenizer`. */
@@ -97,6 +109,7 @@ function mageTinyLearner(
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
     ...(options.runner ? { runner: options.runner } : {}),
     ...(options.lora ? { lora: options.lora } : {}),
+    ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
     defaultMaxTokens: 64,
   });
 }

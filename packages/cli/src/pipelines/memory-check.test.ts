@@ -2,12 +2,21 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
-import { createMageTinyConfig, fromHfConfig } from '@mage-rl/learner';
+import { createMageTinyConfig, fromHfConfig, memoryLimitsOf } from '@mage-rl/learner';
+import { resolveTrainConfig } from '@mage-rl/recipes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.test-helper';
-import { checkRunMemory, estimateRunMemory, modelConfigOf, SKIP_MEMORY_CHECK_ENV } from './memory-check';
+import {
+  checkRunMemory,
+  estimateRunMemory,
+  memoryLimitsOfConfig,
+  modelConfigOf,
+  SKIP_MEMORY_CHECK_ENV,
+} from './memory-check';
 
 const GB = 1e9;
+const GIB = 2 ** 30;
+const MIB = 2 ** 20;
 
 /** Qwen3-0.6B's shape (its config.json, abridged). */
 const QWEN3_06B = {
@@ -48,6 +57,57 @@ describe('estimateRunMemory', () => {
   });
 });
 
+describe('memory.budget', () => {
+  it("the default budget gives the learner's sizes of before: 1 GiB of sessions, 256 MiB of prefix cache, 64 rows", () => {
+    expect(memoryLimitsOfConfig(resolveTrainConfig())).toEqual({
+      sessionBytes: GIB,
+      prefixCacheBytes: 256 * MIB,
+      generateRows: 64,
+    });
+    expect(memoryLimitsOfConfig(resolveTrainConfig({ memory: { budget: '3GiB' } }))).toEqual({
+      sessionBytes: 512 * MIB,
+      prefixCacheBytes: 128 * MIB,
+      generateRows: 32,
+    });
+  });
+
+  it('sizes the estimate: the default as before, a smaller budget smaller caches and reference sessions', () => {
+    const config = createMageTinyConfig(222);
+    const before = estimateRunMemory(config, { lora: false, reference: true });
+    expect(before.parts['graph sessions']).toBe(GIB);
+    expect(before.parts['prefix KV cache']).toBe(256 * MIB);
+    const byDefault = memoryLimitsOfConfig(resolveTrainConfig());
+    expect(estimateRunMemory(config, { lora: false, reference: true, memory: byDefault })).toEqual(before);
+    const small = estimateRunMemory(config, { lora: false, reference: true, memory: memoryLimitsOf(GIB) });
+    expect(small.parts['graph sessions']).toBe(Math.floor(GIB / 6));
+    expect(small.parts['prefix KV cache']).toBe(Math.floor(GIB / 24));
+    expect(small.parts['reference model']).toBeLessThan(before.parts['reference model'] as number);
+    expect(small.bytes).toBeLessThan(before.bytes - GIB);
+  });
+
+  it('warns when the estimate exceeds the budget, naming memory.budget; quiet within it', () => {
+    const estimate = { bytes: 7 * GB, parts: { weights: 5 * GB, runtime: 2 * GB } };
+    const lines: string[] = [];
+    const line = checkRunMemory(estimate, 'training', {
+      budget: 6 * GIB,
+      total: 32 * GB,
+      available: 20 * GB,
+      env: {},
+      log: (l) => lines.push(l),
+    });
+    expect(line).toMatch(/exceeds memory\.budget \(6\.4 GB\).*raise memory\.budget/);
+    expect(line).not.toMatch(/swap/);
+    expect(lines).toEqual([line]);
+    const fits = checkRunMemory(estimate, 'training', {
+      budget: 8 * GIB,
+      total: 32 * GB,
+      available: 20 * GB,
+      env: {},
+    });
+    expect(fits).not.toMatch(/memory\.budget|swap/);
+  });
+});
+
 describe('checkRunMemory', () => {
   const estimate = { bytes: 12 * GB, parts: { weights: 10 * GB, runtime: 2 * GB } };
 
@@ -57,7 +117,7 @@ describe('checkRunMemory', () => {
     expect(run).toThrow(
       /needs about 12\.0 GB \(weights 10\.0 GB, runtime 2\.0 GB\); this machine has 8\.0 GB/,
     );
-    expect(run).toThrow(new RegExp(`LoRA.*${SKIP_MEMORY_CHECK_ENV}=1`));
+    expect(run).toThrow(new RegExp(`LoRA.*lower memory\\.budget.*${SKIP_MEMORY_CHECK_ENV}=1`));
   });
 
   it('runs anyway when the user overrides the check', () => {
@@ -96,6 +156,42 @@ describe('modelConfigOf', () => {
 });
 
 describe('mage train', () => {
+  it('shows memory.budget in --show-config, takes --set memory.budget and refuses a bad one', async () => {
+    const shown = await runCaptured(['train', '--preset', 'smoke', '--show-config']);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.out).memory).toEqual({ budget: '6GiB' });
+    const set = await runCaptured([
+      'train',
+      '--preset',
+      'smoke',
+      '--set',
+      'memory.budget=12GB',
+      '--show-config',
+    ]);
+    expect(JSON.parse(set.out).memory).toEqual({ budget: '12GB' });
+    const bytes = await runCaptured([
+      'train',
+      '--preset',
+      'smoke',
+      '--set',
+      `memory.budget=${4 * GIB}`,
+      '--show-config',
+    ]);
+    expect(JSON.parse(bytes.out).memory).toEqual({ budget: 4 * GIB });
+    for (const bad of ['0', '-8GB', 'plenty', '100MB']) {
+      const r = await runCaptured([
+        'train',
+        '--preset',
+        'smoke',
+        '--set',
+        `memory.budget=${bad}`,
+        '--show-config',
+      ]);
+      expect(r.code, bad).not.toBe(0);
+      expect(r.err, bad).toMatch(/memory\.budget: must be a size from 1\.00 GiB/);
+    }
+  });
+
   it('stops before loading a model that cannot fit, with exit 1 and the estimate', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'mage-memory-'));
     dirs.push(dir);

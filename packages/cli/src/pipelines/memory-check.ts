@@ -11,11 +11,13 @@ import { ConfigError, pathExists } from '@mage-rl/core';
 import {
   countParams,
   createMageTinyConfig,
-  DEFAULT_MAX_SESSION_BYTES,
-  DEFAULT_PREFIX_CACHE_BYTES,
   fromHfConfig,
+  type MemoryLimits,
   type ModelConfig,
+  memoryLimitsOf,
+  REFERENCE_MEMORY_BUDGET,
 } from '@mage-rl/learner';
+import { memoryBudgetOf, type TrainConfig } from '@mage-rl/recipes';
 import { readMageTinyManifest } from './mage-tiny';
 
 const GIB = 2 ** 30;
@@ -25,7 +27,7 @@ const GIB = 2 ** 30;
  * mage-tiny run meets its measured peak (pretrain 2.07 GB, one MAGE iteration 2.28 GiB).
  */
 const RUNTIME_BYTES = 0.75 * GIB;
-/** A reference model only scores: its sessions stay far below the policy's budget. */
+/** A reference model only scores: its sessions stay far below the policy's (and at most at them). */
 const REFERENCE_SESSION_BYTES = 0.25 * GIB;
 /** float32 weights held twice: the learner's copy and onnxruntime's. */
 const WEIGHT_BYTES_PER_PARAM = 8;
@@ -45,20 +47,29 @@ export interface MemoryEstimateOptions {
   readonly lora: boolean;
   /** A frozen copy of the starting model is loaded for the KL term. */
   readonly reference: boolean;
+  /** The learners' session and prefix cache budgets (default: those of a 6 GiB memory budget). */
+  readonly memory?: MemoryLimits;
+}
+
+/** The learners' sizes under a run's `memory.budget` (passed to every learner the run creates). */
+export function memoryLimitsOfConfig(config: Pick<TrainConfig, 'memory'>): MemoryLimits {
+  return memoryLimitsOf(memoryBudgetOf(config));
 }
 
 /** Estimated peak bytes of a learner (and its reference) of `config`. */
 export function estimateRunMemory(config: ModelConfig, options: MemoryEstimateOptions): MemoryEstimate {
   const params = countParams(config);
+  const memory = options.memory ?? memoryLimitsOf(REFERENCE_MEMORY_BUDGET);
   const parts: Record<string, number> = {
     runtime: RUNTIME_BYTES,
     weights: params * WEIGHT_BYTES_PER_PARAM,
     'gradients and optimizer': options.lora ? 0 : params * TRAINING_STATE_BYTES_PER_PARAM,
-    'graph sessions': DEFAULT_MAX_SESSION_BYTES,
-    'prefix KV cache': DEFAULT_PREFIX_CACHE_BYTES,
+    'graph sessions': memory.sessionBytes,
+    'prefix KV cache': memory.prefixCacheBytes,
   };
   if (options.reference) {
-    parts['reference model'] = params * WEIGHT_BYTES_PER_PARAM + REFERENCE_SESSION_BYTES;
+    parts['reference model'] =
+      params * WEIGHT_BYTES_PER_PARAM + Math.min(REFERENCE_SESSION_BYTES, memory.sessionBytes);
   }
   return { bytes: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
@@ -84,6 +95,8 @@ export async function modelConfigOf(dir: string): Promise<ModelConfig> {
 const gb = (bytes: number) => `${(bytes / 1e9).toFixed(1)} GB`;
 
 export interface MemoryCheckOptions {
+  /** The run's `memory.budget` in bytes: an estimate above it is warned about. */
+  readonly budget?: number;
   readonly total?: number;
   readonly available?: number;
   readonly env?: NodeJS.ProcessEnv;
@@ -91,8 +104,8 @@ export interface MemoryCheckOptions {
 }
 
 /**
- * Refuses a run whose estimate exceeds the machine's memory, and warns when it exceeds what is free now.
- * Returns the line it logged.
+ * Refuses a run whose estimate exceeds the machine's memory, and warns when it exceeds the run's
+ * `memory.budget` or what is free now. Returns the line it logged.
  */
 export function checkRunMemory(
   estimate: MemoryEstimate,
@@ -109,11 +122,19 @@ export function checkRunMemory(
   const skip = (options.env ?? process.env)[SKIP_MEMORY_CHECK_ENV] === '1';
   if (estimate.bytes > total && !skip) {
     throw new ConfigError(
-      `${line}. It would not fit: train LoRA adapters only (a Hugging Face model above the size threshold does by default), use a smaller model, or run on a larger machine. If the estimate is wrong for this model, set ${SKIP_MEMORY_CHECK_ENV}=1 to run anyway.`,
+      `${line}. It would not fit: train LoRA adapters only (a Hugging Face model above the size threshold does by default), use a smaller model, lower memory.budget (it sizes the caches), or run on a larger machine. If the estimate is wrong for this model, set ${SKIP_MEMORY_CHECK_ENV}=1 to run anyway.`,
       { path: 'model', context: { estimate: estimate.bytes, total } },
     );
   }
-  const message = estimate.bytes > available ? `${line} — it may swap or be killed` : line;
+  const warnings: string[] = [];
+  if (options.budget !== undefined && estimate.bytes > options.budget) {
+    // The caches and generation chunks are sized by the budget; weights and optimizer state are not.
+    warnings.push(
+      `it exceeds memory.budget (${gb(options.budget)}), which sizes the caches but not the model: raise memory.budget (--set memory.budget=16GB) if the machine has the memory, or train LoRA adapters or a smaller model`,
+    );
+  }
+  if (estimate.bytes > available) warnings.push('it may swap or be killed');
+  const message = warnings.length > 0 ? `${line} — ${warnings.join('; ')}` : line;
   options.log?.(message);
   return message;
 }

@@ -11,10 +11,13 @@ import {
   envDefinition,
   evaluateMethod,
   memoryLayoutOf,
+  mergeConfig,
+  resolveTrainConfig,
   type TrainConfig,
   trainConfigSchema,
 } from '@mage-rl/recipes';
 import { evalPlayOptions } from './eval-play';
+import { memoryLimitsOfConfig } from './memory-check';
 import { loadRunOrModel } from './policy-model';
 
 /** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */
@@ -29,7 +32,9 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
       },
     );
   }
-  const { warmStartDir: _warmStartDir, ...config } = extra as Record<string, unknown>;
+  const { warmStartDir: _warmStartDir, ...saved } = extra as Record<string, unknown>;
+  // A record written before `memory.budget` existed runs with the default budget.
+  const config = mergeConfig({ memory: resolveTrainConfig().memory }, saved);
   const parsed = trainConfigSchema.safeParse(config);
   if (!parsed.success) {
     throw new ConfigError(
@@ -56,7 +61,7 @@ export async function playAgentOf(
       },
     );
   }
-  const { learner } = await loadRunOrModel(dir);
+  const { learner } = await loadRunOrModel(dir, { memory: memoryLimitsOfConfig(config) });
   const envOptions = { ...config.env.options, ...config.eval.envOptions };
   const agent: PlayAgentV1 = {
     id: basename(dir),

@@ -22,12 +22,13 @@ import {
   importHfModel,
   type LoraOptions,
   loadHfTokenizer,
+  type MemoryLimits,
   type ModelConfig,
   type OnnxLearner,
   parseWordLevelTokenizer,
   type TokenizerV1,
 } from '@mage-rl/learner';
-import { loadMageTiny } from './mage-tiny';
+import { learnerMemoryOptions, loadMageTiny } from './mage-tiny';
 
 /** Hugging Face models above this many parameters train LoRA adapters unless told otherwise. */
 export const LORA_THRESHOLD_PARAMS = 20_000_000;
@@ -53,6 +54,8 @@ export interface LoadModelOptions {
   readonly runner?: 'worker' | 'local';
   /** `true`/`false` force LoRA on or off for Hugging Face models; default: on above the threshold. */
   readonly lora?: boolean | LoraOptions;
+  /** Session cache, prefix cache and generation chunk (`memoryLimitsOf` of the run's `memory.budget`). */
+  readonly memory?: MemoryLimits;
 }
 
 /** The LoRA options `loadModel` gives a Hugging Face model of `config` (undefined: full fine-tuning). */
@@ -94,6 +97,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
       ...(options.optimizer ? { optimizer: options.optimizer } : {}),
       ...(options.runner ? { runner: options.runner } : {}),
       ...(lora ? { lora } : {}),
+      ...(options.memory ? { memory: options.memory } : {}),
     });
   }
   const model = await importHfModel(dir);
@@ -108,6 +112,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
     ...(options.optimizer ? { optimizer: options.optimizer } : {}),
     ...(options.runner ? { runner: options.runner } : {}),
     ...(lora ? { lora } : {}),
+    ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
   });
 }
 

@@ -19,6 +19,7 @@ import {
 } from '@mage-rl/recipes';
 import { evalPlayOptions } from './eval-play';
 import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
+import { memoryLimitsOfConfig } from './memory-check';
 import { type EnvPlan, envPlans, type TeacherCorpus, teacherCorpus } from './warm-start-corpus';
 import { epochPlan, trainEpochs, trainingSet, warmStartSchedule } from './warm-start-training';
 
@@ -104,10 +105,11 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     corpus.examples.flatMap((e) => [...e.messages.map((m) => m.content), e.response]),
     { envs: plans.map((p) => p.definition) },
   );
-  const ws = plans[0].layouts[0].config.warmStart;
+  const { warmStart: ws } = plans[0].layouts[0].config;
   // The schedule is set once the step count is known.
   let schedule: LrSchedule = () => ws.lr;
   const learner = await createMageTiny(tokenizer, {
+    memory: memoryLimitsOfConfig(plans[0].layouts[0].config),
     seed: `${options.seed}/mage-tiny`,
     optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
   });

@@ -27,6 +27,7 @@ import {
   envDefinition,
   METHODS,
   type MethodId,
+  memoryBudgetOf,
   type RunPresetId,
   resolveTrainConfig,
   type TrainConfig,
@@ -36,7 +37,7 @@ import {
 } from '@mage-rl/recipes';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { checkRunMemory, estimateRunMemory, modelConfigOf } from './memory-check';
+import { checkRunMemory, estimateRunMemory, memoryLimitsOfConfig, modelConfigOf } from './memory-check';
 import { DEFAULT_LORA, loadModel, loraOf } from './policy-model';
 import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
 import { assertWarmStartTeacher } from './warm-start-corpus';
@@ -244,25 +245,28 @@ async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): 
   };
   const served = config.rollout.backend === 'openai';
   const modelConfig = await modelConfigOf(plannedWarmStart(options));
+  const memory = memoryLimitsOfConfig(config);
   checkRunMemory(
     estimateRunMemory(modelConfig, {
       lora: served || loraOf(modelConfig, undefined) !== undefined,
       reference: config.ppo.klCoef > 0,
+      memory,
     }),
     'training',
-    options.log ? { log: options.log } : {},
+    { budget: memoryBudgetOf(config), ...(options.log ? { log: options.log } : {}) },
   );
   const { dir: warmStart, learner: local } = await loadWarmStart(options, (dir) =>
     loadModel(dir, {
       seed: `${options.seed}/learner`,
       optimizer,
+      memory,
       // Rollouts on a server sample from a LoRA adapter the trainer pushes.
       ...(served ? { lora: DEFAULT_LORA } : {}),
     }),
   );
   const learner = served ? servedLearnerOf(config, local, options.runDir) : local;
   const reference =
-    config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false }) : undefined;
+    config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false, memory }) : undefined;
   try {
     const training = trainingOptionsOf(config, {
       learner,

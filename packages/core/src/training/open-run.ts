@@ -58,10 +58,20 @@ function runConfig<S, A>(
 }
 
 /**
- * Paths of the run record that may change on resume; they do not forbid it, and the saved config.json
- * keeps its original value (`--iterations` extends or shortens a run without rewriting its record).
+ * Paths of the run record (and everything under them) that may change on resume; they do not forbid it,
+ * and the saved config.json keeps its original value (`--iterations` extends or shortens a run without
+ * rewriting its record). `extra.memory` is the CLI's memory budget: it sizes caches and generation
+ * chunks, not what is computed, so a run may resume on another machine, and a record written before the
+ * setting existed resumes with its default.
  */
-export const RESUME_SAFE_PATHS: readonly string[] = ['training.iterations', 'extra.train.iterations'];
+export const RESUME_SAFE_PATHS: readonly string[] = [
+  'training.iterations',
+  'extra.train.iterations',
+  'extra.memory',
+];
+
+const resumeSafe = (path: string): boolean =>
+  RESUME_SAFE_PATHS.some((safe) => path === safe || path.startsWith(`${safe}.`));
 
 const recordSchema = z.object({ format: z.literal(RUN_CONFIG_FORMAT) }).loose();
 
@@ -86,7 +96,7 @@ export function resumeDifferences(saved: unknown, current: Partial<RunConfigReco
   const diff = jsonDiff(
     plain(Object.fromEntries(keys.map((k) => [k, savedObject[k]]))),
     plain(current),
-  ).filter((path) => !RESUME_SAFE_PATHS.includes(path));
+  ).filter((path) => !resumeSafe(path));
   const inExtra = diff.filter((p) => p.startsWith('extra.')).map((p) => p.slice('extra.'.length));
   return [...inExtra, ...diff.filter((p) => !p.startsWith('extra.'))];
 }

@@ -8,7 +8,7 @@ import { CheckpointError, ConfigError, MageError } from '../errors';
 import type { TrainingEvent } from './events';
 import { iterateTraining } from './iterate-training';
 import { crashRunOptions, nimLearner, nimTrainingOptions } from './nim-training.test-helper';
-import { checkResumeConfig } from './open-run';
+import { checkResumeConfig, resumeDifferences } from './open-run';
 import { latestCheckpoint } from './run-dir';
 import { lockRunDir, RUN_LOCK_FILE } from './run-lock';
 
@@ -119,6 +119,21 @@ describe('resume safety', () => {
     const more = await collect({ ...run(runDir, { config: { train: { iterations: 2 } } }), resume: true });
     expect(more[0]).toMatchObject({ type: 'run-start', startIteration: 1, iterations: 2 });
     expect(await readFile(join(runDir, 'config.json'), 'utf8')).toBe(before);
+  });
+
+  it('lets the memory budget change or be missing from an older record, nothing beside it', () => {
+    const saved = { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } };
+    expect(resumeDifferences(saved, { extra: { ppo: { lr: 1e-4 }, memory: { budget: '16GiB' } } })).toEqual(
+      [],
+    );
+    const older = { extra: { ppo: { lr: 1e-4 } } };
+    expect(resumeDifferences(older, { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } })).toEqual(
+      [],
+    );
+    expect(resumeDifferences(older, { extra: { ppo: { lr: 3e-4 }, memoryKind: 'x' } })).toEqual([
+      'ppo.lr',
+      'memoryKind',
+    ]);
   });
 
   it('does not overwrite files it did not write: unrelated config.json or report.md', async () => {

@@ -1,1 +1,2 @@
+export { type MemoryLimits, memoryLimitsOf, REFERENCE_MEMORY_BUDGET } from './memory-budget';
 export { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';

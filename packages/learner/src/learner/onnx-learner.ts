@@ -66,6 +66,13 @@ export interface OnnxLearnerOptions {
    */
   readonly prefixCacheBytes?: number;
   /**
+   * Estimated bytes of the sessions the runner keeps (default `DEFAULT_MAX_SESSION_BYTES`, 1 GiB); only
+   * for a runner the learner creates (`'worker'` or `'local'`), a given runner has its own.
+   */
+  readonly maxSessionBytes?: number;
+  /** Rows one generation run holds at most (default `MAX_GENERATE_ROWS`, 64); larger calls run in chunks. */
+  readonly maxGenerateRows?: number;
+  /**
    * Compute the LM head only at the scored tokens, in row chunks (default: for vocabularies of at least
    * `LARGE_VOCAB_MIN` ids, where the head dominates the step; see architecture/learner.md).
    */
@@ -90,12 +97,12 @@ export interface OnnxLearner extends LearnerV1 {
   generatorStats(): GeneratorStats;
 }
 
-const resolveRunner = (runner: OnnxLearnerOptions['runner']): GraphRunner =>
-  runner === 'local'
-    ? createLocalRunner()
-    : runner === undefined || runner === 'worker'
-      ? createWorkerRunner()
-      : runner;
+function resolveRunner(options: OnnxLearnerOptions): GraphRunner {
+  const { runner, maxSessionBytes } = options;
+  if (typeof runner === 'object') return runner;
+  const runnerOptions = maxSessionBytes === undefined ? {} : { maxSessionBytes };
+  return runner === 'local' ? createLocalRunner(runnerOptions) : createWorkerRunner(runnerOptions);
+}
 
 /** Where the learner's graphs run, for which model and parameters, in micro-batches of which size. */
 function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: LearnerParams): GraphContext {
@@ -130,7 +137,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const params = createLearnerParams(config, options, rng);
   const optimizerOptions: AdamWOptions = options.optimizer ?? { lr: 1e-4 };
   const state: LearnerState = { rng, optimizer: createAdamW(optimizerOptions) };
-  const runner = resolveRunner(options.runner);
+  const runner = resolveRunner(options);
   const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
   await syncWeights(runner, params);
@@ -142,6 +149,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       maxBytes: options.prefixCacheBytes ?? DEFAULT_PREFIX_CACHE_BYTES,
       weightsVersion: () => params.version,
     },
+    ...(options.maxGenerateRows === undefined ? {} : { maxRows: options.maxGenerateRows }),
   });
   const policy = createLearnerPolicy({
     id,

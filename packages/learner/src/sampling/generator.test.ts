@@ -174,6 +174,30 @@ describe('generator (prefill + static KV buffer decode)', () => {
     expect(rows[0]?.tokens).toEqual(head[0]?.tokens);
   });
 
+  it('chunks by its maxRows option (same tokens per row) and refuses a chunk of no rows', async () => {
+    const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
+    const many = Array.from({ length: 6 }, (_, i) => prompts[i % prompts.length] as number[]);
+    const seeds = many.map((_, i) => 200 + i);
+    const batchSizes: number[] = [];
+    const small = createGenerator({
+      config,
+      maxRows: 4,
+      runner: {
+        ...runner,
+        run: (key, feeds, options) => {
+          const rows = feeds.input_ids?.dims[0];
+          if (rows !== undefined) batchSizes.push(rows);
+          return runner.run(key, feeds, options);
+        },
+      },
+    });
+    const chunked = await small.generate({ prompts: many, seeds, maxTokens: 4, sampling });
+    const whole = await generator.generate({ prompts: many, seeds, maxTokens: 4, sampling });
+    expect(Math.max(...batchSizes)).toBe(4);
+    expect(chunked.map((r) => r.tokens)).toEqual(whole.map((r) => r.tokens));
+    expect(() => createGenerator({ config, runner, maxRows: 0 })).toThrow(/maxRows must be a positive/);
+  });
+
   it('stops at EOS and at a stop predicate', async () => {
     const greedy = { temperature: 0, topK: 0, topP: 1 };
     const free = await generator.generate({ prompts: [[3]], seeds: [1], maxTokens: 6, sampling: greedy });

@@ -80,6 +80,11 @@ export interface GeneratorOptions {
    * (default: no cache). Needs a runner with `saveKv`/`restoreKv`/`dropKv`.
    */
   readonly prefixCache?: PrefixCacheOptions;
+  /**
+   * Rows one prefill and decode run holds at most (default `MAX_GENERATE_ROWS`, 64); larger calls run
+   * in chunks of this many rows. Bounds the peak memory of a large evaluation.
+   */
+  readonly maxRows?: number;
 }
 
 export const nextPow2 = (n: number, min = 1): number => {
@@ -116,6 +121,8 @@ interface GenerateContext {
   /** Session options of a run of `rows` × `tokens` new positions attending to `keys` positions. */
   readonly sessionOptions: (rows: number, tokens: number, keys: number) => LoadOptions;
   readonly cache: PrefixCacheState | undefined;
+  /** Rows of one run at most (`GeneratorOptions.maxRows`). */
+  readonly maxRows: number;
   readonly stats: MutableStats;
 }
 
@@ -481,7 +488,7 @@ async function generateRows(
 }
 
 /**
- * Rows one prefill and decode run holds at most. Activations and the KV buffer grow with the rows (a
+ * Rows one prefill and decode run holds at most, unless `GeneratorOptions.maxRows` says otherwise. Activations and the KV buffer grow with the rows (a
  * 1024-row evaluation of Kuhn Poker needed 15 GB; the laptop preset's 128-row Tic-Tac-Toe evaluation
  * peaked at 2.54 GB in one run and at 2.17 GB in chunks of 64, no slower), so larger calls run in chunks
  * of this many rows, one after another; each row's tokens depend only on its prompt, seed and limit.
@@ -503,13 +510,14 @@ function chunkOf(o: GenerateTokensOptions, start: number, count: number): Genera
   };
 }
 
-/** Checks the request once, then runs `generateRows` over chunks of at most `MAX_GENERATE_ROWS` rows. */
+/** Checks the request once, then runs `generateRows` over chunks of at most `ctx.maxRows` rows. */
 async function generateChunked(ctx: GenerateContext, o: GenerateTokensOptions): Promise<GeneratedRow[]> {
   const limits = checkRequest(ctx.config, o);
-  if (o.prompts.length <= MAX_GENERATE_ROWS) return generateRows(ctx, o, limits);
+  const chunk = ctx.maxRows;
+  if (o.prompts.length <= chunk) return generateRows(ctx, o, limits);
   const out: GeneratedRow[] = [];
-  for (let start = 0; start < o.prompts.length; start += MAX_GENERATE_ROWS) {
-    const count = Math.min(MAX_GENERATE_ROWS, o.prompts.length - start);
+  for (let start = 0; start < o.prompts.length; start += chunk) {
+    const count = Math.min(chunk, o.prompts.length - start);
     out.push(...(await generateRows(ctx, chunkOf(o, start, count), limits.slice(start, start + count))));
   }
   return out;
@@ -539,6 +547,10 @@ function prefixCacheOf(options: GeneratorOptions): PrefixCacheState | undefined 
 
 /** A generator over `runner`, whose persistent tensors hold the model's weights. */
 export function createGenerator(options: GeneratorOptions): Generator {
+  const maxRows = options.maxRows ?? MAX_GENERATE_ROWS;
+  if (!Number.isInteger(maxRows) || maxRows < 1) {
+    throw new InvalidArgumentError(`createGenerator(): maxRows must be a positive integer, got ${maxRows}.`);
+  }
   // Runs of fewer than SMALL_RUN_FLOPS model FLOPs (2 · tokens · parameters) take one thread.
   const flopsPerToken = 2 * countParams(options.config);
   const ctx: GenerateContext = {
@@ -557,6 +569,7 @@ export function createGenerator(options: GeneratorOptions): Generator {
       }),
     }),
     cache: prefixCacheOf(options),
+    maxRows,
     stats: {
       calls: 0,
       promptTokens: 0,

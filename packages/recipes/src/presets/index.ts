@@ -1,3 +1,4 @@
+export { formatByteSize, memoryBudgetOf, parseByteSize } from './byte-size';
 export { configErrorFromZod } from './config-errors';
 export { ENV_DEFAULTS } from './env-defaults';
 export { METHOD_IDS, METHODS, type MethodId, type MethodPreset } from './methods';

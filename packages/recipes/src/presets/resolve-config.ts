@@ -62,6 +62,7 @@ const BASE: TrainConfigInput = {
   },
   advantage: { ...GIGPO_DEFAULTS, grouping: 'per-opponent', lengthPenaltyCoef: 0 },
   ppo: { klCoef: 0 },
+  memory: { budget: '6GiB' },
 };
 
 function pick<T extends string>(kind: string, id: string, known: readonly T[]): T {

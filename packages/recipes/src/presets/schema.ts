@@ -3,6 +3,7 @@
 import { EPISODE_BASELINES } from '@mage-rl/gigpo';
 import { z } from 'zod';
 import { MEMORY_KINDS } from '../wiring';
+import { formatByteSize, parseByteSize } from './byte-size';
 import { METHOD_IDS } from './methods';
 import { RUN_PRESET_IDS } from './run-presets';
 
@@ -26,12 +27,28 @@ export const CONFIG_LIMITS = {
   episodes: 100_000,
   warmStartIterations: 10_000,
   warmStartEpochs: 1000,
+  /** `memory.budget` in bytes at least (less does not hold the runtime itself) and at most. */
+  memoryBudgetMin: 2 ** 30,
+  memoryBudget: 2 ** 40,
 } as const;
 const L = CONFIG_LIMITS;
 const finite = z.number().finite();
 const fraction = z.number().min(0).max(1);
 const jsonRecord = z.record(z.string(), z.unknown());
 const opponentIds = z.array(z.string().min(1));
+
+/** A size (`parseByteSize`): a byte count or a string such as "6GiB", kept as written. */
+const memoryBudget = z.union([z.number(), z.string()]).superRefine((value, ctx) => {
+  const bytes = parseByteSize(value);
+  if (bytes === undefined || bytes < L.memoryBudgetMin || bytes > L.memoryBudget) {
+    const range = `from ${formatByteSize(L.memoryBudgetMin)} to ${formatByteSize(L.memoryBudget)}`;
+    const read = bytes === undefined ? 'not a size' : formatByteSize(bytes);
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a size ${range}: a byte count or a number with a unit (kB, MB, GB, TB, KiB, MiB, GiB, TiB) such as "6GiB" or "8GB"; read as ${read}`,
+    });
+  }
+});
 
 export const trainConfigSchema = z.strictObject({
   env: z.strictObject({
@@ -160,6 +177,15 @@ export const trainConfigSchema = z.strictObject({
      * shows how play goes on after one).
      */
     mistakes: fraction,
+  }),
+  /** What one run may use of the machine's memory. */
+  memory: z.strictObject({
+    /**
+     * The run's memory budget: sizes the learner's session cache (1/6), prefix KV cache (1/24) and
+     * generation chunk (a row per 96 MiB, a power of two); the memory check warns when a run's estimated
+     * peak exceeds it. Default "6GiB", what an 8 GB laptop can give one run (1 GiB, 256 MiB, 64 rows).
+     */
+    budget: memoryBudget,
   }),
 });
 
