@@ -128,15 +128,12 @@ describe('generator (prefill + static KV buffer decode)', () => {
     expect(other[0]?.tokens).not.toEqual(batch[2]?.tokens);
   });
 
-  it('runs calls of more than MAX_GENERATE_ROWS rows in chunks: same tokens per row, row indices kept', async () => {
-    const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
-    const n = MAX_GENERATE_ROWS + 3;
-    const many = Array.from({ length: n }, (_, i) => prompts[i % prompts.length] as number[]);
-    const seeds = many.map((_, i) => 100 + i);
-    // A generator over the same runner that records the batch size of every run.
+  /** A generator over the same runner that records the batch size of every run. */
+  const recordingGenerator = (maxRows?: number) => {
     const batchSizes: number[] = [];
     const recording = createGenerator({
       config,
+      ...(maxRows === undefined ? {} : { maxRows }),
       runner: {
         ...runner,
         run: (key, feeds, options) => {
@@ -146,6 +143,15 @@ describe('generator (prefill + static KV buffer decode)', () => {
         },
       },
     });
+    return { generator: recording, batchSizes };
+  };
+
+  it('runs calls of more than MAX_GENERATE_ROWS rows in chunks: same tokens per row, row indices kept', async () => {
+    const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
+    const n = MAX_GENERATE_ROWS + 3;
+    const many = Array.from({ length: n }, (_, i) => prompts[i % prompts.length] as number[]);
+    const seeds = many.map((_, i) => 100 + i);
+    const { generator: recording, batchSizes } = recordingGenerator();
     // Row n − 2 (in the second chunk) stops after two tokens; the others run to the limit.
     const rows = await recording.generate({
       prompts: many,
@@ -178,19 +184,7 @@ describe('generator (prefill + static KV buffer decode)', () => {
     const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
     const many = Array.from({ length: 6 }, (_, i) => prompts[i % prompts.length] as number[]);
     const seeds = many.map((_, i) => 200 + i);
-    const batchSizes: number[] = [];
-    const small = createGenerator({
-      config,
-      maxRows: 4,
-      runner: {
-        ...runner,
-        run: (key, feeds, options) => {
-          const rows = feeds.input_ids?.dims[0];
-          if (rows !== undefined) batchSizes.push(rows);
-          return runner.run(key, feeds, options);
-        },
-      },
-    });
+    const { generator: small, batchSizes } = recordingGenerator(4);
     const chunked = await small.generate({ prompts: many, seeds, maxTokens: 4, sampling });
     const whole = await generator.generate({ prompts: many, seeds, maxTokens: 4, sampling });
     expect(Math.max(...batchSizes)).toBe(4);
