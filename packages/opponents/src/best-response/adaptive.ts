@@ -4,7 +4,7 @@
  * next (see `architecture/opponents.md`, "Adaptation ceiling").
  *
  * The agent's belief is a weight per population member. Before each game it commits to a pure strategy
- * of its seat (its information sets are few in the games this is for: Kuhn Poker has 64 per seat); after
+ * of its seat (they are few in the games this is for: Kuhn Poker has 64 per seat); after
  * the game it observes `observation(terminal)` and updates the belief by each member's likelihood of that
  * observation. The `bayes` planner maximises the expected total over the games left (it may probe: give
  * up chips now for information that pays later); the `myopic` one best-responds to the current belief.
