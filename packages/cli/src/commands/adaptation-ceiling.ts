@@ -5,17 +5,17 @@
 
 import { ConfigError } from '@mage-rl/core';
 import {
-  type AdaptiveOpponent,
   type AdaptivePlanner,
   adaptiveCeiling,
   bestResponse,
   POPULATION_PRESETS,
-  type PolicyFn,
+  type PopulationEnvId,
 } from '@mage-rl/opponents';
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { createCliOpponent, solvableGame } from '../registry';
+import { solvableGame } from '../registry';
+import { exactOpponent } from './best-response';
 import { oneOf, positiveInt } from './game-options';
 import { solveNames } from './solve';
 
@@ -41,9 +41,7 @@ export interface AdaptationCeilingJson {
 
 /** `balanced` (a preset of the env) or `id[:weight],…` (weights default to 1). */
 function populationEntries(envId: string, text: string): { id: string; weight: number }[] {
-  const preset = (
-    POPULATION_PRESETS as Record<string, Record<string, readonly { id: string; weight: number }[]>>
-  )[envId]?.[text];
+  const preset = POPULATION_PRESETS[envId as PopulationEnvId]?.[text];
   if (preset) return preset.map((e) => ({ ...e }));
   return text.split(',').map((part) => {
     const [id = '', weightText] = part.trim().split(':');
@@ -55,16 +53,6 @@ function populationEntries(envId: string, text: string): { id: string; weight: n
     }
     return { id, weight };
   });
-}
-
-function policyOf(envId: string, id: string, flag: string): AdaptiveOpponent<unknown> {
-  const opponent = createCliOpponent(envId, id);
-  if (!('policy' in opponent) || typeof opponent.policy !== 'function') {
-    throw new ConfigError(`Opponent '${id}' does not expose its policy, so no exact analysis.`, {
-      path: flag,
-    });
-  }
-  return { id: opponent.id, policy: opponent.policy as PolicyFn<unknown> };
 }
 
 export function adaptationCeilingCommand(program: Command, io: Io): void {
@@ -92,9 +80,9 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
         // The belief tree grows with the attempts: with a stochastic member about 3× per attempt (8: ~30 s).
         const attempts = positiveInt(opts.attempts, '--attempts', 8);
         const entries = populationEntries(envId, opts.population);
-        const population = entries.map((e) => policyOf(envId, e.id, '--population'));
+        const population = entries.map((e) => exactOpponent(envId, e.id, '--population', 'analysis'));
         const evaluate = opts.opponents
-          ? opts.opponents.split(',').map((id) => policyOf(envId, id.trim(), '--opponents'))
+          ? opts.opponents.split(',').map((id) => exactOpponent(envId, id.trim(), '--opponents', 'analysis'))
           : population;
         const seats: (0 | 1)[] = seat === 'mixed' ? [0, 1] : [Number(seat) as 0 | 1];
         const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;

@@ -24,6 +24,25 @@ export interface BestResponseJson {
   readonly strategy: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
+/**
+ * Opponent `id` of env `envId` with its exact policy, for an exact analysis (`what`); a ConfigError on
+ * `flag` when the opponent does not expose one.
+ */
+export function exactOpponent(
+  envId: string,
+  id: string,
+  flag: string,
+  what: string,
+): { readonly id: string; readonly policy: PolicyFn<unknown> } {
+  const opponent = createCliOpponent(envId, id);
+  if (!('policy' in opponent) || typeof opponent.policy !== 'function') {
+    throw new ConfigError(`Opponent '${id}' does not expose its policy, so no exact ${what}.`, {
+      path: flag,
+    });
+  }
+  return { id: opponent.id, policy: opponent.policy as PolicyFn<unknown> };
+}
+
 export function bestResponseCommand(program: Command, io: Io): void {
   program
     .command('best-response')
@@ -40,16 +59,8 @@ export function bestResponseCommand(program: Command, io: Io): void {
       const { envId, game, root } = solvable;
       const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
       const seat = oneOf(opts.seat, '--seat', SEATS);
-      const opponent = createCliOpponent(envId, opts.opponent);
-      if (!('policy' in opponent) || typeof opponent.policy !== 'function') {
-        throw new ConfigError(
-          `Opponent '${opts.opponent}' does not expose its policy, so no exact best response.`,
-          {
-            path: '--opponent',
-          },
-        );
-      }
-      const policy = opponent.policy as PolicyFn<unknown>;
+      const opponent = exactOpponent(envId, opts.opponent, '--opponent', 'best response');
+      const { policy } = opponent;
       const br0 = bestResponse({ game, root, strategy: policy, player: 0 });
       const br1 = bestResponse({ game, root, strategy: policy, player: 1 });
       const value = seat === '0' ? br0.value : seat === '1' ? br1.value : (br0.value + br1.value) / 2;

@@ -105,11 +105,12 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     corpus.examples.flatMap((e) => [...e.messages.map((m) => m.content), e.response]),
     { envs: plans.map((p) => p.definition) },
   );
-  const { warmStart: ws } = plans[0].layouts[0].config;
+  const { config } = plans[0].layouts[0];
+  const ws = config.warmStart;
   // The schedule is set once the step count is known.
   let schedule: LrSchedule = () => ws.lr;
   const learner = await createMageTiny(tokenizer, {
-    memory: memoryLimitsOfConfig(plans[0].layouts[0].config),
+    memory: memoryLimitsOfConfig(config),
     seed: `${options.seed}/mage-tiny`,
     optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
   });

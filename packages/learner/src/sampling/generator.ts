@@ -488,10 +488,11 @@ async function generateRows(
 }
 
 /**
- * Rows one prefill and decode run holds at most, unless `GeneratorOptions.maxRows` says otherwise. Activations and the KV buffer grow with the rows (a
- * 1024-row evaluation of Kuhn Poker needed 15 GB; the laptop preset's 128-row Tic-Tac-Toe evaluation
- * peaked at 2.54 GB in one run and at 2.17 GB in chunks of 64, no slower), so larger calls run in chunks
- * of this many rows, one after another; each row's tokens depend only on its prompt, seed and limit.
+ * Rows one prefill and decode run holds at most, unless `GeneratorOptions.maxRows` says otherwise.
+ * Activations and the KV buffer grow with the rows (a 1024-row evaluation of Kuhn Poker needed 15 GB;
+ * the laptop preset's 128-row Tic-Tac-Toe evaluation peaked at 2.54 GB in one run and at 2.17 GB in
+ * chunks of 64, no slower), so larger calls run in chunks of this many rows, one after another; each
+ * row's tokens depend only on its prompt, seed and limit.
  */
 export const MAX_GENERATE_ROWS = 64;
 

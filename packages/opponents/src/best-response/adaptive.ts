@@ -172,7 +172,8 @@ export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): Ad
   const planner = options.planner ?? 'bayes';
 
   const strategies = pureStrategies(agentInfoSets(game, root, player));
-  const opponents = [...population, ...evaluated];
+  // The population first (rows 0..m−1 of `table`), then the evaluated opponents outside it.
+  const opponents = [...population, ...evaluated.filter((o) => !population.includes(o))];
   const keyIndex = new Map<string, number>();
   const raw = strategies.map((strategy) =>
     opponents.map((o) => outcomesOf(game, root, player, strategy, o.policy, observation, keyIndex)),
@@ -267,9 +268,9 @@ export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): Ad
 
   const b0 = normalise(prior);
   const totalUnderPrior = plan(b0, attempts).value;
-  const perOpponent = evaluated.map((o, e) => ({
+  const perOpponent = evaluated.map((o) => ({
     id: o.id,
-    perAttempt: play(b0, attempts, m + e, new Map()),
+    perAttempt: play(b0, attempts, opponents.indexOf(o), new Map()),
   }));
   return { value: totalUnderPrior / attempts, perOpponent };
 }
