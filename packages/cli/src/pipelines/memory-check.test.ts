@@ -160,33 +160,14 @@ describe('mage train', () => {
     const shown = await runCaptured(['train', '--preset', 'smoke', '--show-config']);
     expect(shown.code).toBe(0);
     expect(JSON.parse(shown.out).memory).toEqual({ budget: '6GiB' });
-    const set = await runCaptured([
-      'train',
-      '--preset',
-      'smoke',
-      '--set',
-      'memory.budget=12GB',
-      '--show-config',
-    ]);
+    const withBudget = (value: string | number) =>
+      runCaptured(['train', '--preset', 'smoke', '--set', `memory.budget=${value}`, '--show-config']);
+    const set = await withBudget('12GB');
     expect(JSON.parse(set.out).memory).toEqual({ budget: '12GB' });
-    const bytes = await runCaptured([
-      'train',
-      '--preset',
-      'smoke',
-      '--set',
-      `memory.budget=${4 * GIB}`,
-      '--show-config',
-    ]);
+    const bytes = await withBudget(4 * GIB);
     expect(JSON.parse(bytes.out).memory).toEqual({ budget: 4 * GIB });
     for (const bad of ['0', '-8GB', 'plenty', '100MB']) {
-      const r = await runCaptured([
-        'train',
-        '--preset',
-        'smoke',
-        '--set',
-        `memory.budget=${bad}`,
-        '--show-config',
-      ]);
+      const r = await withBudget(bad);
       expect(r.code, bad).not.toBe(0);
       expect(r.err, bad).toMatch(/memory\.budget: must be a size from 1\.00 GiB/);
     }
