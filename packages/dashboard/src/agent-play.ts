@@ -6,6 +6,7 @@
  * Policy sampling is seeded per request, so every replay repeats the agent's earlier outputs exactly.
  */
 
+import { randomUUID } from 'node:crypto';
 import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1 } from '@mage-rl/core';
 import { PlayError } from './play';
 
@@ -81,7 +82,6 @@ interface AgentSession {
 
 export class AgentSessions {
   private readonly sessions = new Map<string, AgentSession>();
-  private counter = 0;
   /** One replay at a time: a policy is not shared between concurrent rollouts. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -91,7 +91,7 @@ export class AgentSessions {
     const agent = this.agents.find((a) => a.id === agentId);
     if (!agent) throw new PlayError(`No trained policy '${agentId}' in this dashboard.`);
     const session: AgentSession = {
-      id: `a${++this.counter}-${seed}`,
+      id: `a${randomUUID()}`,
       agent,
       seed,
       attempts,

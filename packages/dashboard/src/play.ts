@@ -4,6 +4,7 @@
  * a meta-episode. Moves are checked against the legal actions; the opponent answers at once.
  */
 
+import { randomUUID } from 'node:crypto';
 import {
   CHANCE_PLAYER,
   createRng,
@@ -12,6 +13,7 @@ import {
   type OpponentV1,
   type Rng,
 } from '@mage-rl/core';
+import { checkOpponentCost } from '@mage-rl/core/http';
 
 /** A game the play page offers. */
 export interface PlayGameInfo {
@@ -68,7 +70,6 @@ const MAX_SESSIONS = 64;
 
 export class PlayHost {
   private readonly sessions = new Map<string, Session>();
-  private counter = 0;
 
   constructor(private readonly defs: readonly EnvDefinitionV1[]) {}
 
@@ -94,6 +95,11 @@ export class PlayHost {
           .join(', ')}.`,
       );
     }
+    try {
+      checkOpponentCost(request.opponent);
+    } catch (error) {
+      throw new PlayError(error instanceof Error ? error.message : String(error));
+    }
     if (!def.opponents.has(request.opponent)) {
       throw new PlayError(
         `Unknown opponent '${request.opponent}' for ${def.id}; choose one of ${def.opponents.ids.join(', ')}.`,
@@ -105,7 +111,7 @@ export class PlayHost {
     if (!Number.isInteger(attempts) || attempts < 1 || attempts > 10)
       throw new PlayError('attempts must be an integer in 1..10.');
     const seed = Number.isInteger(request.seed) ? (request.seed as number) : Math.floor(Math.random() * 1e9);
-    const id = `p${++this.counter}-${seed}`;
+    const id = `p${randomUUID()}`;
     const session: Session = {
       id,
       def,

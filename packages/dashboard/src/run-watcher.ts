@@ -143,8 +143,11 @@ export class RunWatcher {
 
   /** The replay files of the run, newest iteration last. */
   async episodeFiles(): Promise<{ name: string; kind: 'train' | 'eval'; iteration: number }[]> {
-    const names = await readdir(join(this.dir, 'episodes')).catch(() => [] as string[]);
-    return names
+    // Regular files only: symlinks are neither listed nor served (nothing is followed out of a run).
+    const entries = await readdir(join(this.dir, 'episodes'), { withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
       .flatMap((name) => {
         const m = EPISODE_FILE.exec(name);
         if (!m) return [];

@@ -6,13 +6,22 @@
  */
 
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EnvDefinitionV1, EvalStatsV1 } from '@mage-rl/core';
+import {
+  closeServer,
+  createHardenedServer,
+  type HardeningOptions,
+  HttpRefusal,
+  listenOn,
+  readJsonBody,
+  requestGuard,
+} from '@mage-rl/core/http';
 import { AgentSessions, type PlayAgentV1 } from './agent-play';
 import { chartSpec, lastEval, runCharts } from './charts';
 import { PlayError, PlayHost } from './play';
@@ -31,6 +40,8 @@ export interface DashboardOptions {
   readonly agents?: readonly PlayAgentV1[];
   /** How often run directories are polled, in ms. */
   readonly pollMs?: number;
+  /** Timeouts, connection cap and allowed origins (defaults: `@mage-rl/core/http`, 128 connections). */
+  readonly http?: Omit<HardeningOptions, 'host'>;
 }
 
 export interface Dashboard {
@@ -43,7 +54,7 @@ export interface Dashboard {
 export const MAX_BODY_BYTES = 16 * 1024;
 /** Concurrent event streams at most (503 beyond). */
 export const MAX_EVENT_STREAMS = 32;
-/** Open connections at most. */
+/** Open connections at most (idle ones are closed to make room). */
 export const MAX_CONNECTIONS = 128;
 const MAX_EPISODE_FILE_BYTES = 64 * 1024 * 1024;
 
@@ -86,25 +97,6 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(body);
-}
-
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, `Request body over ${MAX_BODY_BYTES} bytes.`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, `Request body over ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new HttpError(400, 'The request body is not JSON.');
-  }
 }
 
 /** Per domain: pass@k with Wilson intervals at the last evaluation, overall and per opponent. */
@@ -176,9 +168,9 @@ async function api(ctx: Context, req: IncomingMessage, res: ServerResponse, url:
     const w = watcherOf(ctx, parts[1]!);
     const name = parts[3]!;
     if (!EPISODE_FILE.test(name)) throw new HttpError(400, `'${name}' is not an episodes file name.`);
-    const path = join(w.dir, 'episodes', name);
-    const info = await stat(path).catch(() => null);
-    if (!info) throw new HttpError(404, `The run has no '${name}'.`);
+    const path = await episodePath(w.dir, name);
+    const info = path === null ? null : await lstat(path).catch(() => null);
+    if (path === null || !info?.isFile()) throw new HttpError(404, `The run has no '${name}'.`);
     if (info.size > MAX_EPISODE_FILE_BYTES) throw new HttpError(413, `'${name}' is too large to show.`);
     const text = await readFile(path, 'utf8');
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
@@ -205,7 +197,7 @@ async function playApi(
     return sendJson(res, 200, agentGame ? ctx.agentPlay.get(parts[0]!) : ctx.play.get(parts[0]!));
   }
   if (method !== 'POST') throw new HttpError(405, 'Use POST to start a game or make a move.');
-  const body = (await readBody(req)) as Record<string, unknown>;
+  const body = (await readJsonBody(req, MAX_BODY_BYTES)) as Record<string, unknown>;
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new HttpError(400, 'The body must be a JSON object.');
   const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
@@ -241,7 +233,21 @@ async function playApi(
   throw new HttpError(404, 'No such play route.');
 }
 
+/**
+ * The episodes file `name` of the run in `dir`, or null when it (or the `episodes` directory) is a
+ * symlink or lies outside the run directory: nothing is followed out of a run.
+ */
+async function episodePath(dir: string, name: string): Promise<string | null> {
+  const root = await realpath(dir).catch(() => null);
+  const episodes = await realpath(join(dir, 'episodes')).catch(() => null);
+  if (root === null || episodes !== join(root, 'episodes')) return null;
+  const path = join(episodes, name);
+  const info = await lstat(path).catch(() => null);
+  return info?.isFile() && path.startsWith(root + sep) ? path : null;
+}
+
 function events(ctx: Context, req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET') throw new HttpError(405, 'The event stream takes GET requests only.');
   if (ctx.streams.size >= MAX_EVENT_STREAMS)
     throw new HttpError(503, 'Too many open dashboard pages; close one.');
   res.writeHead(200, {
@@ -300,8 +306,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
     for (const res of streams) res.write(': keep-alive\n\n');
   }, 15_000);
 
-  const server = createServer((req, res) => {
+  const host = options.host ?? '127.0.0.1';
+  const hardening: HardeningOptions = { maxConnections: MAX_CONNECTIONS, ...options.http, host };
+  const guard = requestGuard(hardening);
+  const server = createHardenedServer(hardening, (req, res) => {
     const handle = async () => {
+      guard.check(req);
       const url = new URL(req.url ?? '/', 'http://localhost');
       if (url.pathname === '/api/events') return events(ctx, req, res);
       if (url.pathname.startsWith('/api/')) return api(ctx, req, res, url);
@@ -309,29 +319,38 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       return files(ctx, res, url.pathname);
     };
     handle().catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : error instanceof PlayError ? 400 : 500;
+      const status =
+        error instanceof HttpError || error instanceof HttpRefusal
+          ? error.status
+          : error instanceof PlayError
+            ? 400
+            : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (res.headersSent) res.end();
       else sendJson(res, status, { error: status === 500 ? `Internal error: ${message}` : message });
     });
   });
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('clientError', (_error, socket) => socket.destroy());
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolveListen());
-  });
+  const stopTimers = () => {
+    clearInterval(timer);
+    clearInterval(heartbeat);
+  };
+  try {
+    await listenOn(server, host, options.port ?? 0);
+  } catch (error) {
+    // Nothing may keep the process alive when the port is taken: the caller exits at once.
+    stopTimers();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
-    url: `http://${host}:${address.port}/`,
+    url: `http://${shown}:${address.port}/`,
     server,
     close: async () => {
-      clearInterval(timer);
-      clearInterval(heartbeat);
-      for (const res of streams) res.end();
+      stopTimers();
+      for (const res of streams) res.end('event: shutdown\ndata: {}\n\n');
       streams.clear();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closeServer(server, 1_000);
     },
   };
 }

@@ -5,9 +5,17 @@
  * throws a 500 with a JSON `{error}` — the server itself never stops on input.
  */
 
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { EnvV1, OpponentV1, PromptStyle, Seat } from '@mage-rl/core';
+import {
+  closeServer,
+  createHardenedServer,
+  type HardeningOptions,
+  HttpRefusal,
+  listenOn,
+  readJsonBody,
+  requestGuard,
+} from '@mage-rl/core/http';
 import { z } from 'zod';
 import { servedResetExtra } from '../served-protocol';
 import { EnvService, HttpError } from './env-service';
@@ -33,6 +41,12 @@ export interface EnvServerOptions {
   readonly maxConcurrent?: number;
   /** Distinct env option sets kept built at once (oldest dropped). Default 16. */
   readonly maxEnvVariants?: number;
+  /** An instance untouched this long is dropped (default 30 min). */
+  readonly instanceTtlMs?: number;
+  /** Largest number in a client-chosen opponent id such as `mcts-<N>` (default 2,000). */
+  readonly maxOpponentCost?: number;
+  /** Timeouts, connection cap and allowed origins (defaults: `@mage-rl/core/http`). */
+  readonly http?: Omit<HardeningOptions, 'host'>;
   /** A line per failed request, for the server's log. */
   readonly log?: (line: string) => void;
 }
@@ -63,61 +77,50 @@ export async function startEnvServer(
   options: EnvServerOptions,
   listen: { readonly host?: string; readonly port: number },
 ): Promise<RunningEnvServer> {
-  const server = createEnvServer(options);
   const host = listen.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listen.port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = createEnvServer(options, host);
+  const port = await listenOn(server, host, listen.port);
   const shown = host.includes(':') ? `[${host}]` : host;
-  return {
-    server,
-    port,
-    url: `http://${shown}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { server, port, url: `http://${shown}:${port}`, close: () => closeServer(server) };
 }
 
-export function createEnvServer(options: EnvServerOptions): Server {
+/** The server (not listening yet); `host` is the address it will bind, whose names `Host` may carry. */
+export function createEnvServer(options: EnvServerOptions, host = '127.0.0.1'): Server {
   const state = new EnvService(options);
   const maxConcurrent = options.maxConcurrent ?? 64;
+  const maxBody = options.maxBodyBytes ?? 65_536;
+  const hardening: HardeningOptions = { ...options.http, host };
+  const guard = requestGuard(hardening);
   let inFlight = 0;
-  const server = createServer((req, res) => {
-    if (inFlight >= maxConcurrent) {
-      send(res, 503, { error: `busy: more than ${maxConcurrent} requests at once; retry later` });
-      req.resume();
-      return;
-    }
+  const answer = async (req: IncomingMessage, res: ServerResponse) => {
+    guard.check(req);
+    // The body is read before a slot is taken: a slow sender holds a socket until the 408, not a slot.
+    const body = req.method === 'POST' ? await readJsonBody(req, maxBody) : undefined;
+    if (inFlight >= maxConcurrent)
+      throw new HttpError(503, `busy: more than ${maxConcurrent} requests at once; retry later`);
     inFlight++;
-    res.once('close', () => {
+    try {
+      await handle(state, req, res, body);
+    } finally {
       inFlight--;
-    });
-    handle(state, options, req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
+    }
+  };
+  return createHardenedServer(hardening, (req, res) => {
+    answer(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError || error instanceof HttpRefusal ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (status >= 500) options.log?.(`${req.method} ${req.url}: ${message}`);
       if (!res.headersSent) send(res, status, { error: message });
       else res.destroy();
     });
   });
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
-  return server;
 }
 
 async function handle(
   service: EnvService,
-  options: EnvServerOptions,
   req: IncomingMessage,
   res: ServerResponse,
+  body: unknown,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const route = `${req.method} ${url.pathname}`;
@@ -130,16 +133,15 @@ async function handle(
     case 'GET /list_envs':
       return send(res, 200, service.ids());
     case 'POST /create':
-      await readBody(req, options);
       return send(res, 200, service.create());
     case 'POST /reset':
-      return send(res, 200, service.reset(parsed(resetBody, await readBody(req, options))));
+      return send(res, 200, service.reset(parsed(resetBody, body)));
     case 'POST /parse':
-      return send(res, 200, service.parse(parsed(parseBody, await readBody(req, options))));
+      return send(res, 200, service.parse(parsed(parseBody, body)));
     case 'POST /step':
-      return send(res, 200, service.step(parsed(stepBody, await readBody(req, options))));
+      return send(res, 200, service.step(parsed(stepBody, body)));
     case 'POST /close':
-      return send(res, 200, service.close(parsed(closeBody, await readBody(req, options)).env_idx));
+      return send(res, 200, service.close(parsed(closeBody, body).env_idx));
     case 'GET /available_actions':
     case 'GET /observation':
     case 'GET /instruction_text': {
@@ -162,7 +164,6 @@ async function handle(
         'GET /list_envs',
       ];
       const pathKnown = known.some((k) => k.endsWith(` ${url.pathname}`));
-      req.resume();
       throw new HttpError(
         pathKnown ? 405 : 404,
         pathKnown
@@ -177,40 +178,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-/** The request body as JSON; 413 past the limit, 400 when it is not JSON. */
-function readBody(req: IncomingMessage, options: EnvServerOptions): Promise<unknown> {
-  const limit = options.maxBodyBytes ?? 65_536;
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > limit) {
-      req.resume();
-      reject(new HttpError(413, `request body over ${limit} bytes`));
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit && !failed) {
-        failed = true;
-        reject(new HttpError(413, `request body over ${limit} bytes`));
-      } else if (!failed) chunks.push(chunk);
-    });
-    req.on('error', (e) => reject(new HttpError(400, e.message)));
-    req.on('end', () => {
-      if (failed) return;
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return resolve({});
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        reject(new HttpError(400, 'the body is not JSON'));
-      }
-    });
-  });
 }
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {

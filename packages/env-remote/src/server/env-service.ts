@@ -8,6 +8,7 @@ import {
   MageError,
   type OpponentV1,
 } from '@mage-rl/core';
+import { checkOpponentCost, HttpRefusal } from '@mage-rl/core/http';
 import type { EnvServerOptions } from './env-server';
 
 /** An HTTP error with a JSON body. */
@@ -26,7 +27,12 @@ interface Instance {
   /** What the episode was made for: a reset with the same key and attempt > 0 keeps it. */
   key?: string;
   observation?: EnvObservationV1;
+  /** When a request last touched it (`performance.now()`), for the idle expiry. */
+  usedAt: number;
 }
+
+/** Instances untouched this long are dropped by default. */
+export const DEFAULT_INSTANCE_TTL_MS = 30 * 60_000;
 
 export interface ResetRequest {
   readonly env_idx: number;
@@ -73,10 +79,12 @@ export class EnvService {
   }
 
   ids(): number[] {
+    this.expire();
     return [...this.instances.keys()];
   }
 
   create(): number {
+    this.expire();
     if (this.instances.size >= this.maxInstances()) {
       throw new HttpError(
         503,
@@ -84,7 +92,7 @@ export class EnvService {
       );
     }
     const id = this.nextId++;
-    this.instances.set(id, {});
+    this.instances.set(id, { usedAt: performance.now() });
     return id;
   }
 
@@ -208,9 +216,18 @@ export class EnvService {
     return this.o.maxInstances ?? 1024;
   }
 
+  /** Drops the instances no request touched for the idle TTL. */
+  private expire(): void {
+    const oldest = performance.now() - (this.o.instanceTtlMs ?? DEFAULT_INSTANCE_TTL_MS);
+    for (const [id, inst] of this.instances) if (inst.usedAt < oldest) this.instances.delete(id);
+  }
+
   private instance(id: number): Instance {
+    this.expire();
     const inst = this.instances.get(id);
-    if (!inst) throw new HttpError(404, `no instance ${id}; create one with POST /create`);
+    if (!inst)
+      throw new HttpError(404, `no instance ${id} (closed or idle too long); create one with POST /create`);
+    inst.usedAt = performance.now();
     return inst;
   }
 
@@ -222,6 +239,13 @@ export class EnvService {
 
   private opponent(id: string): OpponentV1 {
     if (!this.o.createOpponent) throw new HttpError(400, `env '${this.o.envId}' has no opponents`);
+    try {
+      // The operator's --opponent is trusted; one a client names is capped.
+      if (id !== this.o.defaultOpponent) checkOpponentCost(id, this.o.maxOpponentCost);
+    } catch (error) {
+      if (error instanceof HttpRefusal) throw new HttpError(error.status, error.message);
+      throw error;
+    }
     try {
       return this.o.createOpponent(id);
     } catch (error) {

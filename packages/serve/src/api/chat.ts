@@ -81,7 +81,7 @@ export async function chatCompletions(ctx: ApiContext, body: unknown, res: Serve
   const spec = specOf(ctx, r);
   if (r.stream) return streamChat(ctx, r, spec, res);
   const tok = ctx.engine.model.tokenizer;
-  const choices = await runGeneration(ctx.engine, spec, rowsOf(spec, ctx.engine, ctx.limits));
+  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
   return {
     id: ctx.nextId('chatcmpl'),
     object: 'chat.completion',
@@ -115,7 +115,7 @@ async function streamChat(
   const chunk = streamChunks(ctx, 'chatcmpl', 'chat.completion.chunk', r.model);
   const streams = Array.from({ length: spec.n }, () => createTextStream(tok, spec.stop, spec.includeStop));
   const live = !r.logprobs;
-  const rows = rowsOf(spec, ctx.engine, ctx.limits, (index, tokens) => {
+  const rows = rowsOf(spec, ctx, (index, tokens) => {
     if (sse.closed) return true;
     if (!live) return false;
     const d = streams[index]?.push(tokens) ?? '';
@@ -128,7 +128,7 @@ async function streamChat(
       chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
     );
   try {
-    const choices = await runGeneration(ctx.engine, spec, rows);
+    const choices = await runGeneration(ctx, spec, rows);
     for (const c of choices) {
       const s = streams[c.index];
       if (!live && s) {

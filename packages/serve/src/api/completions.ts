@@ -95,7 +95,7 @@ export async function completions(ctx: ApiContext, body: unknown, res: ServerRes
   const spec = specOf(ctx, r);
   const tok = ctx.engine.model.tokenizer;
   if (r.stream) return streamCompletions(ctx, r, spec, res);
-  const choices = await runGeneration(ctx.engine, spec, rowsOf(spec, ctx.engine, ctx.limits));
+  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
   return {
     id: ctx.nextId('cmpl'),
     object: 'text_completion',
@@ -117,7 +117,7 @@ async function streamCompletions(
   const chunk = streamChunks(ctx, 'cmpl', 'text_completion', r.model);
   const total = spec.prompts.length * spec.n;
   const streams = Array.from({ length: total }, () => createTextStream(tok, spec.stop, spec.includeStop));
-  const rows = rowsOf(spec, ctx.engine, ctx.limits, (index, tokens) => {
+  const rows = rowsOf(spec, ctx, (index, tokens) => {
     if (sse.closed) return true;
     const d = streams[index]?.push(tokens) ?? '';
     if (d !== '') sse.send(chunk([{ index, text: d, logprobs: null, finish_reason: null }]));
@@ -125,7 +125,7 @@ async function streamCompletions(
   });
   const sse = openEventStream(res);
   try {
-    const choices = await runGeneration(ctx.engine, spec, rows);
+    const choices = await runGeneration(ctx, spec, rows);
     for (const c of choices) {
       const json = choiceJson(r, spec, tok, c);
       sse.send(chunk([{ ...json, text: streams[c.index]?.finish(c.text) ?? '' }]));

@@ -4,11 +4,23 @@ import type { ServeEngine } from '../engine/engine';
 import { ApiError } from '../http/errors';
 import type { ServeLimits } from './generation';
 
-export interface ApiContext {
+/** What the server shares between requests. */
+export interface ServerContext {
   readonly engine: ServeEngine;
   readonly limits: ServeLimits;
   /** A fresh response id with `prefix` (`chatcmpl`, `cmpl`). */
   nextId(prefix: string): string;
+  /** Where `load_lora_adapter` may read adapters (unset: nowhere). */
+  readonly adapterDir?: string;
+  readonly maxAdapterBytes: number;
+}
+
+/** One request's context: the server's, its client, and a signal aborted when the client goes. */
+export interface ApiContext extends ServerContext {
+  /** Aborted when the client disconnects or the server shuts down: the request's rows are cancelled. */
+  readonly signal: AbortSignal;
+  /** The client's address, for its share of the row queue. */
+  readonly client: string;
 }
 
 /** The adapter a `model` field names: null for the base model; 404 for anything else. */

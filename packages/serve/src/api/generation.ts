@@ -7,7 +7,8 @@
 import type { SamplingParams, TokenizerV1 } from '@mage-rl/learner';
 import type { TopLogprob } from '../engine/distributions';
 import type { RowRequest, RowResult, ServeEngine } from '../engine/engine';
-import { badRequest } from '../http/errors';
+import { ApiError, badRequest } from '../http/errors';
+import type { ApiContext } from './context';
 
 export interface ServeLimits {
   /** Largest `max_tokens` a request may ask for; also the default cap (default 2,048). */
@@ -50,13 +51,16 @@ export function samplingOf(r: {
 
 let autoSeed = 0;
 
-/** The engine rows of a spec: each prompt n times; choice 0 takes `seed` itself, choice i `seed/i`. */
+/**
+ * The engine rows of a spec: each prompt n times; choice 0 takes `seed` itself, choice i `seed/i`.
+ * Every row is cancelled once the request's signal aborts (client gone, server stopping).
+ */
 export function rowsOf(
   spec: GenerationSpec,
-  engine: ServeEngine,
-  limits: ServeLimits,
+  ctx: ApiContext,
   onTokens?: (index: number, tokens: readonly number[]) => boolean,
 ): RowRequest[] {
+  const { engine, limits, signal } = ctx;
   const maxPositions = engine.model.config.maxPositions;
   if (spec.maxTokens !== null && spec.maxTokens !== undefined && spec.maxTokens > limits.maxTokens)
     throw badRequest(
@@ -88,7 +92,7 @@ export function rowsOf(
         sampling: spec.sampling,
         adapter: spec.adapter,
         stop: spec.stop,
-        ...(onTokens ? { onTokens: (tokens: readonly number[]) => onTokens(index, tokens) } : {}),
+        onTokens: (tokens: readonly number[]) => signal.aborted || (onTokens?.(index, tokens) ?? false),
       };
     });
   });
@@ -104,11 +108,16 @@ export function finalText(tokenizer: TokenizerV1, r: RowResult, includeStop: boo
 
 /** Runs a spec and shapes every choice (with alternatives when asked). */
 export async function runGeneration(
-  engine: ServeEngine,
+  ctx: ApiContext,
   spec: GenerationSpec,
   rows: readonly RowRequest[],
 ): Promise<ChoiceOutput[]> {
-  const results = await engine.generate(rows);
+  const engine = ctx.engine;
+  const results = await engine.generate(rows, ctx.client);
+  if (ctx.signal.aborted)
+    throw new ApiError(503, 'The request was cancelled: the client left or the server is shutting down.', {
+      code: 'cancelled',
+    });
   const out: ChoiceOutput[] = [];
   for (const [index, r] of results.entries()) {
     const promptIndex = Math.floor(index / spec.n);

@@ -29,6 +29,11 @@ export interface EngineLimits {
    * it starts at once when they are there).
    */
   readonly batchWaitMs: number;
+  /**
+   * Rows one client (by address) may have waiting or running (default half of `maxQueuedRows`), so
+   * one client cannot take the whole queue; beyond it its requests get 429.
+   */
+  readonly maxRowsPerClient?: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = { maxBatchRows: 64, maxQueuedRows: 512, batchWaitMs: 20 };
@@ -72,8 +77,11 @@ export interface EngineStats {
 export interface ServeEngine {
   readonly model: ServedModel;
   readonly limits: EngineLimits;
-  /** Generates every row of one request (admitted together or refused with `EngineBusyError`). */
-  generate(rows: readonly RowRequest[]): Promise<RowResult[]>;
+  /**
+   * Generates every row of one request (admitted together or refused with `EngineBusyError`, also when
+   * `client` would exceed its share of the queue).
+   */
+  generate(rows: readonly RowRequest[], client?: string): Promise<RowResult[]>;
   /** The `k` most likely tokens at each response position of `prompt` + `response`. */
   topLogprobs(
     prompt: readonly number[],
@@ -99,6 +107,7 @@ export interface CreateEngineOptions {
 
 interface Job {
   readonly row: RowRequest;
+  readonly client: string;
   readonly adapter: Adapter | null;
   resolve(r: RowResult): void;
   reject(e: unknown): void;
@@ -191,6 +200,13 @@ async function uploadWeights(model: ServedModel, runner: GraphRunner): Promise<v
 function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<void>) {
   const queue: Job[] = [];
   let active = 0;
+  const perClient = new Map<string, number>();
+  const clientShare = limits.maxRowsPerClient ?? Math.ceil(limits.maxQueuedRows / 2);
+  const count = (client: string, delta: number) => {
+    const n = (perClient.get(client) ?? 0) + delta;
+    if (n > 0) perClient.set(client, n);
+    else perClient.delete(client);
+  };
   let running = false;
   /** Wakes a `gather` waiting for rows. */
   let wake: (() => void) | null = null;
@@ -232,6 +248,7 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
           await run(batch);
         } finally {
           active -= batch.length;
+          for (const j of batch) count(j.client, -1);
         }
         expected = batch.length + queue.length;
       }
@@ -249,8 +266,15 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
           `The server is at its limit of ${limits.maxQueuedRows} waiting rows; retry later.`,
         );
       }
+      const client = jobs[0]?.client ?? 'local';
+      if ((perClient.get(client) ?? 0) + jobs.length > clientShare) {
+        throw new EngineBusyError(
+          `This client has its share of ${clientShare} waiting rows; retry when its requests finish.`,
+        );
+      }
       queue.push(...jobs);
       active += jobs.length;
+      count(client, jobs.length);
       wake?.();
       void drain();
     },
@@ -289,7 +313,7 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
   return {
     model,
     limits,
-    generate(rows) {
+    generate(rows, client = 'local') {
       const results: Promise<RowResult>[] = [];
       try {
         const jobs = rows.map((row): Job => {
@@ -297,11 +321,13 @@ export async function createServeEngine(options: CreateEngineOptions): Promise<S
           const adapter = variants.get(row.adapter);
           const job: {
             row: RowRequest;
+            client: string;
             adapter: Adapter | null;
             resolve?: Job['resolve'];
             reject?: Job['reject'];
           } = {
             row,
+            client,
             adapter,
           };
           results.push(

@@ -1,10 +1,13 @@
 /**
  * OpenAI-shaped errors: `{ "error": { "message", "type", "param", "code" } }` with the HTTP status
  * OpenAI (and vLLM) use: 400 invalid request, 401 bad key, 404 unknown model or route, 405 wrong
- * method, 413 body too large, 429 over a limit, 500 a bug.
+ * method, 413 body too large, 429 over a limit, 500 a bug; the shared request checks add 403 (cross-site
+ * origin or adapter outside `--adapter-dir`), 415 (POST that is not JSON), 421 (forged Host) and 503
+ * (shutting down).
  */
 
 import { MageError } from '@mage-rl/core';
+import { HttpRefusal } from '@mage-rl/core/http';
 import { EngineBusyError } from '../engine/engine';
 
 export type ApiErrorType =
@@ -59,6 +62,7 @@ export interface ErrorBody {
 /** Maps anything thrown while answering a request to an `ApiError`. */
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
+  if (e instanceof HttpRefusal) return new ApiError(e.status, e.message, { code: e.code });
   if (e instanceof EngineBusyError) return new ApiError(429, e.message, { code: 'too_many_requests' });
   if (MageError.isInstance(e)) {
     const err = e as MageError;
