@@ -4,17 +4,19 @@
  */
 
 import { ConfigError } from '@mage-rl/core';
+import { exposureWarning } from '@mage-rl/core/http';
 import { startDashboard } from '@mage-rl/dashboard';
 import { envRegistry } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { playAgentOf } from '../pipelines/play-agent';
 import type { Io } from '../program/error-boundary';
-import { untilStopped } from './serve';
+import { allowedOrigins, untilStopped } from './serve';
 
 interface DashboardFlags {
   readonly host: string;
   readonly port: string;
   readonly agent: string[];
+  readonly allowOrigin: string[];
 }
 
 export function dashboardCommand(program: Command, io: Io): void {
@@ -36,6 +38,12 @@ export function dashboardCommand(program: Command, io: Io): void {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .option(
+      '--allow-origin <origin>',
+      'a web origin whose pages may call the dashboard API (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .action(async (runDirs: string[], opts: DashboardFlags) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -48,7 +56,8 @@ export function dashboardCommand(program: Command, io: Io): void {
       try {
         for (const dir of opts.agent) loaded.push(await playAgentOf(dir));
         const agents = loaded.map((l) => l.agent);
-        const dashboard = await startDashboard({ runDirs, host: opts.host, port, games, agents }).catch(
+        const http = { allowOrigins: allowedOrigins(opts.allowOrigin) };
+        const dashboard = await startDashboard({ runDirs, host: opts.host, port, games, agents, http }).catch(
           (error: Error) => {
             throw new ConfigError(
               `Could not listen on ${opts.host}:${port}: ${error.message} (choose another --port).`,
@@ -56,6 +65,8 @@ export function dashboardCommand(program: Command, io: Io): void {
             );
           },
         );
+        const warning = exposureWarning('mage dashboard', opts.host, false);
+        if (warning) io.stderr(`${warning}\n`);
         io.stdout(`Dashboard of ${runDirs.length} run(s) at ${dashboard.url} (Ctrl-C stops)\n`);
         const signal = await untilStopped();
         await dashboard.close();

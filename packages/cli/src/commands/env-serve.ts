@@ -5,6 +5,7 @@
  */
 
 import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
+import { exposureWarning } from '@mage-rl/core/http';
 import { type RunningEnvServer, startEnvServer } from '@mage-rl/env-remote';
 import { envDefinition, mergeConfig, REMOTE_ENV_IDS } from '@mage-rl/recipes';
 import type { Command } from 'commander';
@@ -12,6 +13,7 @@ import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
+import { allowedOrigins } from './serve';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
 import { setOverride } from './train-overrides';
 
@@ -26,6 +28,8 @@ interface ServeFlags {
   readonly maxInstances: string;
   readonly maxBodyBytes: string;
   readonly maxConcurrent: string;
+  readonly instanceTtl?: string;
+  readonly allowOrigin?: readonly string[];
   readonly json?: boolean;
 }
 
@@ -57,14 +61,26 @@ export function envServeCommand(program: Command, io: Io): void {
     .option('--max-instances <n>', 'live instances at most', '1024')
     .option('--max-body-bytes <n>', 'largest request body', '65536')
     .option('--max-concurrent <n>', 'requests handled at once', '64')
+    .option('--instance-ttl <s>', 'seconds an untouched instance lives', '1800')
+    .option(
+      '--allow-origin <origin>',
+      'a web origin whose pages may call the server (repeatable)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--json', 'print the address as JSON')
     .action(async (env: string, opts: ServeFlags) => {
       const abort = new AbortController();
-      const stop = () => abort.abort();
+      let signalName = '';
+      const stop = (signal: string) => {
+        signalName = signal;
+        abort.abort();
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       try {
         await serveEnv(env, opts, io, abort.signal);
+        if (signalName !== '') io.stderr(`mage env-serve: stopped by ${signalName}.\n`);
       } finally {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
@@ -105,8 +121,12 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
     maxInstances: positiveInt(opts.maxInstances, '--max-instances', 1_000_000),
     maxBodyBytes: positiveInt(opts.maxBodyBytes, '--max-body-bytes', 64 * 1024 * 1024),
     maxConcurrent: positiveInt(opts.maxConcurrent, '--max-concurrent', 100_000),
+    instanceTtlMs: positiveInt(opts.instanceTtl ?? '1800', '--instance-ttl', 30 * 86_400) * 1000,
+    http: { allowOrigins: allowedOrigins(opts.allowOrigin ?? []) },
     log: (line: string) => io.stderr(`mage env-serve: ${line}\n`),
   }));
+  const warning = exposureWarning('mage env-serve', opts.host, false);
+  if (warning) io.stderr(`${warning}\n`);
   if (opts.json) printJson(io, { env: definition.id, url: running.url, port: running.port });
   else io.stdout(`mage env-serve: ${definition.id} at ${running.url} (WebShop dialect; Ctrl-C stops)\n`);
   await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 /** `mage serve <run-or-model-dir>`: an OpenAI-compatible HTTP server until Ctrl-C or SIGTERM. */
 
 import { ConfigError } from '@mage-rl/core';
+import { exposureWarning } from '@mage-rl/core/http';
 import {
   DEFAULT_ENGINE_LIMITS,
   DEFAULT_MAX_BODY_BYTES,
@@ -16,6 +17,9 @@ interface ServeFlags {
   readonly host: string;
   readonly port: string;
   readonly apiKey?: string;
+  readonly apiKeyEnv?: string;
+  readonly adapterDir?: string;
+  readonly allowOrigin: string[];
   readonly servedModelName?: string;
   readonly maxTokens: string;
   readonly maxBatchRows: string;
@@ -38,6 +42,29 @@ function loraPairs(values: readonly string[]): Record<string, string> {
     out[v.slice(0, at)] = v.slice(at + 1);
   }
   return out;
+}
+
+const repeat = (v: string, acc: string[]) => [...acc, v];
+
+/** `--allow-origin` values: whole origins such as `http://localhost:3000`. */
+export function allowedOrigins(values: readonly string[]): string[] {
+  for (const v of values) {
+    if (!/^https?:\/\/[^/\s]+\/?$/.test(v))
+      throw new ConfigError(`--allow-origin '${v}' must be an origin such as http://localhost:3000.`, {
+        path: '--allow-origin',
+      });
+  }
+  return [...values];
+}
+
+/** The API key: `--api-key`, else the variable `--api-key-env` names, else `MAGE_API_KEY`. */
+function apiKeyOf(opts: ServeFlags): string | undefined {
+  if (opts.apiKey) return opts.apiKey;
+  const name = opts.apiKeyEnv ?? 'MAGE_API_KEY';
+  const key = process.env[name];
+  if (opts.apiKeyEnv !== undefined && !key)
+    throw new ConfigError(`--api-key-env ${name}: the variable is unset or empty.`, { path: '--api-key-env' });
+  return key || undefined;
 }
 
 /** Resolves on the first SIGINT or SIGTERM (handlers removed after). */
@@ -66,7 +93,13 @@ export function serveCommand(program: Command, io: Io): void {
       '127.0.0.1',
     )
     .option('--port <n>', 'port (0 picks a free one)', '8000')
-    .option('--api-key <key>', 'require Authorization: Bearer <key> on every /v1 request')
+    .option(
+      '--api-key <key>',
+      'require Authorization: Bearer <key> on every request (visible in ps: prefer --api-key-env)',
+    )
+    .option('--api-key-env <name>', 'read the API key from this environment variable (default MAGE_API_KEY)')
+    .option('--adapter-dir <dir>', 'the only directory under which POST /v1/load_lora_adapter may read adapters')
+    .option('--allow-origin <origin>', 'a web origin whose pages may call the API (repeatable)', repeat, [] as string[])
     .option('--served-model-name <name>', 'the model name clients pass (default: the directory name)')
     .option(
       '--max-tokens <n>',
@@ -97,10 +130,11 @@ export function serveCommand(program: Command, io: Io): void {
     .option(
       '--lora <name=path>',
       'load a PEFT LoRA adapter at start (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
+      repeat,
       [] as string[],
     )
     .action(async (dir: string, opts: ServeFlags) => {
+      const apiKey = apiKeyOf(opts);
       const batchWaitMs = Number(opts.batchWaitMs);
       if (!Number.isFinite(batchWaitMs) || batchWaitMs < 0 || batchWaitMs > 1000)
         throw new ConfigError(`--batch-wait-ms must be between 0 and 1000, got '${opts.batchWaitMs}'.`, {
@@ -115,7 +149,7 @@ export function serveCommand(program: Command, io: Io): void {
         source: dir,
         host: opts.host,
         port,
-        ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+        ...(apiKey ? { apiKey } : {}),
         ...(opts.servedModelName ? { name: opts.servedModelName } : {}),
         maxBodyBytes: positiveInt(opts.maxBodyBytes, '--max-body-bytes', 1 << 30),
         maxConcurrentRequests: positiveInt(opts.maxConcurrentRequests, '--max-concurrent-requests', 100_000),
@@ -126,7 +160,13 @@ export function serveCommand(program: Command, io: Io): void {
         },
         limits: { maxTokens: positiveInt(opts.maxTokens, '--max-tokens', 1_000_000) },
         loras: loraPairs(opts.lora),
+        access: {
+          ...(opts.adapterDir ? { adapterDir: opts.adapterDir } : {}),
+          http: { allowOrigins: allowedOrigins(opts.allowOrigin) },
+        },
       });
+      const warning = exposureWarning('mage serve', opts.host, apiKey !== undefined);
+      if (warning) io.stderr(`${warning}\n`);
       io.stdout(`Serving ${dir} at ${server.url} (Ctrl-C stops)\n`);
       const signal = await untilStopped();
       await server.close();

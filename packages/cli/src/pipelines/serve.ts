@@ -10,6 +10,7 @@ import {
   createServeEngine,
   type EngineLimits,
   type OpenAiServer,
+  type OpenAiServerOptions,
   type ServedModel,
   type ServeLimits,
 } from '@mage-rl/serve';
@@ -43,6 +44,8 @@ export interface ServeOptions {
   readonly limits?: Partial<ServeLimits>;
   /** Adapters to load at start: name → PEFT adapter directory. */
   readonly loras?: Readonly<Record<string, string>>;
+  /** What clients may do over HTTP: `--adapter-dir`, `--allow-origin`. */
+  readonly access?: Pick<OpenAiServerOptions, 'adapterDir' | 'http'>;
 }
 
 /** Loads the model and starts the server (resolves once it listens). */
@@ -56,6 +59,7 @@ export async function serveModel(o: ServeOptions): Promise<OpenAiServer> {
     await engine.close();
     throw e;
   }
+  // A server that cannot listen closes the engine (its worker would keep the process alive).
   return createOpenAiServer({
     engine,
     ...(o.host === undefined ? {} : { host: o.host }),
@@ -64,5 +68,9 @@ export async function serveModel(o: ServeOptions): Promise<OpenAiServer> {
     ...(o.maxBodyBytes === undefined ? {} : { maxBodyBytes: o.maxBodyBytes }),
     ...(o.maxConcurrentRequests === undefined ? {} : { maxConcurrentRequests: o.maxConcurrentRequests }),
     ...(o.limits ? { limits: o.limits } : {}),
+    ...o.access,
+  }).catch(async (e: unknown) => {
+    await engine.close();
+    throw e;
   });
 }

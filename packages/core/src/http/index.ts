@@ -6,7 +6,13 @@
  * ("What is allowed from where"); why it lives in core: architecture/decisions.md.
  */
 
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type RequestListener,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 
@@ -64,15 +70,29 @@ export function createHardenedServer(options: HardeningOptions, listener: Reques
     listener,
   );
   const cap = options.maxConnections ?? HARDENING_DEFAULTS.maxConnections;
-  const sockets = new Set<Socket>();
+  /** Open sockets (in connection order) and how many requests each is answering. */
+  const sockets = new Map<Socket, number>();
   server.on('connection', (socket: Socket) => {
-    if (sockets.size >= cap) server.closeIdleConnections();
     if (sockets.size >= cap) {
-      socket.destroy();
-      return;
+      // The oldest idle socket (connected but not mid-request) makes room; without one the newcomer goes.
+      const idle = [...sockets].find(([, busy]) => busy === 0)?.[0];
+      if (idle === undefined) {
+        socket.destroy();
+        return;
+      }
+      sockets.delete(idle);
+      idle.destroy();
     }
-    sockets.add(socket);
+    sockets.set(socket, 0);
     socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    if (sockets.has(socket)) sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      const n = sockets.get(socket);
+      if (n !== undefined) sockets.set(socket, Math.max(0, n - 1));
+    });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {

@@ -6,7 +6,7 @@
 
 import type { SamplingParams, TokenizerV1 } from '@mage-rl/learner';
 import type { TopLogprob } from '../engine/distributions';
-import type { RowRequest, RowResult, ServeEngine } from '../engine/engine';
+import type { RowRequest, RowResult } from '../engine/engine';
 import { ApiError, badRequest } from '../http/errors';
 import type { ApiContext } from './context';
 
