@@ -34,7 +34,9 @@ describe('requestGuard: what a web page may do', () => {
     expect(refusal({ host: '127.0.0.1:8000', origin: 'null' })).toBe(403);
     expect(refusal({ host: '127.0.0.1:8000', 'content-type': 'text/plain' }, 'POST')).toBe(415);
     expect(refusal({ host: '127.0.0.1:8000' }, 'POST')).toBe(415);
-    expect(refusal({ host: '127.0.0.1:8000', 'content-type': 'application/json; charset=utf-8' }, 'POST')).toBeNull();
+    expect(
+      refusal({ host: '127.0.0.1:8000', 'content-type': 'application/json; charset=utf-8' }, 'POST'),
+    ).toBeNull();
   });
 
   it('caps the cost number in a client-chosen opponent id', () => {
@@ -69,26 +71,35 @@ function rawRequest(port: number, text: string): Promise<{ socket: Socket; answe
 
 describe('createHardenedServer: slow and idle clients', () => {
   it('answers 408 to a body that arrives too slowly, and listening on a taken port fails at once', async () => {
-    const server = createHardenedServer({ host: '127.0.0.1', headersTimeoutMs: 200, requestTimeoutMs: 300 }, (req, res) => {
-      readJsonBody(req, 1000).then(
-        () => res.end('{}'),
-        () => res.end(),
-      );
-    });
+    const server = createHardenedServer(
+      { host: '127.0.0.1', headersTimeoutMs: 200, requestTimeoutMs: 300 },
+      (req, res) => {
+        readJsonBody(req, 1000).then(
+          () => res.end('{}'),
+          () => res.end(),
+        );
+      },
+    );
     const port = await listenOn(server, '127.0.0.1', 0);
     const slow = await rawRequest(
       port,
       'POST / HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 10\r\n\r\n{',
     );
     expect(await slow.answer).toMatch(/^HTTP\/1\.1 408/);
-    await expect(listenOn(createHardenedServer({ host: '127.0.0.1' }, () => {}), '127.0.0.1', port)).rejects.toThrow(
-      /EADDRINUSE/,
-    );
+    await expect(
+      listenOn(
+        createHardenedServer({ host: '127.0.0.1' }, () => {}),
+        '127.0.0.1',
+        port,
+      ),
+    ).rejects.toThrow(/EADDRINUSE/);
     await closeServer(server);
   });
 
   it('at the connection cap closes idle sockets so a new client gets in', async () => {
-    const server = createHardenedServer({ host: '127.0.0.1', maxConnections: 4 }, (_req, res) => res.end('ok'));
+    const server = createHardenedServer({ host: '127.0.0.1', maxConnections: 4 }, (_req, res) =>
+      res.end('ok'),
+    );
     const port = await listenOn(server, '127.0.0.1', 0);
     const idle = await Promise.all(Array.from({ length: 4 }, () => rawRequest(port, '')));
     const status = await new Promise<number>((resolve, reject) => {

@@ -27,11 +27,12 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mage-serve-'));
-  engine = await createServeEngine({ model, limits: { maxQueuedRows: 12, batchWaitMs: 5 } });
+  engine = await createServeEngine({ model, limits: { maxQueuedRows: 12, maxRowsPerClient: 12, batchWaitMs: 5 } });
   server = await createOpenAiServer({
     engine,
     port: 0,
     apiKey: API_KEY,
+    adapterDir: dir,
     maxBodyBytes: 64 * 1024,
     limits: { maxTokens: 64 },
   });
@@ -448,7 +449,7 @@ describe('mage serve: malformed requests get OpenAI-shaped errors and the server
         status(
           client.post('/load_lora_adapter', { body: { lora_name: 'x', lora_path: join(dir, 'missing') } }),
         ),
-      400,
+      403,
     ],
   ];
 
