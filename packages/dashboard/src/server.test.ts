@@ -13,7 +13,10 @@ const games = FIRST_PARTY_ENV_DEFINITIONS.filter((d) => d.opponents?.match);
 type Json = any;
 
 async function call(d: Dashboard, path: string, body?: string): Promise<{ status: number; json: Json }> {
-  const res = await fetch(new URL(path, d.url), body === undefined ? {} : { method: 'POST', body });
+  const res = await fetch(
+    new URL(path, d.url),
+    body === undefined ? {} : { method: 'POST', body, headers: { 'content-type': 'application/json' } },
+  );
   const text = await res.text();
   return { status: res.status, json: text.startsWith('{') ? JSON.parse(text) : text };
 }

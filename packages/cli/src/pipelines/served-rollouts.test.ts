@@ -9,7 +9,7 @@ import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tin
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** `mage serve` in a second process (sources through tsx); resolves with its API URL. */
-function serveInChild(dir: string, name: string): Promise<{ child: ChildProcess; url: string }> {
+function serveInChild(dir: string, name: string, adapterDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [
@@ -23,6 +23,8 @@ function serveInChild(dir: string, name: string): Promise<{ child: ChildProcess;
       '0',
       '--served-model-name',
       name,
+      '--adapter-dir',
+      adapterDir,
     ],
     { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -60,7 +62,7 @@ describe('rollout.backend openai: rollouts through `mage serve` in a second proc
     const dir = join(tmp.path, 'tiny');
     await saveMageTiny(dir, model, tokenizer, { note: 'test' });
     await model.dispose();
-    const served = await serveInChild(dir, 'tiny');
+    const served = await serveInChild(dir, 'tiny', tmp.path);
     child = served.child;
 
     const common = [

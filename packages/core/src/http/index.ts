@@ -211,7 +211,7 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<un
       try {
         resolve(JSON.parse(text));
       } catch {
-        reject(new HttpRefusal(400, 'We could not parse the JSON body of your request.', 'invalid_json'));
+        reject(new HttpRefusal(400, 'The request body is not JSON.', 'invalid_json'));
       }
     });
   });

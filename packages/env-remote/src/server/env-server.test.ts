@@ -12,7 +12,12 @@ async function call(
   path: string,
   body?: string,
 ): Promise<{ status: number; json: unknown }> {
-  const r = await fetch(`${server.url}${path}`, { method, ...(body === undefined ? {} : { body }) });
+  const r = await fetch(`${server.url}${path}`, {
+    method,
+    ...(body === undefined && method !== 'POST'
+      ? {}
+      : { body: body ?? '', headers: { 'content-type': 'application/json' } }),
+  });
   const text = await r.text();
   return { status: r.status, json: JSON.parse(text) };
 }
@@ -84,7 +89,7 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
       ['GET', '/available_actions', undefined, 400, /env_idx/],
       ['GET', '/step', undefined, 405, /not allowed/],
       ['GET', '/nothing', undefined, 404, /no endpoint/],
-      ['POST', '/reset', JSON.stringify({ env_idx: 0, pad: 'x'.repeat(5000) }), 413, /over 2048 bytes/],
+      ['POST', '/reset', JSON.stringify({ env_idx: 0, pad: 'x'.repeat(5000) }), 413, /limit of 2048 bytes/],
     ];
     for (const [method, path, body, status, message] of cases) {
       const r = await call(sokoban, method, path, body);
@@ -121,24 +126,83 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
     expect(full.status).toBe(503);
   });
 
-  it('answers 503 past the concurrency limit while a slow request is open, then serves again', async () => {
+  it('a slow body holds no slot: other requests are served meanwhile, and the slow one gets 408', async () => {
     const server = await startEnvServer(
-      { envId: 'sokoban', createEnv: (o) => createSokoban(o), maxConcurrent: 1 },
+      {
+        envId: 'sokoban',
+        createEnv: (o) => createSokoban(o),
+        maxConcurrent: 1,
+        http: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
+      },
       { port: 0 },
     );
     try {
-      const slow = request(`${server.url}/create`, { method: 'POST', headers: { 'content-length': '2' } });
-      const answered = new Promise<number>((resolve) =>
-        slow.on('response', (r) => resolve(r.statusCode ?? 0)),
-      );
+      const slow = request(`${server.url}/create`, {
+        method: 'POST',
+        headers: { 'content-length': '2', 'content-type': 'application/json' },
+      });
+      const answered = new Promise<number>((resolve) => {
+        slow.on('response', (r) => resolve(r.statusCode ?? 0));
+        slow.on('error', () => resolve(0));
+      });
       slow.write('{');
-      await new Promise((r) => setTimeout(r, 200));
-      const busy = await call(server, 'POST', '/create', '{}');
-      expect(busy.status).toBe(503);
-      expect((busy.json as { error: string }).error).toMatch(/more than 1 requests at once/);
-      slow.end('}');
-      expect(await answered).toBe(200);
+      await new Promise((r) => setTimeout(r, 100));
       expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
+      expect(await answered).toBe(408);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('drops instances idle past the TTL (so a full server frees up) and caps client-chosen opponent costs', async () => {
+    const server = await startEnvServer(
+      {
+        envId: 'tictactoe',
+        createEnv: (o) => createTicTacToe(o),
+        createOpponent: () => randomLegalOpponent(ticTacToeGame(3)),
+        defaultOpponent: 'random',
+        maxInstances: 1,
+        instanceTtlMs: 100,
+      },
+      { port: 0 },
+    );
+    try {
+      const first = (await call(server, 'POST', '/create', '{}')).json as number;
+      const costly = await call(
+        server,
+        'POST',
+        '/reset',
+        JSON.stringify({ env_idx: first, opponent: 'mcts-9999999' }),
+      );
+      expect(costly.status).toBe(400);
+      expect(JSON.stringify(costly.json)).toMatch(/costs more than this server allows/);
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
+      expect((await call(server, 'GET', `/observation?env_idx=${first}`)).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses a forged Host, a cross-site Origin and a text/plain POST', async () => {
+    const server = await startEnvServer(
+      { envId: 'sokoban', createEnv: (o) => createSokoban(o) },
+      { port: 0 },
+    );
+    const status = (headers: Record<string, string>, method = 'POST') =>
+      new Promise<number>((resolve) => {
+        request(`${server.url}/create`, { method, headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        }).end('{}');
+      });
+    try {
+      expect(await status({ 'content-type': 'text/plain' })).toBe(415);
+      expect(await status({ 'content-type': 'application/json', origin: 'https://attacker.example' })).toBe(
+        403,
+      );
+      expect(await status({ 'content-type': 'application/json', host: 'attacker.example' })).toBe(421);
+      expect(await status({ 'content-type': 'application/json' })).toBe(200);
     } finally {
       await server.close();
     }
