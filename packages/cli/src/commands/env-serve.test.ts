@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeRemoteEnvs } from '@mage-rl/env-remote';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../program/program';
 import { capture, commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { serveEnv } from './env-serve';
 
@@ -77,6 +78,19 @@ describe('mage env-serve', () => {
     const r = await runCaptured(commandLine('env-serve chess'));
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/Known env ids: .*sokoban/);
+  });
+
+  it('warns on a non-loopback bind and says which signal stopped it', async () => {
+    const c = capture();
+    const done = runCli(
+      ['env-serve', 'tictactoe', '--port', '0', '--host', '0.0.0.0', '--opponent', 'random'],
+      c.io,
+    );
+    await expect.poll(() => c.out(), { timeout: 10_000 }).toMatch(/at http/);
+    expect(c.err()).toMatch(/reachable from other machines.*--api-key/);
+    process.emit('SIGTERM');
+    await done;
+    expect(c.err()).toContain('mage env-serve: stopped by SIGTERM.');
   });
 
   it('serves until stopped, printing its address', async () => {

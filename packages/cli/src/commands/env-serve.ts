@@ -13,8 +13,8 @@ import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { allowedOrigins } from './serve';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
+import { allowedOrigins } from './serve';
 import { setOverride } from './train-overrides';
 
 interface ServeFlags {
@@ -72,18 +72,20 @@ export function envServeCommand(program: Command, io: Io): void {
     .action(async (env: string, opts: ServeFlags) => {
       const abort = new AbortController();
       let signalName = '';
-      const stop = (signal: string) => {
+      const stopBy = (signal: string) => () => {
         signalName = signal;
         abort.abort();
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      const onInt = stopBy('SIGINT');
+      const onTerm = stopBy('SIGTERM');
+      process.once('SIGINT', onInt);
+      process.once('SIGTERM', onTerm);
       try {
         await serveEnv(env, opts, io, abort.signal);
         if (signalName !== '') io.stderr(`mage env-serve: stopped by ${signalName}.\n`);
       } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
       }
     });
 }

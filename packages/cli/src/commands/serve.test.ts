@@ -89,6 +89,12 @@ describe('mage serve + remote policies', () => {
     expect(c.out()).toContain('Stopped by SIGTERM');
   }, 120_000);
 
+  it('reads the API key from the variable --api-key-env names, refusing an unset one before loading anything', async () => {
+    const c = capture();
+    expect(await runCli(['serve', '/no/such/model', '--api-key-env', 'MAGE_TEST_UNSET_KEY'], c.io)).toBe(1);
+    expect(c.err()).toMatch(/--api-key-env MAGE_TEST_UNSET_KEY: the variable is unset/);
+  });
+
   it('refuses a server URL without --model', async () => {
     const c = capture();
     const code = await runCli(['eval', '--env', 'tictactoe', '--policy', 'http://127.0.0.1:1/v1'], c.io);

@@ -63,7 +63,9 @@ function apiKeyOf(opts: ServeFlags): string | undefined {
   const name = opts.apiKeyEnv ?? 'MAGE_API_KEY';
   const key = process.env[name];
   if (opts.apiKeyEnv !== undefined && !key)
-    throw new ConfigError(`--api-key-env ${name}: the variable is unset or empty.`, { path: '--api-key-env' });
+    throw new ConfigError(`--api-key-env ${name}: the variable is unset or empty.`, {
+      path: '--api-key-env',
+    });
   return key || undefined;
 }
 
@@ -98,8 +100,16 @@ export function serveCommand(program: Command, io: Io): void {
       'require Authorization: Bearer <key> on every request (visible in ps: prefer --api-key-env)',
     )
     .option('--api-key-env <name>', 'read the API key from this environment variable (default MAGE_API_KEY)')
-    .option('--adapter-dir <dir>', 'the only directory under which POST /v1/load_lora_adapter may read adapters')
-    .option('--allow-origin <origin>', 'a web origin whose pages may call the API (repeatable)', repeat, [] as string[])
+    .option(
+      '--adapter-dir <dir>',
+      'the only directory under which POST /v1/load_lora_adapter may read adapters',
+    )
+    .option(
+      '--allow-origin <origin>',
+      'a web origin whose pages may call the API (repeatable)',
+      repeat,
+      [] as string[],
+    )
     .option('--served-model-name <name>', 'the model name clients pass (default: the directory name)')
     .option(
       '--max-tokens <n>',
@@ -127,12 +137,7 @@ export function serveCommand(program: Command, io: Io): void {
       'how long an idle server waits for more requests to batch',
       String(DEFAULT_ENGINE_LIMITS.batchWaitMs),
     )
-    .option(
-      '--lora <name=path>',
-      'load a PEFT LoRA adapter at start (repeatable)',
-      repeat,
-      [] as string[],
-    )
+    .option('--lora <name=path>', 'load a PEFT LoRA adapter at start (repeatable)', repeat, [] as string[])
     .action(async (dir: string, opts: ServeFlags) => {
       const apiKey = apiKeyOf(opts);
       const batchWaitMs = Number(opts.batchWaitMs);
