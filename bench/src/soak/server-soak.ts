@@ -54,7 +54,12 @@ interface Target {
   /** A request that is costly to answer, abandoned mid-way. */
   readonly costly: Req;
 }
-type Req = readonly [method: string, path: string, body: string | undefined, headers?: Record<string, string>];
+type Req = readonly [
+  method: string,
+  path: string,
+  body: string | undefined,
+  headers?: Record<string, string>,
+];
 
 /** A small deterministic generator (xorshift32): the soak's mix is the same every run. */
 function rngOf(seed: number): () => number {
@@ -132,7 +137,13 @@ function idleSocket(base: URL, ms: number): Promise<number> {
 function start(target: Target): Promise<{ child: ChildProcess; url: URL }> {
   const child = spawn(
     process.execPath,
-    ['--conditions=@mage-rl/source', '--import', 'tsx', join(repo, 'packages/cli/src/bin.ts'), ...target.args],
+    [
+      '--conditions=@mage-rl/source',
+      '--import',
+      'tsx',
+      join(repo, 'packages/cli/src/bin.ts'),
+      ...target.args,
+    ],
     { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MAGE_API_KEY: KEY } },
   );
   return new Promise((resolve, reject) => {
@@ -172,10 +183,15 @@ async function soakOne(target: Target, o: SoakOptions): Promise<ServerSoakResult
       if (p < 0.45) count(await send(url, normal));
       else if (p < 0.55) count(await slowClient(url, 1_000 + rand() * 2_000));
       else if (p < 0.7) count(await send(url, target.costly, 5 + rand() * 50));
-      else if (p < 0.8) count(await send(url, [normal[0], normal[1], normal[2], { ...normal[3], ...forgedOrigin }]));
-      else if (p < 0.88) count(await send(url, [normal[0], normal[1], normal[2], { ...normal[3], ...forgedHost }]));
+      else if (p < 0.8)
+        count(await send(url, [normal[0], normal[1], normal[2], { ...normal[3], ...forgedOrigin }]));
+      else if (p < 0.88)
+        count(await send(url, [normal[0], normal[1], normal[2], { ...normal[3], ...forgedHost }]));
       else if (p < 0.94) count(await idleSocket(url, 500 + rand() * 1_500));
-      else count(await send(url, ['POST', normal[1], '{"garbage', { ...normal[3], 'content-type': 'text/plain' }]));
+      else
+        count(
+          await send(url, ['POST', normal[1], '{"garbage', { ...normal[3], 'content-type': 'text/plain' }]),
+        );
     }
   };
   // Warm-up at the same load (code paths compiled, the model runner's buffers sized for every batch
@@ -215,7 +231,12 @@ export async function soakServers(o: SoakOptions): Promise<ServerSoakResult[]> {
     await model.dispose();
     const auth = { authorization: `Bearer ${KEY}` };
     const chat = (maxTokens: number, n: number) =>
-      JSON.stringify({ model: 'tiny', messages: [{ role: 'user', content: 'hi' }], max_tokens: maxTokens, n });
+      JSON.stringify({
+        model: 'tiny',
+        messages: [{ role: 'user', content: 'hi' }],
+        max_tokens: maxTokens,
+        n,
+      });
     const run = join(repo, 'packages/dashboard/src/__fixtures__/ttt-smoke');
     const targets: Target[] = [
       {
@@ -226,7 +247,12 @@ export async function soakServers(o: SoakOptions): Promise<ServerSoakResult[]> {
           ['GET', '/v1/models', undefined, auth],
           ['POST', '/v1/chat/completions', chat(2, 1), auth],
         ],
-        costly: ['POST', '/v1/completions', JSON.stringify({ model: 'tiny', prompt: 'a', max_tokens: 200, n: 8 }), auth],
+        costly: [
+          'POST',
+          '/v1/completions',
+          JSON.stringify({ model: 'tiny', prompt: 'a', max_tokens: 200, n: 8 }),
+          auth,
+        ],
       },
       {
         name: 'env-serve',
@@ -267,7 +293,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     seconds: arg('seconds', 60),
     warmupSeconds: arg('warmup', 10),
     clients: arg('clients', 200),
-    ...(process.argv.includes('--only') ? { only: String(process.argv[process.argv.indexOf('--only') + 1]) } : {}),
+    ...(process.argv.includes('--only')
+      ? { only: String(process.argv[process.argv.indexOf('--only') + 1]) }
+      : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   });
   process.exitCode = results.every((r) => r.ok) ? 0 : 1;

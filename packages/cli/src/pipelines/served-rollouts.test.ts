@@ -9,7 +9,11 @@ import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tin
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 
 /** `mage serve` in a second process (sources through tsx); resolves with its API URL. */
-function serveInChild(dir: string, name: string, adapterDir: string): Promise<{ child: ChildProcess; url: string }> {
+function serveInChild(
+  dir: string,
+  name: string,
+  adapterDir: string,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
     process.execPath,
     [

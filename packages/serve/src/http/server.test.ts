@@ -27,7 +27,10 @@ let dir: string;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mage-serve-'));
-  engine = await createServeEngine({ model, limits: { maxQueuedRows: 12, maxRowsPerClient: 12, batchWaitMs: 5 } });
+  engine = await createServeEngine({
+    model,
+    limits: { maxQueuedRows: 12, maxRowsPerClient: 12, batchWaitMs: 5 },
+  });
   server = await createOpenAiServer({
     engine,
     port: 0,
