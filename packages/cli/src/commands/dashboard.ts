@@ -10,7 +10,7 @@ import { envRegistry } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { playAgentOf } from '../pipelines/play-agent';
 import type { Io } from '../program/error-boundary';
-import { allowedOrigins, untilStopped } from './serve';
+import { allowedOrigins, allowOriginOption, untilStopped } from './serve';
 
 interface DashboardFlags {
   readonly host: string;
@@ -20,8 +20,7 @@ interface DashboardFlags {
 }
 
 export function dashboardCommand(program: Command, io: Io): void {
-  program
-    .command('dashboard')
+  allowOriginOption(program.command('dashboard'), 'the dashboard API')
     .description(
       'a local web page: live training curves, episode replay, and play a game against an opponent',
     )
@@ -35,12 +34,6 @@ export function dashboardCommand(program: Command, io: Io): void {
     .option(
       '--agent <run-dir>',
       'a trained run a person can play against on the play page (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
-    )
-    .option(
-      '--allow-origin <origin>',
-      'a web origin whose pages may call the dashboard API (repeatable)',
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )

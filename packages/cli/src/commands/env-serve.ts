@@ -14,7 +14,7 @@ import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
-import { allowedOrigins } from './serve';
+import { allowedOrigins, allowOriginOption } from './serve';
 import { setOverride } from './train-overrides';
 
 interface ServeFlags {
@@ -34,8 +34,7 @@ interface ServeFlags {
 }
 
 export function envServeCommand(program: Command, io: Io): void {
-  program
-    .command('env-serve')
+  allowOriginOption(program.command('env-serve'), 'the server')
     .description(
       'serve an env over HTTP (WebShop dialect) for runs elsewhere: mage train --env <env> --env-url <url>',
     )
@@ -62,12 +61,6 @@ export function envServeCommand(program: Command, io: Io): void {
     .option('--max-body-bytes <n>', 'largest request body', '65536')
     .option('--max-concurrent <n>', 'requests handled at once', '64')
     .option('--instance-ttl <s>', 'seconds an untouched instance lives', '1800')
-    .option(
-      '--allow-origin <origin>',
-      'a web origin whose pages may call the server (repeatable)',
-      (v: string, acc: string[]) => [...acc, v],
-      [] as string[],
-    )
     .option('--json', 'print the address as JSON')
     .action(async (env: string, opts: ServeFlags) => {
       const abort = new AbortController();

@@ -46,6 +46,16 @@ function loraPairs(values: readonly string[]): Record<string, string> {
 
 const repeat = (v: string, acc: string[]) => [...acc, v];
 
+/** Adds `--allow-origin <origin>` (repeatable) to a server command; `what` is what pages may call. */
+export function allowOriginOption(command: Command, what: string): Command {
+  return command.option(
+    '--allow-origin <origin>',
+    `a web origin whose pages may call ${what} (repeatable)`,
+    repeat,
+    [] as string[],
+  );
+}
+
 /** `--allow-origin` values: whole origins such as `http://localhost:3000`. */
 export function allowedOrigins(values: readonly string[]): string[] {
   for (const v of values) {
@@ -85,8 +95,7 @@ export function untilStopped(): Promise<string> {
 }
 
 export function serveCommand(program: Command, io: Io): void {
-  program
-    .command('serve')
+  allowOriginOption(program.command('serve'), 'the API')
     .description('serve a run or model over an OpenAI-compatible HTTP API (chat, completions, LoRA adapters)')
     .argument('<dir>', 'a run directory (latest checkpoint) or a model directory (mage-tiny or Hugging Face)')
     .option(
@@ -103,12 +112,6 @@ export function serveCommand(program: Command, io: Io): void {
     .option(
       '--adapter-dir <dir>',
       'the only directory under which POST /v1/load_lora_adapter may read adapters',
-    )
-    .option(
-      '--allow-origin <origin>',
-      'a web origin whose pages may call the API (repeatable)',
-      repeat,
-      [] as string[],
     )
     .option('--served-model-name <name>', 'the model name clients pass (default: the directory name)')
     .option(
