@@ -82,7 +82,7 @@ export function warmStartKey(
     return source === undefined ? [] : [`${env}=${source}`];
   });
   const text = JSON.stringify({
-    v: 3,
+    v: 4,
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,

@@ -105,7 +105,7 @@ export async function teacherCorpus(
         style: c.rollout.style,
         seats: c.rollout.seats,
         seed: `${options.seed}/warm-start/${env}/${tag}`,
-        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes },
+        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes, adaptive: ws.adaptive },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       examples.push(...corpus.examples.filter((e) => e.valid));

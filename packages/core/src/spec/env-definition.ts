@@ -94,6 +94,11 @@ export interface EnvTeacherOptionsV1 {
   readonly noise?: number;
   /** The config's `warmStart.mistakes`: the fraction of deliberate invalid moves (never trained on). */
   readonly mistakes?: number;
+  /**
+   * The config's `warmStart.adaptive`: the share of meta-episodes in which the teacher reads its notes
+   * (`request.facts.earlier`), for teachers that can adapt.
+   */
+  readonly adaptive?: number;
 }
 
 export interface EnvLabelsV1 {
