@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { evalPath, experimentPolicies } from '../pipelines/experiment';
+import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '../pipelines/experiment';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 
@@ -19,6 +19,23 @@ describe('mage experiment', () => {
       'gigpo[advantage.episodeBaseline=attempt,ppo.lr=0.0001]',
     ]);
     expect(() => gridAxis('ppo.lr')).toThrow(/--grid expects/);
+  });
+
+  it('refuses a grid over the warm start, which a seed shares: --set names it for the whole experiment', () => {
+    const spec = {
+      format: EXPERIMENT_FORMAT,
+      env: 'tictactoe',
+      preset: 'smoke',
+      methods: ['warm-start', 'mage'],
+      seeds: [1],
+      overrides: {},
+      grid: [gridAxis('warmStart.adaptive=0,0.5')],
+      evalMemories: ['reflection'],
+    } as const;
+    expect(() => checkExperiment(spec)).toThrow(/--set warmStart\.adaptive=<value>/);
+    expect(checkExperiment({ ...spec, grid: [], overrides: { warmStart: { adaptive: 0.5 } } })).toHaveLength(
+      2,
+    );
   });
 
   describe('smoke grid (slow: warm start, one iteration, evaluations)', () => {
