@@ -30,6 +30,8 @@ export interface SummaryAggregateV1 {
   /** pass@K − pass@1. */
   readonly gain: MeanIntervalV1;
   readonly invalidActionRate: MeanIntervalV1;
+  /** Notes stopped by the note budget over all reflect turns (when measured and notes were written). */
+  readonly cutNoteRate?: MeanIntervalV1;
   /** Mean return R_k of the attempts played at k. */
   readonly meanReturn: readonly MeanIntervalV1[];
   readonly metaEpisodesPerSeed: number;
@@ -91,6 +93,9 @@ function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV
       summaries.map((s) => (s.perAttempt.at(-1)?.passAtK.rate ?? 0) - (s.perAttempt[0]?.passAtK.rate ?? 0)),
     ),
     invalidActionRate: meanInterval(summaries.map((s) => s.invalidActionRate.rate)),
+    ...(summaries.every((s) => (s.cutReflectionRate?.trials ?? 0) > 0)
+      ? { cutNoteRate: meanInterval(summaries.map((s) => s.cutReflectionRate?.rate ?? 0)) }
+      : {}),
     meanReturn: Array.from({ length: k }, (_, i) => at(i, (a) => a.meanReturn)),
     metaEpisodesPerSeed: summaries[0]?.metaEpisodes ?? 0,
   };
@@ -234,12 +239,16 @@ const withInterval = (m: MeanIntervalV1, rate = true) => {
 /** The markdown table of one suite: a row per policy and protocol. */
 export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
   const k = Math.max(...rows.map((r) => r.overall.passAtK.length));
+  // Notes cut by their budget, once measured (records written before it have no such column).
+  const cut = rows.some((r) => r.overall.cutNoteRate);
+  const cutCell = (r: ExperimentRowV1) =>
+    cut ? ` ${r.overall.cutNoteRate ? withInterval(r.overall.cutNoteRate) : ''} |` : '';
   return [
-    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|`,
+    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |${cut ? ' notes cut % |' : ''}`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|${cut ? '---:|' : ''}`,
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |`,
+        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |${cutCell(r)}`,
     ),
   ];
 }
