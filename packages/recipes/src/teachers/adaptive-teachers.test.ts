@@ -1,5 +1,6 @@
 import { type EnvV1, evaluate, type MetaEpisodeMetricsV1, type PromptStyle } from '@mage-rl/core';
 import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
+import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe } from '@mage-rl/envs/tictactoe';
 import { createOpponent, PATTERN_NAMES } from '@mage-rl/opponents';
 import { createMemory } from '@mage-rl/reflection';
@@ -11,15 +12,26 @@ import { adaptiveTicTacToeMove, consistentPatterns } from './tictactoe-teacher';
 async function teacherMetrics<S, A>(
   env: EnvV1<S, A>,
   opponents: readonly string[],
-  options: { adaptive: number; memory?: 'reflection' | 'none'; style?: PromptStyle; episodes?: number },
+  options: {
+    adaptive: number;
+    memory?: 'reflection' | 'none';
+    style?: PromptStyle;
+    episodes?: number;
+    noise?: number;
+  },
 ): Promise<MetaEpisodeMetricsV1> {
   const style = options.style ?? 'compact';
   const result = await evaluate({
     env,
-    policy: createTeacher(env, { style, adaptive: options.adaptive }),
+    policy: createTeacher(env, {
+      style,
+      adaptive: options.adaptive,
+      ...(options.noise === undefined ? {} : { noise: options.noise }),
+    }),
     memory: createMemory({ mode: options.memory ?? 'reflection' }),
-    opponents,
-    makeOpponent: (id: string) => createOpponent(env.id, id) as never,
+    ...(opponents.length > 0
+      ? { opponents, makeOpponent: (id: string) => createOpponent(env.id, id) as never }
+      : {}),
     episodes: options.episodes ?? 16,
     attempts: 3,
     earlyStop: false,
@@ -94,5 +106,18 @@ describe('Kuhn Poker teacher that reads its notes', () => {
     const chips = (m: MetaEpisodeMetricsV1) => m.overall.perAttempt[2]!.meanReturn;
     expect(chips(half)).toBeGreaterThan(chips(none));
     expect(chips(half)).toBeLessThan(chips(all));
+  });
+});
+
+describe('Sokoban teacher that reads its notes', () => {
+  it('plays the solver once its notes record an attempt: no failure repeats', async () => {
+    const env = createSokoban({ boxes: 1 });
+    const adaptive = await teacherMetrics(env, [], { adaptive: 1, noise: 0.6, episodes: 24 });
+    const blind = await teacherMetrics(env, [], { adaptive: 0, noise: 0.6, episodes: 24 });
+    expect(winRate(adaptive, 0)).toBe(winRate(blind, 0));
+    expect(winRate(blind, 0)).toBeLessThan(1);
+    expect(winRate(adaptive, 1)).toBe(1);
+    expect(winRate(adaptive, 2)).toBe(1);
+    expect(winRate(adaptive, 2)).toBeGreaterThan(winRate(blind, 2));
   });
 });

@@ -1,6 +1,5 @@
 import { runMetaEpisodes } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
-import { envDefinition } from '../environments/registry';
 import { resolveTrainConfig } from '../presets/resolve-config';
 import { RUN_PRESET_IDS } from '../presets/run-presets';
 import { createEnvById, createMemoryOfKind, opponentFactory } from '../wiring';
@@ -20,12 +19,13 @@ describe('teacher notes fit the note budget', () => {
         const config = resolveTrainConfig({}, { env, preset, method: 'mage' });
         if (config.warmStart.iterations === 0) continue;
         const e = createEnvById(env, config.env.options);
-        const opponents = envDefinition(env).opponents ? config.eval.inDomain : [];
+        const makeOpponent = opponentFactory(env);
+        const opponents = makeOpponent ? config.eval.inDomain : [];
         const batch = await runMetaEpisodes({
           env: e,
           policy: createTeacher(e, { style: 'compact', adaptive: 0.5, mistakes: 0.1, noise: 0.1 }),
           memory: createMemoryOfKind('reflection'),
-          ...(opponents.length > 0 ? { opponents, makeOpponent: opponentFactory(env) } : {}),
+          ...(makeOpponent ? { opponents, makeOpponent } : {}),
           groups: Math.max(8, 2 * opponents.length),
           groupSize: 2,
           attempts: config.rollout.attempts,
