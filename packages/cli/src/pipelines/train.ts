@@ -101,14 +101,19 @@ export function plannedWarmStart(
   return warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, warmStartSpec(options));
 }
 
-/** What the cached warm start of a run is made from: env, preset, seed and the config's `warmStart` values. */
+/**
+ * What the cached warm start of a run is made from: env, preset, seed, the config's `warmStart` values and
+ * its env options (the teachers play the env variant the run trains on).
+ */
 function warmStartSpec(options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'overrides'>) {
   const warmStart = options.overrides?.warmStart;
+  const envOptions = options.overrides?.env?.options;
   return {
     envs: [options.env],
     preset: options.preset,
     seed: options.seed,
     ...(warmStart ? { warmStart } : {}),
+    ...(envOptions ? { envOptions: envOptions as JsonObject } : {}),
   };
 }
 
