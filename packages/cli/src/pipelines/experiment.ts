@@ -387,6 +387,13 @@ export const evalPath = (outDir: string, label: string, seed: number, memory: Me
 export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
   if (spec.methods.length === 0) throw new ConfigError('--methods lists no method.', { path: '--methods' });
   if (spec.seeds.length === 0) throw new ConfigError('--seeds lists no seed.', { path: '--seeds' });
+  const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));
+  if (shared) {
+    throw new ConfigError(
+      `--grid ${shared.path}: the warm start is shared by every policy of a seed; set it for the whole experiment with --set ${shared.path}=<value> (one --out per value).`,
+      { path: '--grid' },
+    );
+  }
   const policies = experimentPolicies(spec);
   for (const policy of policies) {
     if (policy.method !== WARM_START && !(policy.method in METHODS)) {
@@ -407,6 +414,7 @@ export async function runExperiment(options: ExperimentOptions): Promise<Experim
       env: options.spec.env,
       preset: options.spec.preset,
       seed,
+      overrides: options.spec.overrides,
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.log ? { log: options.log } : {}),
