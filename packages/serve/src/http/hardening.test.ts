@@ -197,11 +197,12 @@ describe('mage serve: what a web page and a stranger may do', () => {
   });
 
   it('checks the key before routing; a malformed % escape is a 400 JSON error without a stack trace', async () => {
-    for (const [path, method] of [
+    const unauthenticated: [path: string, method: string][] = [
       ['/nothing', 'GET'],
       ['/chat/completions', 'GET'],
       ['/models/%E0%A4%A', 'GET'],
-    ]) {
+    ];
+    for (const [path, method] of unauthenticated) {
       const res = await fetch(`${server.url}${path}`, { method });
       expect(res.status).toBe(401);
     }
@@ -216,7 +217,8 @@ describe('mage serve: what a web page and a stranger may do', () => {
 describe('mage serve: shutdown', () => {
   it('close() ends an in-flight stream with an error event and [DONE], answers 503 to a waiting request, within 5 s', async () => {
     const engine = stallingEngine();
-    const server = await serve(engine);
+    const logged: string[] = [];
+    const server = await serve(engine, { log: (line) => logged.push(line) });
     const streamed = fetch(`${server.url}/chat/completions`, {
       method: 'POST',
       headers: json,
@@ -231,6 +233,7 @@ describe('mage serve: shutdown', () => {
     expect(text).toMatch(/"error"/);
     expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect((await plain).status).toBe(503);
+    expect(logged).toEqual([]);
   });
 
   it('a port in use rejects at once', async () => {
