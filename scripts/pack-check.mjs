@@ -55,7 +55,8 @@ const ENTRIES = [
   ['@mage-rl/learner', 'CHECKPOINT_FORMAT'],
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
   ['@mage-rl/dashboard', 'startDashboard'],
-  ['@mage-rl/cli', 'DEFAULT_CACHE_DIR'],
+  ['@mage-rl/trainer', 'trainPipeline'],
+  ['@mage-rl/cli', 'runCli'],
 ];
 
 const failures = [];

@@ -1,7 +1,8 @@
 // Train mage-tiny with MAGE on Tic-Tac-Toe, then evaluate it for 3 attempts against an opponent it never
 // trained against. Usage: `pnpm --filter @mage-rl/example-quickstart start` (laptop preset) or `smoke`.
-import { loadMageTiny, trainPipeline } from '@mage-rl/cli';
+
 import { createEnvById, evaluateMethod, type RunPresetId } from '@mage-rl/recipes';
+import { loadMageTiny, trainPipeline } from '@mage-rl/trainer';
 
 const preset = (process.argv[2] ?? 'smoke') as RunPresetId;
 const run = await trainPipeline({

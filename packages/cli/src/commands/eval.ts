@@ -14,10 +14,9 @@ import {
   resolveTrainConfig,
 } from '@mage-rl/recipes';
 import { createRemotePolicy } from '@mage-rl/serve';
+import { evalPlayOptions, loadRunOrModel } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
-import { evalPlayOptions } from '../pipelines/eval-play';
-import { loadRunOrModel } from '../pipelines/policy-model';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { evalPath, experimentPolicies } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
-import { evalPath, experimentPolicies } from '../pipelines/experiment';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 

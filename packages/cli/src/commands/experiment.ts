@@ -9,22 +9,22 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
-import type { Command } from 'commander';
-import { printJson } from '../output/format';
 import {
+  DEFAULT_CACHE_DIR,
   EXPERIMENT_FORMAT,
   type ExperimentRecordV1,
   type ExperimentSpecV1,
   type GridAxis,
   readExperimentEvals,
   readExperimentRecord,
+  referenceValues,
   runExperiment,
-} from '../pipelines/experiment';
-import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
+  writeExperimentReport,
+} from '@mage-rl/trainer';
+import type { Command } from 'commander';
+import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
-import { writeExperimentReport } from '../report/experiment-report';
-import { referenceValues } from '../report/reference-values';
 import { oneOf } from './game-options';
 import {
   addEnvFlags,

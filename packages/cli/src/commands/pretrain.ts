@@ -2,16 +2,16 @@
 
 import { resolve } from 'node:path';
 import { envDefinition, RUN_PRESET_IDS } from '@mage-rl/recipes';
-import type { Command } from 'commander';
-import { formatTable, printJson } from '../output/format';
-import type { Progress } from '../output/progress';
 import {
   DEFAULT_CACHE_DIR,
   type PretrainProgress,
   type PretrainResult,
   pretrainMageTiny,
   warmStartDir,
-} from '../pipelines/pretrain';
+} from '@mage-rl/trainer';
+import type { Command } from 'commander';
+import { formatTable, printJson } from '../output/format';
+import type { Progress } from '../output/progress';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';

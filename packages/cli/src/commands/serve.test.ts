@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import type { PolicyRequestV1 } from '@mage-rl/core';
 import { createRemotePolicy } from '@mage-rl/serve';
+import { buildMageTinyTokenizer, createMageTiny, loadModel, saveMageTiny } from '@mage-rl/trainer';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '../pipelines/mage-tiny';
-import { loadModel } from '../pipelines/policy-model';
 import { runCli } from '../program/program';
 import { capture, runJson, useTempDir } from '../testing/cli.test-helper';
 

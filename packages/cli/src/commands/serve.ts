@@ -7,8 +7,8 @@ import {
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_SERVE_LIMITS,
 } from '@mage-rl/serve';
+import { serveModel } from '@mage-rl/trainer';
 import type { Command } from 'commander';
-import { serveModel } from '../pipelines/serve';
 import type { Io } from '../program/error-boundary';
 import { positiveInt } from './game-options';
 

@@ -11,11 +11,16 @@ import {
   type RunPresetId,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import {
+  DEFAULT_CACHE_DIR,
+  type PretrainProgress,
+  type TrainPipelineResult,
+  trainConfigOf,
+  trainPipeline,
+} from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Progress } from '../output/progress';
-import { DEFAULT_CACHE_DIR, type PretrainProgress } from '../pipelines/pretrain';
-import { type TrainPipelineResult, trainConfigOf, trainPipeline } from '../pipelines/train';
 import type { Io } from '../program/error-boundary';
 import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';

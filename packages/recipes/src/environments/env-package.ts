@@ -10,7 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, type EnvDefinitionV1, MageError, readJsonFile, valueAt } from '@mage-rl/core';
-import { addEnvDefinition, mergeConfig, resolveTrainConfig, type TrainConfigInput } from '@mage-rl/recipes';
+import { mergeConfig, resolveTrainConfig } from '../presets/resolve-config';
+import type { TrainConfigInput } from '../presets/schema';
+import { addEnvDefinition } from './registry';
 
 /** Export conditions, in the order Node's `import` tries them. */
 const CONDITIONS = ['node', 'import', 'default'];

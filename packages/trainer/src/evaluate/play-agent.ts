@@ -16,9 +16,9 @@ import {
   type TrainConfig,
   trainConfigSchema,
 } from '@mage-rl/recipes';
+import { memoryLimitsOfConfig } from '../model/memory-check';
+import { loadRunOrModel } from '../model/policy-model';
 import { evalPlayOptions } from './eval-play';
-import { memoryLimitsOfConfig } from './memory-check';
-import { loadRunOrModel } from './policy-model';
 
 /** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */
 async function runTrainConfig(dir: string): Promise<TrainConfig> {

@@ -36,11 +36,21 @@ import {
   trainingOptionsOf,
 } from '@mage-rl/recipes';
 import { createServedLearner } from '@mage-rl/serve';
+import {
+  checkRunMemory,
+  estimateRunMemory,
+  memoryLimitsOfConfig,
+  modelConfigOf,
+} from '../model/memory-check';
+import { DEFAULT_LORA, loadModel, loraOf } from '../model/policy-model';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { checkRunMemory, estimateRunMemory, memoryLimitsOfConfig, modelConfigOf } from './memory-check';
-import { DEFAULT_LORA, loadModel, loraOf } from './policy-model';
-import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
-import { assertWarmStartTeacher } from './warm-start-corpus';
+import {
+  DEFAULT_CACHE_DIR,
+  type PretrainProgress,
+  pretrainMageTiny,
+  warmStartDir,
+} from '../warm-start/pretrain';
+import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
 
 export interface TrainPipelineOptions {
   readonly env: string;

@@ -11,11 +11,10 @@ import {
   type OnnxLearner,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
+import type { ExportModelResult } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer, createMageTiny, loadModel, saveMageTiny } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
-import type { ExportModelResult } from './export-model';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
-import { loadModel } from './policy-model';
 
 const tokenizer = buildMageTinyTokenizer(['board 1 2 3 <action>(1, 2)</action> pass bet fold call']);
 const rows = [

@@ -17,9 +17,9 @@ import {
   type RunPresetId,
   type TrainConfig,
 } from '@mage-rl/recipes';
-import { evalPlayOptions } from './eval-play';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
-import { memoryLimitsOfConfig } from './memory-check';
+import { evalPlayOptions } from '../evaluate/eval-play';
+import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '../model/mage-tiny';
+import { memoryLimitsOfConfig } from '../model/memory-check';
 import { type EnvPlan, envPlans, type TeacherCorpus, teacherCorpus } from './warm-start-corpus';
 import { epochPlan, trainEpochs, trainingSet, warmStartSchedule } from './warm-start-training';
 

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { MageError } from '@mage-rl/core';
+import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { exportHfModel, wordLevelTokenizerFiles } from '@mage-rl/learner';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../testing/cli.test-helper';
 import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
 import { loadModel, modelKindOf } from './policy-model';
 

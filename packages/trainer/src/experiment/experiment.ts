@@ -32,9 +32,9 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { z } from 'zod';
-import { memoryLimitsOfConfig } from './memory-check';
-import { loadModel } from './policy-model';
-import { ensureWarmStart, trainConfigOf, trainPipeline } from './train';
+import { memoryLimitsOfConfig } from '../model/memory-check';
+import { loadModel } from '../model/policy-model';
+import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
 
 export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';
 export const EXPERIMENT_EVAL_FORMAT = 'mage-rl/experiment-eval@1';
