@@ -12,10 +12,11 @@ import {
   createOnnxLearner,
   createWorkerRunner,
   type GraphRunner,
+  loadMageTiny,
   type OnnxLearner,
 } from '@mage-rl/learner';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
-import { buildMageTinyTokenizer, loadMageTiny } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 
 const cacheBytes = Number(process.argv[2] ?? 0);
 const batches = Number(process.argv[3] ?? 2);

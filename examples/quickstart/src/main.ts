@@ -1,8 +1,9 @@
 // Train mage-tiny with MAGE on Tic-Tac-Toe, then evaluate it for 3 attempts against an opponent it never
 // trained against. Usage: `pnpm --filter @mage-rl/example-quickstart start` (laptop preset) or `smoke`.
 
+import { loadMageTiny } from '@mage-rl/learner';
 import { createEnvById, evaluateMethod, type RunPresetId } from '@mage-rl/recipes';
-import { loadMageTiny, trainPipeline } from '@mage-rl/trainer';
+import { trainPipeline } from '@mage-rl/trainer';
 
 const preset = (process.argv[2] ?? 'smoke') as RunPresetId;
 const run = await trainPipeline({

@@ -23,51 +23,6 @@ export {
   WARM_START,
 } from './experiment/experiment';
 export {
-  EXPORT_FORMATS,
-  type ExportFormat,
-  type ExportModelOptions,
-  type ExportModelResult,
-  exportModel,
-  TOKENIZER_FILES,
-} from './model/export-model';
-export {
-  buildMageTinyTokenizer,
-  type CreateMageTinyOptions,
-  createMageTiny,
-  learnerMemoryOptions,
-  loadMageTiny,
-  MAGE_TINY_FORMAT,
-  type MageTinyManifest,
-  readMageTinyManifest,
-  saveMageTiny,
-} from './model/mage-tiny';
-export {
-  checkRunMemory,
-  estimateRunMemory,
-  type MemoryCheckOptions,
-  type MemoryEstimate,
-  type MemoryEstimateOptions,
-  memoryLimitsOfConfig,
-  modelConfigOf,
-  SKIP_MEMORY_CHECK_ENV,
-} from './model/memory-check';
-export {
-  DEFAULT_LORA,
-  LORA_THRESHOLD_PARAMS,
-  type LoadedModel,
-  type LoadModelOptions,
-  loadModel,
-  loadRunOrModel,
-  loraOf,
-  type ModelKind,
-  modelKindOf,
-} from './model/policy-model';
-export {
-  type ServeOptions,
-  servedModelOf,
-  serveModel,
-} from './model/serve';
-export {
   EXPERIMENT_RESULTS_FORMAT,
   type ExperimentReportFiles,
   type ExperimentResultsV1,
@@ -96,6 +51,7 @@ export {
   escapeXml,
   vegaChart,
 } from './report/svg-chart';
+export { memoryLimitsOfConfig } from './train/memory-limits';
 export {
   ensureWarmStart,
   plannedWarmStart,
@@ -114,6 +70,7 @@ export {
   warmStartDir,
   warmStartKey,
 } from './warm-start/pretrain';
+export { buildMageTinyTokenizer } from './warm-start/tokenizer';
 export {
   assertWarmStartTeacher,
   type EnvPlan,

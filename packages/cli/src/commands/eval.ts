@@ -3,6 +3,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
+import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,
   createTeacher,
@@ -14,7 +15,7 @@ import {
   resolveTrainConfig,
 } from '@mage-rl/recipes';
 import { createRemotePolicy } from '@mage-rl/serve';
-import { evalPlayOptions, loadRunOrModel } from '@mage-rl/trainer';
+import { evalPlayOptions } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';

@@ -1,18 +1,21 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKPOINT_STATE_FORMAT, checkpointName, createRng } from '@mage-rl/core';
+import type { ExportModelResult } from '@mage-rl/learner';
 import {
+  createMageTiny,
   createOnnxLearner,
   defineModelConfig,
   exportHfModel,
   fillNormal,
   importHfModel,
   importPeftAdapter,
+  loadModel,
   type OnnxLearner,
+  saveMageTiny,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
-import type { ExportModelResult } from '@mage-rl/trainer';
-import { buildMageTinyTokenizer, createMageTiny, loadModel, saveMageTiny } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 

@@ -1,6 +1,6 @@
 /** `mage export <run-or-model-dir> --format hf|onnx --out <dir> [--adapter]`. */
 
-import { EXPORT_FORMATS, exportModel } from '@mage-rl/trainer';
+import { EXPORT_FORMATS, exportModel } from '@mage-rl/learner';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';

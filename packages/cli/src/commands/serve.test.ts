@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { PolicyRequestV1 } from '@mage-rl/core';
+import { createMageTiny, loadModel, saveMageTiny } from '@mage-rl/learner';
 import { createRemotePolicy } from '@mage-rl/serve';
-import { buildMageTinyTokenizer, createMageTiny, loadModel, saveMageTiny } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';

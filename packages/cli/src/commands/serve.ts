@@ -6,8 +6,8 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_SERVE_LIMITS,
+  serveModel,
 } from '@mage-rl/serve';
-import { serveModel } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import type { Io } from '../program/error-boundary';
 import { positiveInt } from './game-options';

@@ -2,7 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '@mage-rl/trainer';
+import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runJson, useTempDir } from '../testing/cli.test-helper';
 

@@ -6,6 +6,7 @@
 import { basename, resolve } from 'node:path';
 import { ConfigError, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
 import type { PlayAgentV1 } from '@mage-rl/dashboard';
+import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,
   envDefinition,
@@ -16,8 +17,7 @@ import {
   type TrainConfig,
   trainConfigSchema,
 } from '@mage-rl/recipes';
-import { memoryLimitsOfConfig } from '../model/memory-check';
-import { loadRunOrModel } from '../model/policy-model';
+import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { evalPlayOptions } from './eval-play';
 
 /** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */

@@ -21,6 +21,7 @@ import {
   type TrainingEvent,
   writeJsonAtomic,
 } from '@mage-rl/core';
+import { loadModel } from '@mage-rl/learner';
 import {
   evaluateConfig,
   METHODS,
@@ -32,8 +33,7 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { z } from 'zod';
-import { memoryLimitsOfConfig } from '../model/memory-check';
-import { loadModel } from '../model/policy-model';
+import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
 
 export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';

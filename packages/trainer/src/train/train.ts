@@ -22,7 +22,15 @@ import {
   valueAt,
   withRunLock,
 } from '@mage-rl/core';
-import type { OnnxLearner } from '@mage-rl/learner';
+import {
+  checkRunMemory,
+  DEFAULT_LORA,
+  estimateRunMemory,
+  loadModel,
+  loraOf,
+  modelConfigOf,
+  type OnnxLearner,
+} from '@mage-rl/learner';
 import {
   envDefinition,
   METHODS,
@@ -36,13 +44,6 @@ import {
   trainingOptionsOf,
 } from '@mage-rl/recipes';
 import { createServedLearner } from '@mage-rl/serve';
-import {
-  checkRunMemory,
-  estimateRunMemory,
-  memoryLimitsOfConfig,
-  modelConfigOf,
-} from '../model/memory-check';
-import { DEFAULT_LORA, loadModel, loraOf } from '../model/policy-model';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import {
   DEFAULT_CACHE_DIR,
@@ -51,6 +52,7 @@ import {
   warmStartDir,
 } from '../warm-start/pretrain';
 import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
+import { memoryLimitsOfConfig } from './memory-limits';
 
 export interface TrainPipelineOptions {
   readonly env: string;

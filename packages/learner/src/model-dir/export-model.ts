@@ -8,8 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, pathExists } from '@mage-rl/core';
-import { countParams, exportHfModel, exportPeftAdapter } from '@mage-rl/learner';
-import { type LoadedModel, loadRunOrModel } from './policy-model';
+import { exportHfModel, exportPeftAdapter } from '../hf';
+import { countParams } from '../model';
+import { type LoadedModel, loadRunOrModel } from './load-model';
 
 export const EXPORT_FORMATS = ['hf', 'onnx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
