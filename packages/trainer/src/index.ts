@@ -1,4 +1,8 @@
+// The documented API: createTrainer (warm start, train, evaluate, load a policy, report) and
+// runExperiment. The other exports are the building blocks the `mage` command prints around.
+
 export { evalPlayOptions } from './evaluate/eval-play';
+export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy } from './evaluate/load-policy';
 export { playAgentOf } from './evaluate/play-agent';
 export {
   checkExperiment,
@@ -60,6 +64,13 @@ export {
   trainConfigOf,
   trainPipeline,
 } from './train/train';
+export {
+  createTrainer,
+  type EvaluateOptions,
+  type Trainer,
+  type TrainerConfig,
+  type TrainOptions,
+} from './trainer/trainer';
 export {
   DEFAULT_CACHE_DIR,
   type PretrainEnvResult,

@@ -1,12 +1,8 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { ConfigError, type MetaEpisodeMetricsV1, type PolicyV1 } from '@mage-rl/core';
-import { loadRunOrModel } from '@mage-rl/learner';
+import type { MetaEpisodeMetricsV1 } from '@mage-rl/core';
 import {
   createEnvById,
-  createTeacher,
   envDefinition,
   evaluateMethod,
   METHOD_IDS,
@@ -14,8 +10,7 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
-import { createRemotePolicy } from '@mage-rl/serve';
-import { evalPlayOptions } from '@mage-rl/trainer';
+import { evalPlayOptions, loadPolicy } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -89,7 +84,14 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const opponents = opts.opponents
     ? commaList(opts.opponents)
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const { policy, dispose } = await policyOf(opts, env, config.env.options, config.rollout.style);
+  const { policy, dispose } = await loadPolicy({
+    policy: opts.policy,
+    env,
+    envOptions: config.env.options,
+    style: config.rollout.style,
+    ...(opts.model === undefined ? {} : { model: opts.model }),
+    ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
+  });
   try {
     const result = await evaluateMethod({
       env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
@@ -146,41 +148,4 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
       ],
     ],
   );
-}
-
-/**
- * A policy by name: `teacher`, a run directory (its latest checkpoint), a model directory (mage-tiny or
- * a Hugging Face checkpoint), or the URL of an OpenAI-compatible server (with `--model`).
- */
-async function policyOf(
-  opts: EvalFlags,
-  envId: string,
-  envOptions: Readonly<Record<string, unknown>>,
-  style: 'verbose' | 'compact',
-): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
-  const spec = opts.policy;
-  if (/^https?:\/\//.test(spec)) {
-    if (!opts.model)
-      throw new ConfigError('--policy with a server URL needs --model <served model name>.', {
-        path: '--model',
-      });
-    const policy = createRemotePolicy({
-      baseURL: spec,
-      model: opts.model,
-      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-    });
-    return { policy, dispose: async () => {} };
-  }
-  if (spec === 'teacher')
-    return { policy: createTeacher(createEnvById(envId, envOptions), { style }), dispose: async () => {} };
-  const dir = resolve(spec);
-  const info = await stat(dir).catch(() => null);
-  if (info === null || !info.isDirectory()) {
-    throw new ConfigError(
-      `--policy '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); --policy takes 'teacher', a server URL (with --model), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
-      { path: '--policy', context: { dir } },
-    );
-  }
-  const { learner } = await loadRunOrModel(dir);
-  return { policy: learner.policy, dispose: () => learner.dispose() };
 }

@@ -142,6 +142,7 @@ async function runTrain(opts: TrainFlags, command: Command, io: Io): Promise<voi
       try {
         const r = await trainPipeline({
           ...call,
+          config,
           runDir,
           ...(opts.resume ? { resume: true } : {}),
           ...(opts.model ? { model: resolve(opts.model) } : {}),

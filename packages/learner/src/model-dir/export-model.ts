@@ -69,8 +69,8 @@ async function writeAdapter(loaded: LoadedModel, out: string): Promise<ExportMod
   const { learner, lora } = loaded;
   if (lora === undefined || learner.adapters.size === 0) {
     throw new ConfigError(
-      `'${loaded.modelDir}' has no LoRA adapters to export; drop --adapter to export the full weights.`,
-      { path: '--adapter' },
+      `'${loaded.modelDir}' has no LoRA adapters to export; drop \`adapter\` to export the full weights.`,
+      { path: 'adapter' },
     );
   }
   await exportPeftAdapter({

@@ -21,8 +21,8 @@ const isPathLike = (spec: string): boolean =>
   spec.startsWith('.') || isAbsolute(spec) || spec.startsWith('file:');
 
 const fail = (spec: string, message: string, cause?: unknown): ConfigError =>
-  new ConfigError(`--env-package '${spec}': ${message}`, {
-    path: '--env-package',
+  new ConfigError(`\`env.package\` '${spec}': ${message}`, {
+    path: 'env.package',
     context: { package: spec },
     ...(cause === undefined ? {} : { cause }),
   });

@@ -26,9 +26,9 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
   const extra = record.extra;
   if (typeof extra !== 'object' || extra === null) {
     throw new ConfigError(
-      `--agent '${dir}': its config.json has no training config (extra); is it a mage train run?`,
+      `\`agent\` '${dir}': its config.json has no training config (extra); is it a mage train run?`,
       {
-        path: '--agent',
+        path: 'agent',
       },
     );
   }
@@ -38,8 +38,8 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
   const parsed = trainConfigSchema.safeParse(config);
   if (!parsed.success) {
     throw new ConfigError(
-      `--agent '${dir}': its config.json's training config is not one this version reads (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
-      { path: '--agent' },
+      `\`agent\` '${dir}': its config.json's training config is not one this version reads (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
+      { path: 'agent' },
     );
   }
   return parsed.data;
@@ -55,9 +55,9 @@ export async function playAgentOf(
   const match = definition.opponents?.match;
   if (!match) {
     throw new ConfigError(
-      `--agent '${spec}': env '${config.env.id}' has no two-player game to play against a person.`,
+      `\`agent\` '${spec}': env '${config.env.id}' has no two-player game to play against a person.`,
       {
-        path: '--agent',
+        path: 'agent',
       },
     );
   }

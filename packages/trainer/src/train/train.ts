@@ -69,6 +69,8 @@ export interface TrainPipelineOptions {
   readonly cacheDir?: string;
   /** User values over the preset (same shape as the config). */
   readonly overrides?: TrainConfigInput;
+  /** The config already resolved from the fields above (`trainConfigOf`), so it is resolved once. */
+  readonly config?: TrainConfig;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: TrainingEvent) => void;
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -236,7 +238,7 @@ function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string
  * is pretrained; a resumed run that is complete returns at once.
  */
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
-  const config = trainConfigOf(options);
+  const config = options.config ?? trainConfigOf(options);
   return withRunLock(options.runDir, async () => {
     if (options.resume) {
       await checkResumeConfig(options.runDir, { extra: runRecordOf(config, plannedWarmStart(options)) });
