@@ -1,9 +1,11 @@
 export {
+  type AdaptiveAgent,
   type AdaptiveCeilingOptions,
   type AdaptiveCeilingResult,
   type AdaptiveOpponent,
   type AdaptivePlanner,
   adaptiveCeiling,
+  createAdaptiveAgent,
 } from './best-response/adaptive';
 export {
   type BestResponseResult,

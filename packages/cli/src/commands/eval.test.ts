@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCaptured, useTempDir } from '../testing/cli.test-helper';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 
 const tmp = useTempDir('mage-eval-');
 
@@ -25,4 +25,51 @@ describe('mage eval input errors', () => {
       expect(r.err).toContain('mcts-<N> (N = 1..9999999 simulations per move)');
     }
   });
+});
+
+describe('mage eval --memory', () => {
+  type Metrics = { overall: { perAttempt: { passAtK: { rate: number } }[] } };
+  interface EvalJson {
+    memory: string;
+    metrics: Metrics;
+    withoutMemory?: Metrics;
+    memoryBenefit?: { versus: string; pairs: number; passAtK: { mean: number; low: number; high: number }[] };
+  }
+  const argv = (...extra: string[]) => [
+    'eval',
+    '--preset',
+    'smoke',
+    '--opponents',
+    'random,pattern-centre-first',
+    '--episodes',
+    '4',
+    '--json',
+    ...extra,
+  ];
+
+  it('also plays the same tasks with no memory and reports the paired memory benefit', async () => {
+    const r = await runJson<EvalJson>(argv('--memory', 'history'));
+    expect(r.memory).toBe('history');
+    expect(r.memoryBenefit?.versus).toBe('none');
+    expect(r.memoryBenefit?.pairs).toBe(8);
+    const rates = (m: Metrics) => m.overall.perAttempt.map((a) => a.passAtK.rate);
+    const withMemory = rates(r.metrics);
+    const without = rates(r.withoutMemory as Metrics);
+    r.memoryBenefit?.passAtK.forEach((m, k) => {
+      expect(m.mean).toBeCloseTo(withMemory[k]! - without[k]!, 12);
+      expect(m.low).toBeLessThanOrEqual(m.mean);
+      expect(m.high).toBeGreaterThanOrEqual(m.mean);
+    });
+  }, 60_000);
+
+  it('skips the baseline with --no-memory-baseline or with no memory, and names the kinds on a bad one', async () => {
+    const skipped = await runJson<EvalJson>(argv('--no-memory-baseline'));
+    expect(skipped.memory).toBe('reflection');
+    expect(skipped.withoutMemory).toBeUndefined();
+    const none = await runJson<EvalJson>(argv('--memory', 'none'));
+    expect(none.memoryBenefit).toBeUndefined();
+    const bad = await runCaptured(argv('--memory', 'notes'));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/--memory.*reflection/);
+  }, 60_000);
 });

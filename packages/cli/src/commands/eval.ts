@@ -1,11 +1,20 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import type { MetaEpisodeMetricsV1 } from '@mage-rl/core';
+import {
+  type MeanIntervalV1,
+  type MetaEpisodeMetricsV1,
+  type PairedPassBenefitV1,
+  pairedPassBenefit,
+} from '@mage-rl/core';
 import {
   createEnvById,
+  createMemoryOfKind,
   envDefinition,
   evaluateMethod,
+  MEMORY_KINDS,
   METHOD_IDS,
+  METHODS,
+  type MemoryKind,
   memoryLayoutOf,
   RUN_PRESET_IDS,
   resolveTrainConfig,
@@ -31,6 +40,8 @@ interface EvalFlags {
   readonly envPackage?: string;
   readonly envUrl?: string;
   readonly method: string;
+  readonly memory?: string;
+  readonly memoryBaseline: boolean;
   readonly policy: string;
   readonly model?: string;
   readonly apiKey?: string;
@@ -52,6 +63,14 @@ export function evalCommand(program: Command, io: Io): void {
   )
     .option('--env-url <url>', ENV_URL_HELP)
     .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
+    .option(
+      '--memory <kind>',
+      `what earlier attempts leave in the context, whatever the method: ${MEMORY_KINDS.join(' | ')} (default: the method's)`,
+    )
+    .option(
+      '--no-memory-baseline',
+      'with a memory other than none: skip the second run with no memory on the same tasks (the memory benefit)',
+    )
     .option(
       '--policy <spec>',
       "'teacher', a model or run directory (latest checkpoint), or an OpenAI-compatible server's URL (http://host:port/v1)",
@@ -84,6 +103,12 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const opponents = opts.opponents
     ? commaList(opts.opponents)
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
+  const memory: MemoryKind = opts.memory
+    ? oneOf(opts.memory, '--memory', MEMORY_KINDS)
+    : METHODS[method].memory;
+  const episodes = positiveInt(opts.episodes, '--episodes', 100_000);
+  const attempts = positiveInt(opts.attempts, '--attempts', 20);
+  const seed = seedOf(opts.seed);
   const { policy, dispose } = await loadPolicy({
     policy: opts.policy,
     env,
@@ -93,30 +118,68 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
   try {
-    const result = await evaluateMethod({
-      env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
-      policy,
-      method,
-      opponents,
-      episodes: positiveInt(opts.episodes, '--episodes', 100_000),
-      attempts: positiveInt(opts.attempts, '--attempts', 20),
-      memoryOptions: memoryLayoutOf(config),
-      ...evalPlayOptions(config),
-      seed: seedOf(opts.seed),
-    });
+    // Both runs play the same tasks (same seed, opponents, episodes), so their difference is paired.
+    const run = (kind: MemoryKind) =>
+      evaluateMethod({
+        env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
+        policy,
+        method,
+        opponents,
+        episodes,
+        attempts,
+        memory: createMemoryOfKind(kind, memoryLayoutOf(config)),
+        ...evalPlayOptions(config),
+        seed,
+      });
+    const result = await run(memory);
+    const baseline = memory !== 'none' && opts.memoryBaseline ? await run('none') : undefined;
     const m = result.metrics;
+    const benefit = baseline
+      ? pairedPassBenefit(result.batch.slots, baseline.batch.slots, attempts)
+      : undefined;
     if (opts.json) {
-      printJson(io, { env, method, policy: opts.policy, opponents, metrics: m });
+      printJson(io, {
+        env,
+        method,
+        memory,
+        policy: opts.policy,
+        opponents,
+        metrics: m,
+        ...(baseline && benefit
+          ? { withoutMemory: baseline.metrics, memoryBenefit: { versus: 'none', ...benefit } }
+          : {}),
+      });
       return;
     }
     const success = envDefinition(env).labels?.success ?? 'success';
     io.stdout(
-      `${env}, method ${method}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
+      `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
     );
     io.stdout(`${evalTable(m)}\n`);
+    if (baseline && benefit) {
+      io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
+      io.stdout(`${evalTable(baseline.metrics)}\n`);
+      io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
+    }
   } finally {
     await dispose();
   }
+}
+
+/** `memory benefit (reflection − none) …`: pass@k and invalid moves, paired over the meta-episodes. */
+function benefitLine(
+  memory: string,
+  benefit: PairedPassBenefitV1,
+  withMemory: MetaEpisodeMetricsV1,
+  without: MetaEpisodeMetricsV1,
+): string {
+  const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+  const interval = (m: MeanIntervalV1) => `${pts(m.mean)} [${pts(m.low)}, ${pts(m.high)}]`;
+  const invalid = withMemory.overall.invalidActionRate.rate - without.overall.invalidActionRate.rate;
+  return (
+    `memory benefit (${memory} − none), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
+    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${interval(m)}`).join(', ')}; invalid moves ${pts(invalid)}`
+  );
 }
 
 /** Per opponent and overall: pass@k per attempt (with its interval per opponent), last-attempt draws, invalid moves. */

@@ -1,6 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { evalPath, experimentPolicies } from '@mage-rl/trainer';
+import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
@@ -21,6 +21,23 @@ describe('mage experiment', () => {
     expect(() => gridAxis('ppo.lr')).toThrow(/--grid expects/);
   });
 
+  it('refuses a grid over the warm start, which a seed shares: --set names it for the whole experiment', () => {
+    const spec = {
+      format: EXPERIMENT_FORMAT,
+      env: 'tictactoe',
+      preset: 'smoke',
+      methods: ['warm-start', 'mage'],
+      seeds: [1],
+      overrides: {},
+      grid: [gridAxis('warmStart.adaptive=0,0.5')],
+      evalMemories: ['reflection'],
+    } as const;
+    expect(() => checkExperiment(spec)).toThrow(/`spec\.overrides` \(warmStart\.adaptive=<value>/);
+    expect(checkExperiment({ ...spec, grid: [], overrides: { warmStart: { adaptive: 0.5 } } })).toHaveLength(
+      2,
+    );
+  });
+
   describe('smoke grid (slow: warm start, one iteration, evaluations)', () => {
     const tmp = useTempDir('mage-experiment-');
 
@@ -28,7 +45,7 @@ describe('mage experiment', () => {
       const out = join(tmp.path, 'exp');
       const argv = [
         ...commandLine(
-          'experiment --preset smoke --methods warm-start,mage --seeds 1 --eval-memory reflection --set train.iterations=1',
+          'experiment --preset smoke --methods warm-start,mage --seeds 1 --eval-memory reflection,none --set train.iterations=1',
         ),
         '--out',
         out,
@@ -36,18 +53,40 @@ describe('mage experiment', () => {
         join(tmp.path, 'cache'),
       ];
       const first = await runJson<{ results: string; markdown: string; evaluations: number }>(argv);
-      expect(first.evaluations).toBe(2);
+      expect(first.evaluations).toBe(4);
+      type Means = { passAtK: { mean: number }[] };
       const results = JSON.parse(await readFile(first.results, 'utf8')) as {
-        rows: { label: string; memory: string; suite: string; overall: { passAtK: unknown[] } }[];
+        rows: { label: string; memory: string; suite: string; overall: Means }[];
+        memoryBenefit: { label: string; memory: string; suite: string; overall: Means }[];
       };
       expect(results.rows.map((r) => `${r.label}/${r.memory}/${r.suite}`).sort()).toEqual([
+        'mage/none/in-domain',
+        'mage/none/out-of-domain',
+        'mage/reflection/in-domain',
+        'mage/reflection/out-of-domain',
+        'warm-start/none/in-domain',
+        'warm-start/none/out-of-domain',
+        'warm-start/reflection/in-domain',
+        'warm-start/reflection/out-of-domain',
+      ]);
+      expect(results.rows[0]?.overall.passAtK).toHaveLength(3);
+      // The memory benefit of each policy and suite: with reflection minus with none, attempt by attempt.
+      expect(results.memoryBenefit.map((b) => `${b.label}/${b.memory}/${b.suite}`).sort()).toEqual([
         'mage/reflection/in-domain',
         'mage/reflection/out-of-domain',
         'warm-start/reflection/in-domain',
         'warm-start/reflection/out-of-domain',
       ]);
-      expect(results.rows[0]?.overall.passAtK).toHaveLength(3);
-      expect(await readFile(first.markdown, 'utf8')).toMatch(/\| mage \| reflection \| 1 \|/);
+      const row = (label: string, memory: string) =>
+        results.rows.find((r) => r.label === label && r.memory === memory && r.suite === 'in-domain')!;
+      const benefit = results.memoryBenefit.find((b) => b.label === 'mage' && b.suite === 'in-domain')!;
+      benefit.overall.passAtK.forEach((m, k) => {
+        const withNotes = row('mage', 'reflection').overall.passAtK[k]!.mean;
+        expect(m.mean).toBeCloseTo(withNotes - row('mage', 'none').overall.passAtK[k]!.mean, 12);
+      });
+      const markdown = await readFile(first.markdown, 'utf8');
+      expect(markdown).toMatch(/\| mage \| reflection \| 1 \|/);
+      expect(markdown).toMatch(/Memory benefit[\s\S]*\| mage \| reflection − none \| 1 \| [+−]\d/);
 
       // A lost evaluation is redone from the finished run, with the same numbers.
       const path = evalPath(out, 'mage', 1, 'reflection');
@@ -62,7 +101,7 @@ describe('mage experiment', () => {
       expect(other.code).toBe(1);
       expect(other.err).toMatch(/holds another experiment/);
       const fewer = await runJson<{ evaluations: number }>([...argv.slice(0, 4), 'mage', ...argv.slice(5)]);
-      expect(fewer.evaluations).toBe(1);
+      expect(fewer.evaluations).toBe(2);
       const record = JSON.parse(await readFile(join(out, 'experiment.json'), 'utf8')) as {
         spec: { methods: string[] };
         commands: string[];

@@ -83,10 +83,13 @@ function experimentReferences(definition: EnvDefinitionV1, spec: Partial<Experim
     preset: oneOf(String(spec.preset), 'preset', RUN_PRESET_IDS),
     method: 'mage',
   });
-  return referenceValues(definition, [...config.eval.inDomain, ...config.eval.outOfDomain], {
-    ...config.env.options,
-    ...config.eval.envOptions,
-  });
+  const population = definition.opponents?.populations[config.population.preset];
+  return referenceValues(
+    definition,
+    [...config.eval.inDomain, ...config.eval.outOfDomain],
+    { ...config.env.options, ...config.eval.envOptions },
+    population ? { attempts: config.eval.attempts, population } : undefined,
+  );
 }
 
 /** results.json and report.md of every evaluation in an experiment directory. */
@@ -159,8 +162,8 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--grid <path=v1,v2...>', 'switch values crossed with every trained method (repeatable)')
     .option(
       '--eval-memory <kinds>',
-      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), or 'method' for the one it trained with`,
-      'reflection,method',
+      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), or 'method' for the one it trained with; a policy evaluated with a memory and with none gets its memory benefit in the report`,
+      'reflection,none,method',
     )
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)

@@ -7,4 +7,5 @@ export {
   mergeBatches,
   summarizeSlots,
 } from './metrics';
+export { type PairedPassBenefitV1, pairedPassBenefit } from './paired-benefit';
 export { formatRate, type RateV1, rate, wilsonInterval, Z_95 } from './wilson';

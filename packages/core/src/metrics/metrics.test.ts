@@ -82,7 +82,7 @@ describe('computeMetrics', () => {
     row('a', 'play', true, 'abcd', 2),
     row('b', 'play', false, 'xx', 4),
     row('b', 'reflect', true, '<remark>hi</remark>', 6),
-    row('c', 'reflect', false, 'none', 2),
+    { ...row('c', 'reflect', false, '<remark> a note cut short', 2), cut: true },
   ];
 
   it('computes pass@k, conditional success, draws and returns per attempt', () => {
@@ -97,7 +97,10 @@ describe('computeMetrics', () => {
     expect(m.meanReturn).toBeCloseTo((10 - 10 - 10 + 10 - 10 + 0 - 10 + 0 + 10) / 9, 12);
     expect(m.invalidActionRate).toMatchObject({ successes: 1, trials: 2 });
     expect(m.invalidReflectionRate).toMatchObject({ successes: 1, trials: 2 });
+    // A note stopped by the token budget counts as cut (the play row's budget is not the notes').
+    expect(m.cutReflectionRate).toMatchObject({ successes: 1, trials: 2 });
     expect(m.meanResponseChars).toBe(3);
+    expect(m.meanReflectionChars).toBe((19 + 25) / 2);
     expect(m.meanResponseTokens).toBe(3);
     expect(m.meanReflectionTokens).toBe(4);
   });

@@ -36,6 +36,11 @@ export interface MetricsSummaryV1 {
   readonly invalidActionRate: RateV1;
   /** Reflect turns missing their `<remark>` tag over all reflect turns. */
   readonly invalidReflectionRate: RateV1;
+  /**
+   * Reflect turns stopped by the note budget (`maxTokens` of reflect turns) over all reflect turns: notes
+   * that did not fit. Absent in records written before it was measured.
+   */
+  readonly cutReflectionRate?: RateV1;
   readonly playTurns: number;
   readonly reflectTurns: number;
   /** Mean play-response length in characters and in tokens (tokens 0 for text-only policies). */
@@ -71,6 +76,7 @@ interface AttemptTally {
 interface TurnTally {
   turns: number;
   invalid: number;
+  cut: number;
   chars: number;
   tokens: number;
 }
@@ -111,12 +117,13 @@ function tallyAttempts(
 
 /** The tallies of the play rows and of the reflect rows. */
 function tallyTurns(rows: readonly RowRecord[]): { play: TurnTally; reflect: TurnTally } {
-  const play: TurnTally = { turns: 0, invalid: 0, chars: 0, tokens: 0 };
-  const reflect: TurnTally = { turns: 0, invalid: 0, chars: 0, tokens: 0 };
+  const play: TurnTally = { turns: 0, invalid: 0, cut: 0, chars: 0, tokens: 0 };
+  const reflect: TurnTally = { turns: 0, invalid: 0, cut: 0, chars: 0, tokens: 0 };
   for (const row of rows) {
     const tally = row.phase === 'play' ? play : reflect;
     tally.turns++;
     if (!row.valid) tally.invalid++;
+    if (row.cut) tally.cut++;
     tally.chars += row.responseText.length;
     tally.tokens += row.responseTokens.length;
   }
@@ -147,6 +154,7 @@ export function summarizeSlots(
     meanReturn: mean(returnSum, attemptsPlayed),
     invalidActionRate: rate(play.invalid, play.turns),
     invalidReflectionRate: rate(reflect.invalid, reflect.turns),
+    cutReflectionRate: rate(reflect.cut, reflect.turns),
     playTurns: play.turns,
     reflectTurns: reflect.turns,
     meanResponseChars: mean(play.chars, play.turns),

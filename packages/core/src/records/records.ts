@@ -41,6 +41,8 @@ export interface RowRecord {
    * but the env refused it, e.g. an occupied cell). Absent on valid turns and reflect rows.
    */
   readonly invalid?: 'format' | 'rule';
+  /** The response stopped at its token budget (the policy's `finishReason` was `length`). */
+  readonly cut?: true;
 }
 
 export interface AttemptRecord {

@@ -19,6 +19,7 @@ export type ResponseRowBase = Pick<
   | 'promptTokens'
   | 'responseTokens'
   | 'logprobs'
+  | 'cut'
 >;
 
 /** Applies one answered turn to its slot and returns the row it recorded. */
@@ -44,6 +45,7 @@ function responseRowBase<S, A>(run: RolloutState<S, A>, turn: AnsweredTurn<S, A>
     promptTokens: response.promptTokens ?? [],
     responseTokens: response.tokens ?? [],
     logprobs: response.logprobs ?? [],
+    ...(response.finishReason === 'length' ? { cut: true as const } : {}),
   };
   if (base.logprobs.length !== base.responseTokens.length) {
     throw rolloutFailure(

@@ -182,6 +182,30 @@ describe('runMetaEpisodes', () => {
     expect(batch.slots[0]?.attempts[0]?.reflection).toBe('');
   });
 
+  it('marks a response stopped by its token budget as cut, and tells play turns which noted attempts came before', async () => {
+    const inner = optimal();
+    const seen: (number | undefined)[] = [];
+    const budgeted: PolicyV1 = {
+      specificationVersion: 'v1',
+      id: 'budgeted',
+      async generate(requests) {
+        for (const r of requests) if (r.phase === 'play') seen.push(r.facts?.earlier?.length);
+        const out = await inner.generate(requests);
+        return out.map((o, i) =>
+          requests[i]?.phase === 'reflect' ? { ...o, finishReason: 'length' as const } : o,
+        );
+      },
+    };
+    const batch = await run(budgeted, { groups: 1, groupSize: 1, earlyStop: false });
+    const reflects = batch.rows.filter((r) => r.phase === 'reflect');
+    expect(reflects.length).toBeGreaterThan(0);
+    expect(reflects.every((r) => r.cut === true)).toBe(true);
+    expect(batch.rows.filter((r) => r.phase === 'play').every((r) => r.cut === undefined)).toBe(true);
+    // Attempt 1 has no earlier attempts; later ones see each earlier attempt whose note is valid.
+    expect(seen[0]).toBeUndefined();
+    expect(Math.max(...seen.map((n) => n ?? 0))).toBe(2);
+  });
+
   it('records garbage responses as invalid turns with zero reward and a truncated attempt', async () => {
     const batch = await run(
       scriptedPolicy(() => 'I am not sure'),

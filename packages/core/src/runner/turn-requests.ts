@@ -1,7 +1,7 @@
 /** The policy request of a slot's next turn: a play turn of its attempt, or the reflect turn after it. */
 
-import { messagesToText, PLAY_STOP, REFLECT_STOP } from '../memory';
-import type { PolicyRequestV1 } from '../spec';
+import { type MemoryAttemptV1, messagesToText, PLAY_STOP, REFLECT_STOP } from '../memory';
+import type { FinishedAttemptFactsV1, PolicyRequestV1 } from '../spec';
 import { guardSlot } from './failures';
 import type { RolloutState } from './rollout-state';
 import { lastFinished, requestSeed, type SlotState } from './slot-state';
@@ -34,12 +34,19 @@ function playRequest<S, A>(run: RolloutState<S, A>, slot: SlotState<S, A>): Poli
     current: slot.steps,
     observation: slot.observation,
   });
+  const noted = slot.earlier.filter((a) => a.reflection?.valid === true);
   return {
     messages,
     phase: 'play',
     seed: requestSeed(slot, `t${slot.steps.length}`),
     stop: [PLAY_STOP],
-    facts: { slot: slot.id, attempt: slot.attempt, observation: slot.observation },
+    facts: {
+      slot: slot.id,
+      taskSeed: slot.group.task.seed,
+      attempt: slot.attempt,
+      observation: slot.observation,
+      ...(noted.length > 0 ? { earlier: noted.map(finishedFacts) } : {}),
+    },
     ...(maxTokens === undefined ? {} : { maxTokens }),
   };
 }
@@ -57,15 +64,16 @@ function reflectRequest<S, A>(run: RolloutState<S, A>, slot: SlotState<S, A>): P
     phase: 'reflect',
     seed: requestSeed(slot, 'reflect'),
     stop: [REFLECT_STOP],
-    facts: {
-      slot: slot.id,
-      attempt: slot.attempt + 1,
-      finished: {
-        outcome: finished.outcome,
-        events: finished.steps.map((s) => s.event),
-        ...(finished.reveal === undefined ? {} : { reveal: finished.reveal }),
-      },
-    },
+    facts: { slot: slot.id, attempt: slot.attempt + 1, finished: finishedFacts(finished) },
     ...(maxTokens === undefined ? {} : { maxTokens }),
+  };
+}
+
+/** The facts of a finished attempt (what its note can carry). */
+function finishedFacts(attempt: MemoryAttemptV1): FinishedAttemptFactsV1 {
+  return {
+    outcome: attempt.outcome,
+    events: attempt.steps.map((s) => s.event),
+    ...(attempt.reveal === undefined ? {} : { reveal: attempt.reveal }),
   };
 }

@@ -61,6 +61,11 @@ export interface EnvMatchGameV1<S = unknown, A = unknown> {
    * chip), so reports can show returns in the game's unit beside exact best-response values.
    */
   rewardPerReturn?(options: Readonly<Record<string, unknown>>): number;
+  /**
+   * Whether, under env `options`, every attempt of a meta-episode is a fresh game of this match against the
+   * same opponent (Kuhn Poker's `new-deal`): the setting in which reports show the adaptation ceiling.
+   */
+  freshGamePerAttempt?(options: Readonly<Record<string, unknown>>): boolean;
   /** A readable table of a strategy (information-state key → action key → probability). */
   strategyTable?(strategy: Readonly<Record<string, Readonly<Record<string, number>>>>): {
     readonly columns: readonly string[];
@@ -89,6 +94,11 @@ export interface EnvTeacherOptionsV1 {
   readonly noise?: number;
   /** The config's `warmStart.mistakes`: the fraction of deliberate invalid moves (never trained on). */
   readonly mistakes?: number;
+  /**
+   * The config's `warmStart.adaptive`: the share of meta-episodes in which the teacher reads its notes
+   * (`request.facts.earlier`), for teachers that can adapt.
+   */
+  readonly adaptive?: number;
 }
 
 export interface EnvLabelsV1 {

@@ -27,6 +27,7 @@ export type { OpponentContext, OpponentFactory, OpponentV1 } from './opponent';
 export type {
   ChatMessage,
   ChatRole,
+  FinishedAttemptFactsV1,
   PolicyFactsV1,
   PolicyRequestV1,
   PolicyResponseV1,

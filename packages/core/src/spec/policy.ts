@@ -26,18 +26,29 @@ export type TurnPhase = 'play' | 'reflect';
  */
 export interface PolicyFactsV1 {
   readonly slot: string;
+  /** The seed of the slot's task: the same on every turn of the meta-episode. */
+  readonly taskSeed?: number;
   /** 0-based attempt; for a reflect turn, the attempt about to start. */
   readonly attempt: number;
   /** Play turns: the current observation (its `info` holds the env's structured view). */
   readonly observation?: EnvObservationV1;
+  /**
+   * Play turns: the earlier attempts of this meta-episode whose notes are in the context (a valid reflect
+   * turn followed them), oldest first; absent when there are none (no memory, no notes, attempt 1). A
+   * teacher that reads its notes uses only these: what its own notes carry.
+   */
+  readonly earlier?: readonly FinishedAttemptFactsV1[];
   /** Reflect turns: how the attempt just finished went. */
-  readonly finished?: {
-    readonly outcome: AttemptOutcome;
-    /** The env's history lines of the finished attempt, in order. */
-    readonly events: readonly string[];
-    /** Extra text the env revealed after the attempt (Kuhn showdown cards), if any. */
-    readonly reveal?: string;
-  };
+  readonly finished?: FinishedAttemptFactsV1;
+}
+
+/** How a finished attempt went, as the env told it. */
+export interface FinishedAttemptFactsV1 {
+  readonly outcome: AttemptOutcome;
+  /** The env's history lines of the attempt, in order. */
+  readonly events: readonly string[];
+  /** Extra text the env revealed after the attempt (Kuhn showdown cards), if any. */
+  readonly reveal?: string;
 }
 
 export interface PolicyRequestV1 {

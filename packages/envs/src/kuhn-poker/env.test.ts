@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createKuhnPoker, type KuhnPokerOptions } from './env';
 import { type KuhnAction, type KuhnCard, type KuhnState, kuhnCardRank, kuhnGame } from './game';
-import { parseKuhnAction } from './text';
+import { parseKuhnAction, parseKuhnEvent } from './text';
 
 const random = randomLegalOpponent(kuhnGame);
 describeEnvConformance('kuhn-poker same-deal', () => createKuhnPoker(), { opponent: random });
@@ -150,8 +150,43 @@ describe('kuhn-poker env', () => {
     });
     expect(ep.reset(0).text).toMatch(/^card [JQK]\nhistory opp BET$/);
     const s = ep.step(ep.parse('<action> BET </action>'));
-    expect(s.event).toMatch(/^you BET \. you [+-]2$/);
+    expect(s.event).toMatch(/^opp BET you BET \. you [+-]2$/);
+    expect(parseKuhnEvent(s.event)).toEqual({ history: 'bb', chips: s.reward / 5 });
     expect(ep.reveal()).toMatch(/^showdown you [JQK] opp [JQK]$/);
+  });
+
+  it("a hand's history lines hold its whole betting and its chips, in both styles and seats", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.constantFrom<Seat>('first', 'second'),
+        fc.constantFrom('compact' as const, 'verbose' as const),
+        fc.array(fc.constantFrom<KuhnAction>('PASS', 'BET'), { minLength: 2, maxLength: 2 }),
+        (seed, seat, style, mine) => {
+          const ep = createKuhnPoker().createEpisode({
+            seed,
+            seat,
+            style,
+            rng: createRng(seed),
+            opponent: randomLegalOpponent(kuhnGame, 'r'),
+          });
+          let obs = ep.reset(0);
+          const events: string[] = [];
+          let reward = 0;
+          for (const action of mine) {
+            const step = ep.step(ep.parse(`<action>${action}</action>`));
+            events.push(step.event);
+            reward += step.reward;
+            obs = step.observation;
+            if (step.done) break;
+          }
+          const facts = events.map(parseKuhnEvent);
+          expect(facts.map((f) => f.history).join('')).toBe(obs.info.history);
+          expect(facts.at(-1)?.chips).toBe(reward / 5);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('validates options', () => {

@@ -109,8 +109,14 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
       return this.invalid(`'${action}' is not a betting action`);
     }
     const style = this.task.style;
+    const opening =
+      this.agent === 1 && this.current.history.length === 1
+        ? [this.describeLast(this.current, false, style)]
+        : [];
     let state = kuhnGame.apply(this.current, action);
-    const moves = [this.describeLast(state, true, style)];
+    // The opponent's opening (agent second) heads the first turn's line, so the attempt's lines hold
+    // the whole betting: a note made of them tells what the opponent did.
+    const moves = [...opening, this.describeLast(state, true, style)];
     if (!kuhnGame.isTerminal(state)) {
       const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
       state = kuhnGame.apply(state, reply);
@@ -129,7 +135,8 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
           : ` You ${chips > 0 ? 'won' : 'lost'} ${n} chip${n === 1 ? '' : 's'}.`;
     }
     const line = moves.join(style === 'compact' ? ' ' : '; ');
-    const event = style === 'compact' ? `${line}${result}` : `Y${line.slice(1)}.${result}`;
+    const event =
+      style === 'compact' ? `${line}${result}` : `${line[0]?.toUpperCase()}${line.slice(1)}.${result}`;
     return this.result(reward, true, event);
   }
 

@@ -29,7 +29,9 @@ export {
   agentPayoff,
   describeHistory,
   formatKuhnAction,
+  type KuhnEventFacts,
   kuhnRules,
   parseKuhnAction,
+  parseKuhnEvent,
   renderKuhnState,
 } from './text';

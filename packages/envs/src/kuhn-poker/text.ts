@@ -100,3 +100,35 @@ export function formatKuhnAction(action: string, style: PromptStyle): string {
 }
 
 export { actionWord as kuhnActionWord };
+
+/** What one of the env's history lines says: the betting actions in order (`b`/`p`) and the hand's chips. */
+export interface KuhnEventFacts {
+  /** The actions the line reports, both players', in order (the whole betting when the line is a hand's). */
+  readonly history: string;
+  /** The agent's chips when the line ends the hand, else null. */
+  readonly chips: number | null;
+}
+
+const ACTION_WORDS: Readonly<Record<string, 'b' | 'p'>> = {
+  BET: 'b',
+  PASS: 'p',
+  bet: 'b',
+  called: 'b',
+  checked: 'p',
+  folded: 'p',
+};
+
+/** Reads a history line of the env (either style); an invalid turn's line reports no action. */
+export function parseKuhnEvent(event: string): KuhnEventFacts {
+  const history = [...event.matchAll(/\b(?:you|opp|opponent) (BET|PASS|bet|called|checked|folded)\b/gi)]
+    .map((m) => ACTION_WORDS[m[1] as string] ?? '')
+    .join('');
+  const compact = /\. you ([+-]\d+)$/.exec(event);
+  const verbose = /You (won|lost) (\d+) chips?\.$/.exec(event);
+  const chips = compact
+    ? Number(compact[1])
+    : verbose
+      ? (verbose[1] === 'won' ? 1 : -1) * Number(verbose[2])
+      : null;
+  return { history, chips };
+}

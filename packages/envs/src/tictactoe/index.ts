@@ -30,6 +30,8 @@ export {
   cellText,
   formatTicTacToeAction,
   parseTicTacToeAction,
+  parseTicTacToeEvent,
   renderBoard,
+  type TicTacToeEventFacts,
   ticTacToeRules,
 } from './text';

@@ -94,3 +94,18 @@ export function parseTicTacToeAction(text: string, state: TicTacToeState): Parse
   if (((state.x | state.o) & (1 << cell)) !== 0) return { valid: false, reason: `(${row}, ${col}) is taken` };
   return { valid: true, action: cell, text: `(${row}, ${col})` };
 }
+
+/** What one of the env's history lines says: the agent's cell and the opponent's reply (0-based), if any. */
+export interface TicTacToeEventFacts {
+  readonly agent: TicTacToeAction | null;
+  readonly opponent: TicTacToeAction | null;
+}
+
+/** Reads a history line of the env (either style); an invalid turn's line reports no move. */
+export function parseTicTacToeEvent(event: string, size: number): TicTacToeEventFacts {
+  const cell = (who: string): TicTacToeAction | null => {
+    const m = new RegExp(`${who} \\( ?(\\d+) ?, ?(\\d+) ?\\)`, 'i').exec(event);
+    return m ? (Number(m[1]) - 1) * size + (Number(m[2]) - 1) : null;
+  };
+  return { agent: cell('you(?: played)?'), opponent: cell('opponent(?: played)?') };
+}

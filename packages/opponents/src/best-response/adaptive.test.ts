@@ -1,3 +1,4 @@
+import { createRng } from '@mage-rl/core';
 import {
   KUHN_INITIAL_STATE,
   type KuhnAction,
@@ -8,8 +9,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { KUHN_ARCHETYPES, kuhnArchetypePolicy } from '../kuhn/archetypes';
 import { kuhnCfrOpponent } from '../kuhn/cfr-opponents';
-import { type AdaptiveCeilingOptions, adaptiveCeiling } from './adaptive';
-import { bestResponse } from './best-response';
+import { type AdaptiveCeilingOptions, adaptiveCeiling, createAdaptiveAgent } from './adaptive';
+import { bestResponse, expectedReturns } from './best-response';
 
 /** What the Kuhn env shows between attempts: own card, betting, chips, and the showdown if `reveal`. */
 const kuhnHandObservation =
@@ -98,5 +99,56 @@ describe('adaptiveCeiling (Kuhn Poker)', () => {
     expect(() => adaptiveCeiling(kuhn(0, { population: [] }))).toThrow(/population/);
     expect(() => adaptiveCeiling(kuhn(0, { prior: [1, -1, 1] }))).toThrow(/prior/);
     expect(() => adaptiveCeiling(kuhn(0, { prior: [1, 1] }))).toThrow(/prior/);
+  });
+});
+
+describe('createAdaptiveAgent (Kuhn Poker)', () => {
+  /** What a card-blind note tells of a hand: the betting and the chips. */
+  const noteObservation = (terminal: KuhnState, player: number) =>
+    `${terminal.history}|${player === 0 ? kuhnPayoff(terminal) : -kuhnPayoff(terminal)}`;
+
+  it('with one known opponent plays its exact best response from the first game', () => {
+    for (const player of [0, 1] as const) {
+      const aggressive = archetypes.find((a) => a.id === 'aggressive')!;
+      const agent = createAdaptiveAgent({ ...kuhn(player), population: [aggressive], planner: 'myopic' });
+      const strategy = agent.next([], 1);
+      const mine = (state: KuhnState, p: number) => {
+        const action = strategy.get(kuhnGame.informationStateKey?.(state, p) ?? '');
+        return kuhnGame.legalActions(state).map((a) => (a === action ? 1 : 0));
+      };
+      const joint = (state: KuhnState, p: number) =>
+        p === player ? mine(state, p) : aggressive.policy(state, p);
+      const value = expectedReturns({ game: kuhnGame, root: KUHN_INITIAL_STATE, strategy: joint })[player]!;
+      expect(value).toBeCloseTo(brValue(aggressive.policy, player), 12);
+    }
+  });
+
+  it('learns who it plays from what its notes carry: hands played against one archetype move the belief to it', () => {
+    for (const target of KUHN_ARCHETYPES) {
+      const opponent = archetypes.find((a) => a.id === target)!;
+      const agent = createAdaptiveAgent({ ...kuhn(0), observation: noteObservation, planner: 'myopic' });
+      const rng = createRng(`belief/${target}`);
+      const observations: string[] = [];
+      for (let hand = 0; hand < 40; hand++) {
+        const strategy = agent.next(observations, 1);
+        let state: KuhnState = KUHN_INITIAL_STATE;
+        while (!kuhnGame.isTerminal(state)) {
+          const actor = kuhnGame.currentPlayer(state);
+          if (actor < 0) {
+            const outcomes = kuhnGame.chanceOutcomes?.(state) ?? [];
+            state = kuhnGame.apply(state, outcomes[rng.weighted(outcomes.map((o) => o.probability))]!.action);
+          } else if (actor === 0) {
+            state = kuhnGame.apply(state, strategy.get(kuhnGame.informationStateKey?.(state, 0) ?? '')!);
+          } else {
+            const actions = kuhnGame.legalActions(state);
+            state = kuhnGame.apply(state, actions[rng.weighted(opponent.policy(state, 1))]!);
+          }
+        }
+        observations.push(noteObservation(state, 0));
+      }
+      const belief = agent.belief(observations, 1);
+      expect(belief.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+      expect(belief[KUHN_ARCHETYPES.indexOf(target)]).toBeGreaterThan(0.9);
+    }
   });
 });

@@ -150,15 +150,9 @@ function outcomesOf<S, A>(
   return out;
 }
 
-/**
- * Exact expected return per attempt of the Bayes-optimal (or myopic) adaptive agent against each
- * evaluated opponent. Small games only: the agent's pure strategies per seat are enumerated.
- */
-export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): AdaptiveCeilingResult {
-  const { game, root, player, attempts, population } = options;
-  if (!Number.isInteger(attempts) || attempts < 1) {
-    throw new InvalidArgumentError(`attempts must be an integer ≥ 1, got ${attempts}.`);
-  }
+/** The planner over one population: its tables, beliefs and plans (see `adaptiveCeiling`). */
+function createPlanner<S, A>(options: Omit<AdaptiveCeilingOptions<S, A>, 'attempts'>) {
+  const { game, root, player, population } = options;
   if (population.length === 0) throw new InvalidArgumentError('The population needs at least one opponent.');
   const prior = options.prior ?? population.map(() => 1);
   if (prior.length !== population.length || prior.some((w) => !(w >= 0)) || !prior.some((w) => w > 0)) {
@@ -245,6 +239,31 @@ export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): Ad
     return result;
   };
 
+  return {
+    strategies,
+    opponents,
+    table,
+    keyIndex,
+    numKeys,
+    posterior,
+    plan,
+    beliefKey,
+    b0: normalise(prior),
+  };
+}
+
+/**
+ * Exact expected return per attempt of the Bayes-optimal (or myopic) adaptive agent against each
+ * evaluated opponent. Small games only: the agent's pure strategies per seat are enumerated.
+ */
+export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): AdaptiveCeilingResult {
+  const { attempts } = options;
+  if (!Number.isInteger(attempts) || attempts < 1) {
+    throw new InvalidArgumentError(`attempts must be an integer ≥ 1, got ${attempts}.`);
+  }
+  const evaluated = options.evaluate ?? options.population;
+  const { opponents, table, numKeys, posterior, plan, beliefKey, b0 } = createPlanner(options);
+
   /** Expected return of each of the n games left against evaluated opponent j (row index in `table`). */
   const play = (b: readonly number[], n: number, j: number, memo: Map<string, number[]>): number[] => {
     const key = beliefKey(b, n);
@@ -266,11 +285,50 @@ export function adaptiveCeiling<S, A>(options: AdaptiveCeilingOptions<S, A>): Ad
     return result;
   };
 
-  const b0 = normalise(prior);
   const totalUnderPrior = plan(b0, attempts).value;
   const perOpponent = evaluated.map((o) => ({
     id: o.id,
     perAttempt: play(b0, attempts, opponents.indexOf(o), new Map()),
   }));
   return { value: totalUnderPrior / attempts, perOpponent };
+}
+
+/** The adaptive agent as a player: what it plays in the next game given what it observed so far. */
+export interface AdaptiveAgent<A> {
+  /**
+   * The pure strategy (information-state key → action) for the next game, after `observations` (one per
+   * game played, each made after the agent's own strategy for that game) with `gamesLeft` games to go,
+   * this one included. An observation no member explains leaves the belief as it was.
+   */
+  next(observations: readonly string[], gamesLeft: number): ReadonlyMap<string, A>;
+  /** The belief over the population after `observations`, one weight per member. */
+  belief(observations: readonly string[], gamesLeft: number): readonly number[];
+}
+
+/**
+ * The agent of `adaptiveCeiling` to play with (a teacher that reads its notes): its tables are built once,
+ * its strategy for each game follows from the observations of the games before.
+ */
+export function createAdaptiveAgent<S, A>(
+  options: Omit<AdaptiveCeilingOptions<S, A>, 'attempts' | 'evaluate'>,
+): AdaptiveAgent<A> {
+  const { strategies, keyIndex, posterior, plan, b0 } = createPlanner(options);
+  const belief = (observations: readonly string[], gamesLeft: number): number[] => {
+    let b = b0;
+    observations.forEach((o, i) => {
+      const s = plan(b, gamesLeft + observations.length - i).strategy;
+      const k = keyIndex.get(o);
+      b = (k === undefined ? null : posterior(b, s, k)) ?? b;
+    });
+    return b;
+  };
+  return {
+    belief,
+    next(observations, gamesLeft) {
+      if (!Number.isInteger(gamesLeft) || gamesLeft < 1) {
+        throw new InvalidArgumentError(`gamesLeft must be an integer ≥ 1, got ${gamesLeft}.`);
+      }
+      return strategies[plan(belief(observations, gamesLeft), gamesLeft).strategy]!;
+    },
+  };
 }

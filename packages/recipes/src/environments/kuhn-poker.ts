@@ -71,6 +71,7 @@ export const kuhnPokerEnvDefinition: EnvDefinitionV1<KuhnState, KuhnAction> = {
       solveNames: ['kuhn'],
       value: { value: -1 / 18, text: '−1/18' },
       rewardPerReturn: (options) => kuhnPokerOptionsSchema.parse(options).chipReward,
+      freshGamePerAttempt: (options) => kuhnPokerOptionsSchema.parse(options).mode === 'new-deal',
       strategyTable: (strategy) => ({
         columns: ['info state', 'player', 'card', 'history', 'P(PASS)', 'P(BET)'],
         rows: kuhnStrategyRows(strategy),

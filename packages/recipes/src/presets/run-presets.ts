@@ -64,6 +64,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       batchRows: 0,
       noise: 0.1,
       mistakes: 0,
+      adaptive: 0,
     },
   },
   /** mage-tiny (~0.75 M parameters, compact transcripts) on 2 CPU cores: the README main job in ~14 min. */
@@ -87,6 +88,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       batchRows: 32,
       noise: 0.1,
       mistakes: 0.1,
+      adaptive: 0,
     },
   },
   /** Tiny: seconds per run. */
@@ -110,6 +112,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       batchRows: 8,
       noise: 0.1,
       mistakes: 0.1,
+      adaptive: 0,
     },
   },
 };

@@ -177,6 +177,12 @@ export const trainConfigSchema = z.strictObject({
      * shows how play goes on after one).
      */
     mistakes: fraction,
+    /**
+     * The share of the corpus's meta-episodes whose teacher reads its notes (plays from what its earlier
+     * attempts recorded: Tic-Tac-Toe best-responds to the pattern player they identify, Kuhn Poker to its
+     * belief over the population); the rest are note-blind. 0: every teacher note-blind.
+     */
+    adaptive: fraction,
   }),
   /** What one run may use of the machine's memory. */
   memory: z.strictObject({

@@ -1,18 +1,41 @@
 /**
- * The Kuhn Poker warm-start teacher: samples its action from an equilibrium strategy (the CFR+
- * average strategy, computed once per iteration count and memoised). An equilibrium never adapts to the
- * opponent, so the teacher teaches legal play, not exploitation.
+ * The Kuhn Poker warm-start teacher. Note-blind it samples its action from an equilibrium strategy (the
+ * CFR+ average strategy, computed once per iteration count and memoised), which never adapts to the
+ * opponent. Reading its notes (a share of meta-episodes, `adaptive`), it is the adaptive agent of the
+ * adaptation ceiling: it best-responds to its belief over the training population, updated from the
+ * betting and chips of every hand its notes record.
  */
 
-import { InvalidArgumentError, type PolicyV1, type Rng } from '@mage-rl/core';
 import {
+  type FinishedAttemptFactsV1,
+  InvalidArgumentError,
+  type PolicyV1,
+  type PopulationEntry,
+  type Rng,
+} from '@mage-rl/core';
+import {
+  isKuhnTerminalHistory,
+  KUHN_INITIAL_STATE,
+  type KuhnAction,
   type KuhnBettingAction,
   type KuhnCard,
   type KuhnPokerEnv,
   type KuhnState,
   kuhnGame,
+  kuhnPayoff,
+  parseKuhnEvent,
 } from '@mage-rl/envs/kuhn-poker';
-import { kuhnAverageStrategy, type TabularStrategy, tablePolicy } from '@mage-rl/opponents';
+import {
+  type AdaptiveAgent,
+  createAdaptiveAgent,
+  KUHN_ARCHETYPES,
+  type KuhnArchetype,
+  kuhnArchetypePolicy,
+  kuhnAverageStrategy,
+  POPULATION_PRESETS,
+  type TabularStrategy,
+  tablePolicy,
+} from '@mage-rl/opponents';
 import { infoString, type TeacherOptions, teacherPolicy } from './teacher-policy';
 
 export const KUHN_TEACHER_ITERATIONS = 2000;
@@ -51,21 +74,77 @@ export function kuhnTeacherAction(
 export interface KuhnTeacherOptions extends TeacherOptions {
   /** CFR+ iterations of the equilibrium. Default 2000. */
   readonly iterations?: number;
+  /** The population an adaptive teacher believes it faces (archetype ids). Default: the `balanced` preset. */
+  readonly population?: readonly PopulationEntry[];
+}
+
+/** What a note tells of a hand: its betting and the agent's chips (`pbb|-2`); null for an unfinished one. */
+export function kuhnNoteObservation(attempt: FinishedAttemptFactsV1): string | null {
+  const facts = attempt.events.map(parseKuhnEvent);
+  const history = facts.map((f) => f.history).join('');
+  const chips = facts.at(-1)?.chips ?? null;
+  return isKuhnTerminalHistory(history) && chips !== null ? `${history}|${chips}` : null;
+}
+
+/** The same observation from a terminal state of the game model. */
+const handObservation = (terminal: KuhnState, player: number): string =>
+  `${terminal.history}|${player === 0 ? kuhnPayoff(terminal) : -kuhnPayoff(terminal)}`;
+
+function archetype(id: string): KuhnArchetype {
+  if (!(KUHN_ARCHETYPES as readonly string[]).includes(id)) {
+    throw new InvalidArgumentError(
+      `Kuhn teacher: population member '${id}' is not an archetype (${KUHN_ARCHETYPES.join(', ')}).`,
+    );
+  }
+  return id as KuhnArchetype;
+}
+
+/** One adaptive agent per seat over `population` (tables built on first use). */
+function adaptiveAgents(
+  population: readonly PopulationEntry[],
+): (player: 0 | 1) => AdaptiveAgent<KuhnAction> {
+  const agents = new Map<0 | 1, AdaptiveAgent<KuhnAction>>();
+  return (player) => {
+    let agent = agents.get(player);
+    if (!agent) {
+      agent = createAdaptiveAgent({
+        game: kuhnGame,
+        root: KUHN_INITIAL_STATE,
+        player,
+        population: population.map((e) => ({ id: e.id, policy: kuhnArchetypePolicy(archetype(e.id)) })),
+        prior: population.map((e) => e.weight),
+        observation: handObservation,
+        planner: 'myopic',
+      });
+      agents.set(player, agent);
+    }
+    return agent;
+  };
 }
 
 export function kuhnTeacher(env: KuhnPokerEnv, options: KuhnTeacherOptions = {}): PolicyV1 {
   const style = options.style ?? 'compact';
   const id = 'teacher-kuhn-poker';
   const strategy = kuhnEquilibriumStrategy(options.iterations);
+  const agentFor = adaptiveAgents(options.population ?? POPULATION_PRESETS['kuhn-poker'].balanced ?? []);
   return teacherPolicy({
     id,
     style,
-    play(observation, rng) {
+    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    play(observation, rng, notes) {
       const card = infoString(observation, 'card', id);
       const history = infoString(observation, 'history', id);
-      const seat = infoString(observation, 'seat', id);
-      const action = kuhnTeacherAction(strategy, card, history, seat === 'second' ? 1 : 0, rng);
-      return env.formatAction(action, style);
+      const player = infoString(observation, 'seat', id) === 'second' ? 1 : 0;
+      if (notes.adaptive) {
+        const seen = notes.earlier.flatMap((a) => kuhnNoteObservation(a) ?? []);
+        const c = card as KuhnCard;
+        const state: KuhnState = { cards: player === 0 ? [c, null] : [null, c], history };
+        const action = agentFor(player)
+          .next(seen, 1)
+          .get(kuhnGame.informationStateKey?.(state, player) ?? '');
+        if (action === 'PASS' || action === 'BET') return env.formatAction(action, style);
+      }
+      return env.formatAction(kuhnTeacherAction(strategy, card, history, player, rng), style);
     },
   });
 }

@@ -1,6 +1,8 @@
 /**
  * The Sokoban warm-start teacher: the moves of an optimal solution (the envs' BFS solver),
  * mixed with a seeded fraction of random legal moves (noise), up to `movesPerTurn` moves per turn.
+ * Reading its notes (a share of meta-episodes, `adaptive`), once its notes record an attempt it plays the
+ * solver's moves only: it never repeats a deadlock or a run out of turns, and keeps what succeeded.
  */
 
 import type { PolicyV1, Rng } from '@mage-rl/core';
@@ -80,9 +82,11 @@ export function sokobanTeacher(env: SokobanEnv, options: SokobanTeacherOptions =
   return teacherPolicy({
     id,
     style,
-    play(observation, rng) {
+    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    play(observation, rng, notes) {
       const state = parseSokoban(infoStrings(observation, 'room', id));
-      const moves = sokobanTeacherMoves(state, rng, moveOptions);
+      const exploit = notes.adaptive && notes.earlier.length > 0;
+      const moves = sokobanTeacherMoves(state, rng, exploit ? { ...moveOptions, noise: 0 } : moveOptions);
       return env.formatAction(moves.length > 0 ? moves : ['up'], style);
     },
   });

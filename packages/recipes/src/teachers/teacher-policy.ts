@@ -7,6 +7,7 @@
 import {
   createRng,
   type EnvObservationV1,
+  type FinishedAttemptFactsV1,
   InvalidArgumentError,
   type PolicyFactsV1,
   type PolicyRequestV1,
@@ -21,15 +22,40 @@ import { factualNote } from './notes';
 export interface TeacherOptions {
   /** Prompt style the runner uses (`compact` for mage-tiny). Actions and notes follow it. Default `compact`. */
   readonly style?: PromptStyle;
+  /**
+   * The share of meta-episodes (drawn per task and slot) in which the teacher reads its notes: it plays
+   * from what its earlier attempts recorded, where its env's teacher knows how to adapt. Default 0: every
+   * meta-episode note-blind.
+   */
+  readonly adaptive?: number;
 }
 
-export type FinishedFacts = NonNullable<PolicyFactsV1['finished']>;
+export type FinishedFacts = FinishedAttemptFactsV1;
+
+/** What a teacher's play turn may read of its notes. */
+export interface TeacherNotes {
+  /** Whether this meta-episode's teacher reads its notes (the share `adaptive` decides). */
+  readonly adaptive: boolean;
+  /** The earlier attempts whose notes are in the context, oldest first (empty unless `adaptive`). */
+  readonly earlier: readonly FinishedAttemptFactsV1[];
+}
 
 export interface TeacherSpec {
   readonly id: string;
   readonly style: PromptStyle;
+  /** `TeacherOptions.adaptive`. */
+  readonly adaptive?: number;
   /** The response text of a play turn (an action in the env's format, tags included). */
-  play(observation: EnvObservationV1, rng: Rng): string;
+  play(observation: EnvObservationV1, rng: Rng, notes: TeacherNotes): string;
+}
+
+const NOTE_BLIND: TeacherNotes = { adaptive: false, earlier: [] };
+
+/** Whether the teacher of this meta-episode reads its notes: one draw per task and slot. */
+function notesOf(facts: PolicyFactsV1, share: number): TeacherNotes {
+  if (!(share > 0)) return NOTE_BLIND;
+  const adaptive = createRng(`teacher/adaptive/${facts.taskSeed ?? 0}/${facts.slot}`).next() < share;
+  return adaptive ? { adaptive, earlier: facts.earlier ?? [] } : NOTE_BLIND;
 }
 
 /** A teacher policy from a play rule; reflect turns get `factualNote`. */
@@ -51,7 +77,7 @@ export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
     if (!facts.observation) {
       throw new InvalidArgumentError(`Teacher '${spec.id}': a play turn without facts.observation.`);
     }
-    return spec.play(facts.observation, rng);
+    return spec.play(facts.observation, rng, notesOf(facts, spec.adaptive ?? 0));
   };
   return {
     specificationVersion: 'v1',

@@ -1,11 +1,14 @@
 /**
- * The Tic-Tac-Toe warm-start teacher: win if possible, else block if needed, else a random
- * legal move. It never models the opponent, so it teaches format and legal play, not exploitation.
+ * The Tic-Tac-Toe warm-start teacher: win if possible, else block if needed, else a random legal move.
+ * Note-blind it never models the opponent, so it teaches format and legal play. Reading its notes (a
+ * share of meta-episodes, `adaptive`), it identifies a deterministic pattern player from the moves its
+ * earlier attempts recorded and plays the best response to it; against anyone else it plays as before.
  */
 
-import type { PolicyV1, Rng } from '@mage-rl/core';
-import type { TicTacToeEnv } from '@mage-rl/envs/tictactoe';
-import { infoStrings, type TeacherOptions, teacherPolicy } from './teacher-policy';
+import type { FinishedAttemptFactsV1, PolicyV1, Rng } from '@mage-rl/core';
+import { parseTicTacToeEvent, type TicTacToeEnv } from '@mage-rl/envs/tictactoe';
+import { PATTERN_NAMES, patternOrder } from '@mage-rl/opponents';
+import { infoString, infoStrings, type TeacherOptions, teacherPolicy } from './teacher-policy';
 
 /** Cells (row-major, 0-based) of every line of an n×n board: rows, columns, both diagonals. */
 function lines(n: number): number[][] {
@@ -72,6 +75,89 @@ export interface TicTacToeTeacherOptions extends TeacherOptions {
   readonly mistakes?: number;
 }
 
+/** Whether `mark` holds a whole line of the flat board. */
+function holdsLine(flat: readonly string[], n: number, mark: 'X' | 'O'): boolean {
+  return lines(n).some((line) => line.every((cell) => flat[cell] === mark));
+}
+
+/** A pattern player's move: the first empty cell in its order. */
+const patternMove = (flat: readonly string[], order: readonly number[]): number =>
+  order.find((cell) => flat[cell] === '.') ?? -1;
+
+/**
+ * The best response to a deterministic pattern player on the flat board (agent `X` to move): the move of
+ * the quickest forced win, else of a draw, else the first move (lowest cell), by exhaustive search.
+ */
+function bestMoveAgainst(flat: readonly string[], n: number, order: readonly number[]): number {
+  const search = (b: string[], depth: number): { value: number; cell: number } => {
+    let best = { value: -Infinity, cell: -1 };
+    for (let cell = 0; cell < b.length; cell++) {
+      if (b[cell] !== '.') continue;
+      b[cell] = 'X';
+      let value: number;
+      if (holdsLine(b, n, 'X')) value = 100 - depth;
+      else if (!b.includes('.')) value = 0;
+      else {
+        const reply = patternMove(b, order);
+        b[reply] = 'O';
+        if (holdsLine(b, n, 'O')) value = depth - 100;
+        else value = b.includes('.') ? search(b, depth + 1).value : 0;
+        b[reply] = '.';
+      }
+      b[cell] = '.';
+      if (value > best.value) best = { value, cell };
+    }
+    return best;
+  };
+  return search([...flat], 0).cell;
+}
+
+/**
+ * The pattern players whose every reply in the noted attempts matches the recorded one (the opening too:
+ * second to move, a pattern player opens with its first cell, which the current board must show).
+ */
+export function consistentPatterns(
+  board: readonly string[],
+  second: boolean,
+  earlier: readonly FinishedAttemptFactsV1[],
+): (typeof PATTERN_NAMES)[number][] {
+  const n = board.length;
+  const flatNow = [...board.join('')];
+  return PATTERN_NAMES.filter((name) => {
+    const order = patternOrder(name, n);
+    if (second && flatNow[order[0]!] !== 'O') return false;
+    return earlier.every((attempt) => {
+      const b = Array.from({ length: n * n }, () => '.');
+      if (second) b[order[0]!] = 'O';
+      for (const event of attempt.events) {
+        const { agent, opponent } = parseTicTacToeEvent(event, n);
+        if (agent !== null) b[agent] = 'X';
+        if (opponent === null) continue;
+        if (patternMove(b, order) !== opponent) return false;
+        b[opponent] = 'O';
+      }
+      return true;
+    });
+  });
+}
+
+/**
+ * The adaptive move: the best response to the pattern player the notes identify, when every consistent
+ * pattern agrees on it (3×3 boards; exhaustive search); `null` when the notes identify none.
+ */
+export function adaptiveTicTacToeMove(
+  board: readonly string[],
+  second: boolean,
+  earlier: readonly FinishedAttemptFactsV1[],
+): number | null {
+  const n = board.length;
+  if (n !== 3 || earlier.length === 0) return null;
+  const candidates = consistentPatterns(board, second, earlier);
+  const flat = [...board.join('')];
+  const moves = new Set(candidates.map((name) => bestMoveAgainst(flat, n, patternOrder(name, n))));
+  return moves.size === 1 ? [...moves][0]! : null;
+}
+
 export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOptions = {}): PolicyV1 {
   const style = options.style ?? 'compact';
   const mistakes = options.mistakes ?? 0;
@@ -79,11 +165,17 @@ export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOpt
   return teacherPolicy({
     id,
     style,
-    play(observation, rng) {
+    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    play(observation, rng, notes) {
       const board = infoStrings(observation, 'board', id);
       if (mistakes > 0) {
         const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
         if (taken.length > 0 && rng.next() < mistakes) return env.formatAction(rng.pick(taken), style);
+      }
+      if (notes.adaptive) {
+        const second = infoString(observation, 'seat', id) === 'second';
+        const adapted = adaptiveTicTacToeMove(board, second, notes.earlier);
+        if (adapted !== null) return env.formatAction(adapted, style);
       }
       const move = ticTacToeTeacherMove(board, rng);
       // A full board never reaches a play turn; answer something parseable anyway.

@@ -388,6 +388,13 @@ export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
   if (spec.methods.length === 0)
     throw new ConfigError('`spec.methods` lists no method.', { path: 'spec.methods' });
   if (spec.seeds.length === 0) throw new ConfigError('`spec.seeds` lists no seed.', { path: 'spec.seeds' });
+  const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));
+  if (shared) {
+    throw new ConfigError(
+      `\`spec.grid\` ${shared.path}: the warm start is shared by every policy of a seed; set it for the whole experiment in \`spec.overrides\` (${shared.path}=<value>; one \`outDir\` per value).`,
+      { path: 'spec.grid' },
+    );
+  }
   const policies = experimentPolicies(spec);
   for (const policy of policies) {
     if (policy.method !== WARM_START && !(policy.method in METHODS)) {
@@ -410,6 +417,7 @@ export async function runExperiment(options: ExperimentOptions): Promise<Experim
       env: options.spec.env,
       preset: options.spec.preset,
       seed,
+      overrides: options.spec.overrides,
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.log ? { log: options.log } : {}),

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import {
   type MeanIntervalV1,
+  type MetaEpisodeMetricsV1,
   type MetricsSummaryV1,
   meanInterval,
   writeFileAtomic,
@@ -29,6 +30,8 @@ export interface SummaryAggregateV1 {
   /** pass@K − pass@1. */
   readonly gain: MeanIntervalV1;
   readonly invalidActionRate: MeanIntervalV1;
+  /** Notes stopped by the note budget over all reflect turns (when measured and notes were written). */
+  readonly cutNoteRate?: MeanIntervalV1;
   /** Mean return R_k of the attempts played at k. */
   readonly meanReturn: readonly MeanIntervalV1[];
   readonly metaEpisodesPerSeed: number;
@@ -47,9 +50,36 @@ export interface ExperimentRowV1 {
   readonly evalSeconds: number;
 }
 
+/** With-memory minus no-memory differences of one summary, per seed, and their means over seeds. */
+export interface BenefitAggregateV1 {
+  readonly seeds: readonly number[];
+  /** pass@k with the memory minus pass@k without, k = 1..K. */
+  readonly passAtK: readonly MeanIntervalV1[];
+  /** Mean return of attempt k with the memory minus without (the env's reward units). */
+  readonly meanReturn: readonly MeanIntervalV1[];
+  readonly invalidActionRate: MeanIntervalV1;
+}
+
+/**
+ * What a memory is worth to a policy: the same weights on the same tasks and seeds, once with the memory
+ * and once with none (K independent attempts), paired by seed.
+ */
+export interface MemoryBenefitV1 {
+  readonly label: string;
+  readonly method: string;
+  /** The memory compared with `none`. */
+  readonly memory: string;
+  readonly suite: string;
+  readonly domain: 'in' | 'out';
+  readonly overall: BenefitAggregateV1;
+  readonly byOpponent: Readonly<Record<string, BenefitAggregateV1>>;
+}
+
 export interface ExperimentResultsV1 {
   readonly format: typeof EXPERIMENT_RESULTS_FORMAT;
   readonly rows: readonly ExperimentRowV1[];
+  /** One entry per policy, suite and memory that was also evaluated with no memory. */
+  readonly memoryBenefit: readonly MemoryBenefitV1[];
 }
 
 function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV1[]): SummaryAggregateV1 {
@@ -63,9 +93,77 @@ function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV
       summaries.map((s) => (s.perAttempt.at(-1)?.passAtK.rate ?? 0) - (s.perAttempt[0]?.passAtK.rate ?? 0)),
     ),
     invalidActionRate: meanInterval(summaries.map((s) => s.invalidActionRate.rate)),
+    ...(summaries.every((s) => (s.cutReflectionRate?.trials ?? 0) > 0)
+      ? { cutNoteRate: meanInterval(summaries.map((s) => s.cutReflectionRate?.rate ?? 0)) }
+      : {}),
     meanReturn: Array.from({ length: k }, (_, i) => at(i, (a) => a.meanReturn)),
     metaEpisodesPerSeed: summaries[0]?.metaEpisodes ?? 0,
   };
+}
+
+/** The per-seed differences `with − without` of paired summaries, as means over seeds. */
+function benefit(
+  pairs: readonly {
+    readonly seed: number;
+    readonly with: MetricsSummaryV1;
+    readonly without: MetricsSummaryV1;
+  }[],
+): BenefitAggregateV1 {
+  const k = Math.max(...pairs.map((p) => Math.min(p.with.perAttempt.length, p.without.perAttempt.length)));
+  const attempt = (s: MetricsSummaryV1, i: number) => s.perAttempt[Math.min(i, s.perAttempt.length - 1)]!;
+  const diff = (i: number, f: (a: MetricsSummaryV1['perAttempt'][number]) => number) =>
+    meanInterval(pairs.map((p) => f(attempt(p.with, i)) - f(attempt(p.without, i))));
+  return {
+    seeds: pairs.map((p) => p.seed),
+    passAtK: Array.from({ length: k }, (_, i) => diff(i, (a) => a.passAtK.rate)),
+    meanReturn: Array.from({ length: k }, (_, i) => diff(i, (a) => a.meanReturn)),
+    invalidActionRate: meanInterval(
+      pairs.map((p) => p.with.invalidActionRate.rate - p.without.invalidActionRate.rate),
+    ),
+  };
+}
+
+/**
+ * Every (policy, suite, memory ≠ none) that was also evaluated with no memory at some of the same seeds:
+ * the differences paired by seed, overall and per opponent.
+ */
+export function memoryBenefits(evals: readonly ExperimentEvalV1[]): MemoryBenefitV1[] {
+  const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
+  const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
+  const groups = new Map<
+    string,
+    { first: ExperimentEvalV1; suite: string; pairs: [ExperimentEvalV1, ExperimentEvalV1][] }
+  >();
+  for (const e of evals) {
+    const without = e.memory === 'none' ? undefined : byKey.get(key(e, 'none'));
+    if (!without) continue;
+    for (const s of e.suites) {
+      if (!without.suites.some((w) => w.name === s.name)) continue;
+      const g = `${e.label}\u0000${e.memory}\u0000${s.name}`;
+      const group = groups.get(g) ?? { first: e, suite: s.name, pairs: [] };
+      group.pairs.push([e, without]);
+      groups.set(g, group);
+    }
+  }
+  return [...groups.values()].map(({ first, suite, pairs }): MemoryBenefitV1 => {
+    const metrics = (e: ExperimentEvalV1) => e.suites.find((s) => s.name === suite)!;
+    const opponents = [...new Set(pairs.flatMap(([e]) => Object.keys(metrics(e).metrics.byOpponent)))].sort();
+    const summaries = (of: (m: MetaEpisodeMetricsV1) => MetricsSummaryV1 | undefined) =>
+      pairs.flatMap(([w, wo]) => {
+        const a = of(metrics(w).metrics);
+        const b = of(metrics(wo).metrics);
+        return a && b ? [{ seed: w.seed, with: a, without: b }] : [];
+      });
+    return {
+      label: first.label,
+      method: first.method,
+      memory: first.memory,
+      suite,
+      domain: metrics(first).domain,
+      overall: benefit(summaries((m) => m.overall)),
+      byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
+    };
+  });
 }
 
 /** Groups the evaluation records by policy, memory and suite and aggregates over seeds. */
@@ -122,7 +220,12 @@ export function experimentResults(evals: readonly ExperimentEvalV1[]): Experimen
     }
     return 0;
   });
-  return { format: EXPERIMENT_RESULTS_FORMAT, rows };
+  const benefits = memoryBenefits(evals);
+  const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
+  benefits.sort(
+    (a, b) => (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
+  );
+  return { format: EXPERIMENT_RESULTS_FORMAT, rows, memoryBenefit: benefits };
 }
 
 const pct = (x: number) => (100 * x).toFixed(1);
@@ -136,13 +239,65 @@ const withInterval = (m: MeanIntervalV1, rate = true) => {
 /** The markdown table of one suite: a row per policy and protocol. */
 export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
   const k = Math.max(...rows.map((r) => r.overall.passAtK.length));
+  // Notes cut by their budget, once measured (records written before it have no such column).
+  const cut = rows.some((r) => r.overall.cutNoteRate);
+  const cutCell = (r: ExperimentRowV1) =>
+    cut ? ` ${r.overall.cutNoteRate ? withInterval(r.overall.cutNoteRate) : ''} |` : '';
   return [
-    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|`,
+    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |${cut ? ' notes cut % |' : ''}`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|${cut ? '---:|' : ''}`,
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |`,
+        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |${cutCell(r)}`,
     ),
+  ];
+}
+
+/** A difference in points (or return units): signed, with its interval over seeds when there are several. */
+function signed(m: MeanIntervalV1, scale = 100, digits = 1): string {
+  const f = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(scale * x).toFixed(digits)}`;
+  return m.n > 1 ? `${f(m.mean)} [${f(m.low)}, ${f(m.high)}]` : f(m.mean);
+}
+
+/**
+ * The memory benefit of every policy: pass@k (and invalid moves) with the memory minus with none, same
+ * weights, tasks and seeds.
+ */
+export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
+  if (benefits.length === 0) return [];
+  const k = Math.max(...benefits.map((b) => b.overall.passAtK.length));
+  return [
+    'Memory benefit: the same weights on the same tasks, with the memory minus with no memory (K independent',
+    'attempts), in points; paired by seed.',
+    '',
+    `| policy | memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|`,
+    ...benefits.map(
+      (b) =>
+        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |`,
+    ),
+    '',
+  ];
+}
+
+/** Per opponent, the memory benefit in return per attempt (in the game's unit when it has references). */
+function returnBenefitTable(benefits: readonly MemoryBenefitV1[], refs?: ReferenceValuesV1): string[] {
+  const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
+  if (benefits.length === 0 || opponents.length === 0) return [];
+  const scale = refs ? 1 / refs.rewardPerReturn : 1;
+  const cell = (b: BenefitAggregateV1 | undefined) =>
+    b ? b.meanReturn.map((m) => signed(m, scale, refs ? 3 : 2)).join(' → ') : '';
+  const k = Math.max(...benefits.map((b) => b.overall.meanReturn.length));
+  return [
+    `Memory benefit in return per attempt 1 → ${k} (${refs ? refs.unit : 'reward units'}), with minus without:`,
+    '',
+    `| policy | memory | overall | ${opponents.join(' | ')} |`,
+    `|---|---|---|${'---|'.repeat(opponents.length)}`,
+    ...benefits.map(
+      (b) =>
+        `| ${b.label} | ${b.memory} − none | ${cell(b.overall)} | ${opponents.map((o) => cell(b.byOpponent[o])).join(' | ')} |`,
+    ),
+    '',
   ];
 }
 
@@ -219,6 +374,53 @@ function referenceTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV
   ];
 }
 
+/**
+ * The adaptation ceiling per attempt beside every policy: under the training population (members weighted
+ * by the prior) with the share of the ceiling's value each attempt takes, and per opponent.
+ */
+function ceilingTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1): string[] {
+  const ceiling = refs.ceiling;
+  if (!ceiling) return [];
+  const opponents = Object.keys(refs.byOpponent).filter(
+    (o) => refs.byOpponent[o]?.ceiling && rows.some((r) => r.byOpponent[o]),
+  );
+  const total = ceiling.population.reduce((a, e) => a + e.weight, 0);
+  const perUnit = (m: MeanIntervalV1) => m.mean / refs.rewardPerReturn;
+  const underPrior = (r: ExperimentRowV1): number[] | undefined => {
+    if (ceiling.population.some((e) => !r.byOpponent[e.id])) return undefined;
+    return ceiling.perAttempt.map((_, k) =>
+      ceiling.population.reduce((a, e) => {
+        const s = r.byOpponent[e.id]!;
+        return a + (e.weight / total) * perUnit(s.meanReturn[Math.min(k, s.meanReturn.length - 1)]!);
+      }, 0),
+    );
+  };
+  const share = (x: number, c: number) => (c > 0 ? ` (${(100 * (x / c)).toFixed(0)}%)` : '');
+  const values = (xs: readonly number[]) => xs.map((x) => x.toFixed(3)).join(' → ');
+  const weights = ceiling.population.map((e) => `${e.id} ${+(e.weight / total).toFixed(3)}`).join(', ');
+  return [
+    `Adaptation ceiling: what the exact Bayes-optimal agent that knows the training population (${weights})`,
+    `earns per attempt in ${refs.unit}, seats mixed; beside it every policy, and in brackets the share of the`,
+    "ceiling's value that attempt takes under the population:",
+    '',
+    `| policy | eval memory | under the population | ${opponents.join(' | ')} |`,
+    `|---|---|---|${'---|'.repeat(opponents.length)}`,
+    `| adaptation ceiling | exact | ${values(ceiling.perAttempt)} | ${opponents.map((o) => values(refs.byOpponent[o]!.ceiling!)).join(' | ')} |`,
+    ...rows.map((r) => {
+      const prior = underPrior(r);
+      const overall = prior
+        ? prior.map((x, k) => `${x.toFixed(3)}${share(x, ceiling.perAttempt[k]!)}`).join(' → ')
+        : '';
+      const cells = opponents.map((o) => {
+        const s = r.byOpponent[o];
+        return s ? values(s.meanReturn.map(perUnit)) : '';
+      });
+      return `| ${r.label} | ${r.memory} | ${overall} | ${cells.join(' | ')} |`;
+    }),
+    '',
+  ];
+}
+
 function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Promise<Chart> {
   const points: ChartPoint[] = rows.flatMap((r) =>
     r.overall.passAtK.map((m, i) => ({
@@ -284,14 +486,18 @@ export async function writeExperimentReport(
     '',
     ...suites.flatMap((s) => {
       const rows = results.rows.filter((r) => r.suite === s);
+      const benefits = results.memoryBenefit.filter((b) => b.suite === s);
       return [
         `## ${s}`,
         '',
+        ...benefitTable(benefits),
         ...suiteTable(rows),
         '',
         ...opponentTable(rows),
         ...returnTable(rows),
+        ...returnBenefitTable(benefits, references),
         ...(references ? referenceTable(rows, references) : []),
+        ...(references ? ceilingTable(rows, references) : []),
       ];
     }),
     '## Wall time per seed',

@@ -24,6 +24,42 @@ describe('referenceValues', () => {
     expect(by.cfr?.bestResponse).toBeCloseTo(1 / 6, 9);
   });
 
+  it('Kuhn Poker new-deal: the adaptation ceiling per attempt, per opponent and under the population', () => {
+    const population = [
+      { id: 'conservative', weight: 0.3 },
+      { id: 'aggressive', weight: 0.3 },
+      { id: 'intermediate', weight: 0.4 },
+    ];
+    const ids = ['aggressive', 'conservative', 'intermediate', 'cfr'];
+    const refs = referenceValues(
+      envDefinition('kuhn-poker'),
+      ids,
+      { mode: 'new-deal' },
+      { attempts: 3, population },
+    );
+    // The numbers of `mage adaptation-ceiling kuhn` (exact): only against the aggressive player can it rise.
+    const aggressive = refs?.byOpponent.aggressive?.ceiling ?? [];
+    expect(aggressive.map((x) => +x.toFixed(3))).toEqual([-0.167, 0.333, 0.333]);
+    expect(refs?.byOpponent.conservative?.ceiling?.map((x) => +x.toFixed(3))).toEqual([0.25, 0.167, 0.222]);
+    // Under the prior: the members' ceilings weighted by the prior; never above the best response's.
+    const under = refs?.ceiling?.perAttempt ?? [];
+    const by = refs?.byOpponent ?? {};
+    under.forEach((x, k) => {
+      const weighted = population.reduce((a, e) => a + e.weight * (by[e.id]?.ceiling?.[k] ?? Number.NaN), 0);
+      expect(x).toBeCloseTo(weighted, 12);
+    });
+    expect(refs?.byOpponent.cfr?.ceiling).toHaveLength(3);
+    // Replaying one deal in every attempt is not the ceiling's setting.
+    const same = referenceValues(
+      envDefinition('kuhn-poker'),
+      ids,
+      { mode: 'same-deal' },
+      { attempts: 3, population },
+    );
+    expect(same?.ceiling).toBeUndefined();
+    expect(same?.byOpponent.aggressive?.ceiling).toBeUndefined();
+  });
+
   it('is undefined for an env without a solvable game', () => {
     expect(referenceValues(envDefinition('tictactoe'), ['random'], {})).toBeUndefined();
   });

@@ -5,8 +5,9 @@
  * and evaluation. A policy's returns, divided by the env's reward per return unit, sit beside them.
  */
 
-import type { EnvDefinitionV1 } from '@mage-rl/core';
+import type { EnvDefinitionV1, PopulationEntry } from '@mage-rl/core';
 import {
+  adaptiveCeiling,
   bestResponse,
   createCfrSolver,
   expectedReturns,
@@ -22,6 +23,17 @@ export interface OpponentReferenceV1 {
   readonly bestResponse: number;
   /** What the equilibrium strategy earns per game against the opponent. */
   readonly equilibrium: number;
+  /**
+   * The adaptation ceiling: what the exact Bayes-optimal agent, knowing the training population, earns per
+   * game at attempt 1..K against this opponent (only when every attempt is a fresh game).
+   */
+  readonly ceiling?: readonly number[];
+}
+
+/** The adaptation ceiling's setting: K attempts against an opponent drawn from the training population. */
+export interface CeilingSettingV1 {
+  readonly attempts: number;
+  readonly population: readonly PopulationEntry[];
 }
 
 export interface ReferenceValuesV1 {
@@ -30,18 +42,25 @@ export interface ReferenceValuesV1 {
   /** Env reward units per return unit: mean returns are divided by it. */
   readonly rewardPerReturn: number;
   readonly byOpponent: Readonly<Record<string, OpponentReferenceV1>>;
+  /** The ceiling's population with its prior weights, and the ceiling per attempt under that prior. */
+  readonly ceiling?: {
+    readonly population: readonly PopulationEntry[];
+    readonly perAttempt: readonly number[];
+  };
 }
 
 const meanOverSeats = (value: (seat: 0 | 1) => number): number => (value(0) + value(1)) / 2;
 
 /**
  * The reference values of env `definition` under env `options` for `opponentIds`; `undefined` when the env
- * has no solvable match game or no reward scale, and opponents without a known policy are left out.
+ * has no solvable match game or no reward scale, and opponents without a known policy are left out. With
+ * `ceiling`, and when every attempt is a fresh game under `options`, also the adaptation ceiling.
  */
 export function referenceValues(
   definition: EnvDefinitionV1,
   opponentIds: readonly string[],
   options: Readonly<Record<string, unknown>>,
+  ceiling?: CeilingSettingV1,
 ): ReferenceValuesV1 | undefined {
   const opponents = definition.opponents;
   const match = opponents?.match;
@@ -50,12 +69,18 @@ export function referenceValues(
   const solver = createCfrSolver({ game, root, algorithm: 'cfr+' });
   solver.run(EQUILIBRIUM_ITERATIONS);
   const equilibrium = tablePolicy(game, solver.averageStrategy());
+  const known = (id: string): PolicyFn<unknown> | undefined => {
+    const policy: unknown = Reflect.get(opponents.create(id), 'policy');
+    return typeof policy === 'function' ? (policy as PolicyFn<unknown>) : undefined;
+  };
+  const adapted =
+    ceiling && match.freshGamePerAttempt?.(options)
+      ? ceilingOf(definition, opponentIds, ceiling, known)
+      : undefined;
   const byOpponent: Record<string, OpponentReferenceV1> = {};
   for (const id of opponentIds) {
-    const opponent = opponents.create(id);
-    const policy: unknown = Reflect.get(opponent, 'policy');
-    if (typeof policy !== 'function') continue;
-    const theirs = policy as PolicyFn<unknown>;
+    const theirs = known(id);
+    if (!theirs) continue;
     const against =
       (seat: 0 | 1): PolicyFn<unknown> =>
       (state, player) =>
@@ -65,6 +90,7 @@ export function referenceValues(
         (seat) => bestResponse({ game, root, strategy: theirs, player: seat }).value,
       ),
       equilibrium: meanOverSeats((seat) => expectedReturns({ game, root, strategy: against(seat) })[seat]),
+      ...(adapted?.byOpponent[id] ? { ceiling: adapted.byOpponent[id] } : {}),
     };
   }
   if (Object.keys(byOpponent).length === 0) return undefined;
@@ -72,5 +98,48 @@ export function referenceValues(
     unit: definition.labels?.returnUnit ?? 'return units',
     rewardPerReturn: match.rewardPerReturn(options),
     byOpponent,
+    ...(adapted ? { ceiling: { population: adapted.population, perAttempt: adapted.perAttempt } } : {}),
   };
+}
+
+/**
+ * The exact Bayes-optimal adapter's value per attempt against each known opponent and under the prior,
+ * seats mixed; `undefined` when a population member's policy is unknown.
+ */
+function ceilingOf(
+  definition: EnvDefinitionV1,
+  opponentIds: readonly string[],
+  setting: CeilingSettingV1,
+  known: (id: string) => PolicyFn<unknown> | undefined,
+) {
+  const match = definition.opponents?.match;
+  const population = setting.population.map((e) => ({ id: e.id, policy: known(e.id) }));
+  if (!match || population.some((p) => !p.policy)) return undefined;
+  const ids = [...new Set([...setting.population.map((e) => e.id), ...opponentIds])];
+  const evaluate = ids.flatMap((id) => {
+    const policy = known(id);
+    return policy ? [{ id, policy }] : [];
+  });
+  const run = (player: 0 | 1) =>
+    adaptiveCeiling({
+      game: match.model,
+      root: match.root,
+      player,
+      attempts: setting.attempts,
+      population: population as { id: string; policy: PolicyFn<unknown> }[],
+      prior: setting.population.map((e) => e.weight),
+      evaluate,
+    });
+  const seats = [run(0), run(1)] as const;
+  const perAttempt = (values: (r: (typeof seats)[number]) => readonly number[]) =>
+    Array.from({ length: setting.attempts }, (_, k) => (values(seats[0])[k]! + values(seats[1])[k]!) / 2);
+  const total = setting.population.reduce((a, e) => a + e.weight, 0);
+  const byOpponent = Object.fromEntries(
+    evaluate.map((o, e) => [o.id, perAttempt((r) => r.perOpponent[e]!.perAttempt)]),
+  );
+  // Under the prior: the members' values weighted by the prior (every member is evaluated).
+  const underPrior = Array.from({ length: setting.attempts }, (_, k) =>
+    setting.population.reduce((a, m) => a + (m.weight / total) * (byOpponent[m.id]?.[k] ?? 0), 0),
+  );
+  return { population: setting.population, byOpponent, perAttempt: underPrior };
 }

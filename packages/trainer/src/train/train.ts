@@ -109,26 +109,38 @@ export function trainConfigOf(
 
 /** The warm-start directory a run will use (no pretraining): `model`, or the cache entry. */
 export function plannedWarmStart(
-  options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'model' | 'cacheDir'>,
+  options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'overrides'>,
 ): string {
   if (options.model !== undefined) return options.model;
-  return warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, {
+  return warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, warmStartSpec(options));
+}
+
+/**
+ * What the cached warm start of a run is made from: env, preset, seed, the config's `warmStart` values and
+ * its env options (the teachers play the env variant the run trains on).
+ */
+function warmStartSpec(options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'overrides'>) {
+  const warmStart = options.overrides?.warmStart;
+  const envOptions = options.overrides?.env?.options;
+  return {
     envs: [options.env],
     preset: options.preset,
     seed: options.seed,
-  });
+    ...(warmStart ? { warmStart } : {}),
+    ...(envOptions ? { envOptions: envOptions as JsonObject } : {}),
+  };
 }
 
 /** The warm start a run uses: `model`, or the cached one for (env, preset, seed), pretrained if missing. */
 export async function ensureWarmStart(
   options: Pick<
     TrainPipelineOptions,
-    'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'signal' | 'log' | 'onPretrainProgress'
+    'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'overrides' | 'signal' | 'log' | 'onPretrainProgress'
   >,
 ): Promise<string> {
   if (options.model !== undefined) return options.model;
   assertWarmStartTeacher(envDefinition(options.env));
-  const spec = { envs: [options.env], preset: options.preset, seed: options.seed };
+  const spec = warmStartSpec(options);
   const dir = plannedWarmStart(options);
   if (await pathExists(join(dir, 'mage-tiny.json'))) {
     options.log?.(`warm start: ${dir} (cached)`);

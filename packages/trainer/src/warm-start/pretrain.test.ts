@@ -13,6 +13,7 @@ describe('warmStartKey', () => {
     expect(warmStartKey({ ...base, warmStart: { epochs: RUN_PRESETS.laptop.warmStart.epochs } })).toBe(
       warmStartKey(base),
     );
+    expect(warmStartKey({ ...base, envOptions: {} })).toBe(warmStartKey(base));
   });
 
   it('changes with anything that changes the weights', () => {
@@ -23,7 +24,9 @@ describe('warmStartKey', () => {
       warmStartKey({ ...base, envs: ['kuhn-poker'] }),
       warmStartKey({ ...base, warmStart: { mistakes: 0 } }),
       warmStartKey({ ...base, warmStart: { epochs: 1 } }),
+      warmStartKey({ ...base, warmStart: { adaptive: 0.5 } }),
+      warmStartKey({ ...base, envOptions: { size: 4 } }),
     ]);
-    expect(keys.size).toBe(6);
+    expect(keys.size).toBe(8);
   });
 });

@@ -40,6 +40,8 @@ export interface PretrainOptions {
   readonly evalEpisodes?: number;
   /** Overrides of the preset's `warmStart` numbers. */
   readonly warmStart?: Partial<TrainConfig['warmStart']>;
+  /** Env options the teachers play with (a run's `env.options`; default the env's defaults). */
+  readonly envOptions?: JsonObject;
   readonly signal?: AbortSignal;
   readonly onProgress?: (p: PretrainProgress) => void;
   readonly log?: (line: string) => void;
@@ -72,7 +74,7 @@ export interface PretrainResult {
 
 /** A key of everything that determines a warm start (for caching). */
 export function warmStartKey(
-  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>,
+  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
 ): string {
   // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
   // Envs from packages add the package they came from.
@@ -82,11 +84,12 @@ export function warmStartKey(
     return source === undefined ? [] : [`${env}=${source}`];
   });
   const text = JSON.stringify({
-    v: 3,
+    v: 4,
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,
     ws: { ...RUN_PRESETS[options.preset].warmStart, ...options.warmStart },
+    ...(options.envOptions && Object.keys(options.envOptions).length > 0 ? { env: options.envOptions } : {}),
     ...(packages.length > 0 ? { packages } : {}),
   });
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
@@ -202,7 +205,7 @@ export const DEFAULT_CACHE_DIR = '.mage-cache';
 /** Where a warm start with these inputs is cached. */
 export function warmStartDir(
   cacheDir: string,
-  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>,
+  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
 ): string {
   return join(
     cacheDir,

@@ -35,7 +35,7 @@ export interface EnvPlan {
   readonly layouts: readonly [WarmStartLayout, WarmStartLayout];
 }
 
-type PlanOptions = Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart'>;
+type PlanOptions = Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>;
 
 /**
  * The plan of every env, in the order given. Throws when there is no env, or an env has no warm-start
@@ -48,7 +48,11 @@ export function envPlans(options: PlanOptions): readonly [EnvPlan, ...EnvPlan[]]
   const layout = (env: string, tag: WarmStartLayout['tag'], method: MethodId): WarmStartLayout => ({
     tag,
     config: resolveTrainConfig(
-      { seed: options.seed, ...(options.warmStart ? { warmStart: options.warmStart } : {}) },
+      {
+        seed: options.seed,
+        ...(options.warmStart ? { warmStart: options.warmStart } : {}),
+        ...(options.envOptions ? { env: { options: options.envOptions } } : {}),
+      },
       { preset: options.preset, method, env },
     ),
   });
@@ -105,7 +109,7 @@ export async function teacherCorpus(
         style: c.rollout.style,
         seats: c.rollout.seats,
         seed: `${options.seed}/warm-start/${env}/${tag}`,
-        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes },
+        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes, adaptive: ws.adaptive },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       examples.push(...corpus.examples.filter((e) => e.valid));

@@ -1,0 +1,123 @@
+import { type EnvV1, evaluate, type MetaEpisodeMetricsV1, type PromptStyle } from '@mage-rl/core';
+import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
+import { createSokoban } from '@mage-rl/envs/sokoban';
+import { createTicTacToe } from '@mage-rl/envs/tictactoe';
+import { createOpponent, PATTERN_NAMES } from '@mage-rl/opponents';
+import { createMemory } from '@mage-rl/reflection';
+import { describe, expect, it } from 'vitest';
+import { createTeacher } from './create-teacher';
+import { adaptiveTicTacToeMove, consistentPatterns } from './tictactoe-teacher';
+
+/** The teacher's metrics over K = 3 attempts with its notes (or no memory) against `opponents`. */
+async function teacherMetrics<S, A>(
+  env: EnvV1<S, A>,
+  opponents: readonly string[],
+  options: {
+    adaptive: number;
+    memory?: 'reflection' | 'none';
+    style?: PromptStyle;
+    episodes?: number;
+    noise?: number;
+  },
+): Promise<MetaEpisodeMetricsV1> {
+  const style = options.style ?? 'compact';
+  const result = await evaluate({
+    env,
+    policy: createTeacher(env, {
+      style,
+      adaptive: options.adaptive,
+      ...(options.noise === undefined ? {} : { noise: options.noise }),
+    }),
+    memory: createMemory({ mode: options.memory ?? 'reflection' }),
+    ...(opponents.length > 0
+      ? { opponents, makeOpponent: (id: string) => createOpponent(env.id, id) as never }
+      : {}),
+    episodes: options.episodes ?? 16,
+    attempts: 3,
+    earlyStop: false,
+    seats: { mixed: 0.5 },
+    style,
+    seed: 'adaptive-teachers',
+  });
+  return result.metrics;
+}
+
+const winRate = (m: MetaEpisodeMetricsV1, attempt: number) => {
+  const a = m.overall.perAttempt[attempt]!;
+  return a.success.rate;
+};
+
+describe('Tic-Tac-Toe teacher that reads its notes', () => {
+  const patterns = PATTERN_NAMES.map((n) => `pattern-${n}`);
+
+  it('identifies the pattern player from the noted moves and beats it from the second attempt on', async () => {
+    for (const style of ['compact', 'verbose'] as const) {
+      const env = createTicTacToe();
+      const adaptive = await teacherMetrics(env, patterns, { adaptive: 1, style });
+      const blind = await teacherMetrics(env, patterns, { adaptive: 0, style });
+      // Attempt 1 has no notes: both play the same.
+      expect(winRate(adaptive, 0)).toBe(winRate(blind, 0));
+      for (const k of [1, 2]) {
+        expect(winRate(adaptive, k)).toBeGreaterThanOrEqual(0.95);
+        expect(winRate(adaptive, k)).toBeGreaterThan(winRate(blind, k));
+      }
+    }
+  });
+
+  it('adapts only from notes in its context: with no memory it plays as the note-blind teacher', async () => {
+    const env = createTicTacToe();
+    const adaptive = await teacherMetrics(env, patterns, { adaptive: 1, memory: 'none' });
+    const blind = await teacherMetrics(env, patterns, { adaptive: 0, memory: 'none' });
+    expect(adaptive.overall.perAttempt.map((a) => a.success.rate)).toEqual(
+      blind.overall.perAttempt.map((a) => a.success.rate),
+    );
+  });
+
+  it('plays as before when no pattern explains the notes', () => {
+    // The opponent answered (2, 2) to an opening at (1, 1): no pattern that plays the centre second does so…
+    const events = ['you ( 1 , 1 ) opponent ( 3 , 3 )', 'you ( 1 , 2 ) opponent ( 1 , 3 )'];
+    const outcome = { success: false, draw: false, truncated: false, label: 'loss' };
+    const board = ['...', '...', '...'];
+    const candidates = consistentPatterns(board, false, [{ outcome, events }]);
+    expect(candidates).not.toContain('centre-first');
+    // …and a reply no pattern makes leaves the teacher to its usual play.
+    const none = [{ outcome, events: ['you ( 2 , 2 ) opponent ( 2 , 1 )'] }];
+    expect(consistentPatterns(board, false, none)).toEqual([]);
+    expect(adaptiveTicTacToeMove(board, false, none)).toBeNull();
+  });
+});
+
+describe('Kuhn Poker teacher that reads its notes', () => {
+  it('earns more against the aggressive archetype after its first hand than the equilibrium teacher', async () => {
+    const env = createKuhnPoker({ mode: 'new-deal', revealShowdown: false });
+    const adaptive = await teacherMetrics(env, ['aggressive'], { adaptive: 1, episodes: 400 });
+    const blind = await teacherMetrics(env, ['aggressive'], { adaptive: 0, episodes: 400 });
+    const chips = (m: MetaEpisodeMetricsV1, k: number) => m.overall.perAttempt[k]!.meanReturn / 5;
+    // The adaptation ceiling is −0.167 → 0.333 → 0.333 chips per hand; the equilibrium earns ~0.06.
+    expect(chips(adaptive, 2) - chips(adaptive, 0)).toBeGreaterThan(0.2);
+    expect(chips(adaptive, 2)).toBeGreaterThan(chips(blind, 2) + 0.1);
+  });
+
+  it('draws the adaptive share per meta-episode', async () => {
+    const env = createKuhnPoker({ mode: 'new-deal', revealShowdown: false });
+    const half = await teacherMetrics(env, ['aggressive'], { adaptive: 0.5, episodes: 400 });
+    const all = await teacherMetrics(env, ['aggressive'], { adaptive: 1, episodes: 400 });
+    const none = await teacherMetrics(env, ['aggressive'], { adaptive: 0, episodes: 400 });
+    const chips = (m: MetaEpisodeMetricsV1) => m.overall.perAttempt[2]!.meanReturn;
+    expect(chips(half)).toBeGreaterThan(chips(none));
+    expect(chips(half)).toBeLessThan(chips(all));
+  });
+});
+
+describe('Sokoban teacher that reads its notes', () => {
+  it('plays the solver once its notes record an attempt: no failure repeats', async () => {
+    const env = createSokoban({ boxes: 1 });
+    const adaptive = await teacherMetrics(env, [], { adaptive: 1, noise: 0.6, episodes: 24 });
+    const blind = await teacherMetrics(env, [], { adaptive: 0, noise: 0.6, episodes: 24 });
+    expect(winRate(adaptive, 0)).toBe(winRate(blind, 0));
+    expect(winRate(blind, 0)).toBeLessThan(1);
+    expect(winRate(adaptive, 1)).toBe(1);
+    expect(winRate(adaptive, 2)).toBe(1);
+    expect(winRate(adaptive, 2)).toBeGreaterThan(winRate(blind, 2));
+  });
+});
