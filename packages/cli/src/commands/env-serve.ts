@@ -12,7 +12,7 @@ import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
+import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-flags';
 import { setOverride } from './train-overrides';
 
 interface ServeFlags {

@@ -22,18 +22,11 @@ import {
 import { evalPlayOptions, loadPolicy } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
+import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import {
-  addEnvFlags,
-  commaList,
-  ENV_URL_HELP,
-  envFlag,
-  envUrlOverride,
-  pct,
-  seedOf,
-} from './learning-shared';
+import { addEnvFlags, commaList, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 
 interface EvalFlags {
   readonly env: string;

@@ -23,19 +23,13 @@ import {
 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
+import { progressFor } from '../output/progress';
+import { iterationLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
+import { withInterrupt } from '../program/interrupt';
 import { useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
-import {
-  addEnvFlags,
-  commaList,
-  commandWords,
-  envFlag,
-  iterationLine,
-  progressFor,
-  seedOf,
-  withInterrupt,
-} from './learning-shared';
+import { addEnvFlags, commaList, commandWords, envFlag, seedOf } from './learning-flags';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 function parseValue(text: string): unknown {

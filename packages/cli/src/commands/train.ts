@@ -21,21 +21,13 @@ import {
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Progress } from '../output/progress';
+import { progressFor } from '../output/progress';
+import { iterationLine, passLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
+import { withInterrupt } from '../program/interrupt';
 import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
-import {
-  addEnvFlags,
-  commandWords,
-  ENV_URL_HELP,
-  envFlag,
-  envUrlOverride,
-  iterationLine,
-  passLine,
-  progressFor,
-  seedOf,
-  withInterrupt,
-} from './learning-shared';
+import { addEnvFlags, commandWords, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
 interface TrainFlags extends OverrideFlags {
