@@ -82,7 +82,7 @@ describe('computeMetrics', () => {
     row('a', 'play', true, 'abcd', 2),
     row('b', 'play', false, 'xx', 4),
     row('b', 'reflect', true, '<remark>hi</remark>', 6),
-    { ...row('c', 'reflect', false, '<remark> a note cut short', 2), cut: true },
+    { ...row('c', 'reflect', false, '<remark> a note cut short', 2), cut: true as const },
   ];
 
   it('computes pass@k, conditional success, draws and returns per attempt', () => {
