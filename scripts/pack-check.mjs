@@ -5,7 +5,8 @@
 // profile) on it, then installs all tarballs in an empty project with npm 10, with npm 11 and with pnpm,
 // type-checks a consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point,
 // samples from a tiny learner (onnxruntime-node's bundled CPU binaries) and runs the `mage` CLI from each
-// install. Last, `examples/custom-env` is copied out of the repository and installed (its `@mage-rl/*`
+// install. A 20-line script trains and evaluates mage-tiny through `@mage-rl/trainer` alone (no CLI).
+// Last, `examples/custom-env` is copied out of the repository and installed (its `@mage-rl/*`
 // ranges served by the tarballs), built, tested and smoked on its own, and the installed `mage` evaluates
 // it through `--env-package`.
 //
@@ -55,7 +56,8 @@ const ENTRIES = [
   ['@mage-rl/learner', 'CHECKPOINT_FORMAT'],
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
   ['@mage-rl/dashboard', 'startDashboard'],
-  ['@mage-rl/cli', 'DEFAULT_CACHE_DIR'],
+  ['@mage-rl/trainer', 'trainPipeline'],
+  ['@mage-rl/cli', 'runCli'],
 ];
 
 const failures = [];
@@ -379,6 +381,62 @@ async function checkConsumer(manager, tarballs, work, { typecheck }) {
   return mage;
 }
 
+/**
+ * The trainer's documented API from an install without the CLI: a 20-line script warm-starts mage-tiny,
+ * trains it on Tic-Tac-Toe with the smoke preset and evaluates the trained run.
+ */
+const TRAINER_SCRIPT = `import { createTrainer } from '@mage-rl/trainer';
+
+const trainer = createTrainer({
+  env: 'tictactoe',
+  method: 'mage',
+  preset: 'smoke',
+  seed: 1,
+  runDir: 'runs/ttt',
+  cacheDir: '.mage-cache',
+});
+const run = await trainer.train();
+if (run.result.iterations !== trainer.config.train.iterations) throw new Error('the run did not finish');
+const { metrics } = await trainer.evaluate({ policy: run.runDir, opponents: ['random'], episodes: 2 });
+const perAttempt = metrics.overall.perAttempt;
+if (perAttempt.length !== 3 || metrics.overall.metaEpisodes !== 2) throw new Error('unexpected evaluation');
+console.log(
+  \`trained \${run.result.iterations} iterations; pass@k vs random: \${perAttempt.map((a) => a.passAtK.rate).join(' ')}\`,
+);
+`;
+
+async function checkTrainerScript(major, tarballs, work) {
+  const dir = join(work, 'trainer-script');
+  mkdirSync(dir);
+  const withoutCli = tarballs.filter((t) => t.name !== '@mage-rl/cli');
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'trainer-script', private: true, type: 'module' }),
+  );
+  writeFileSync(join(dir, 'train.mjs'), TRAINER_SCRIPT);
+  const npm = ['npx', '--yes', `npm@${major}`];
+  const install = await must(
+    `trainer script (npm ${major}, no @mage-rl/cli): install ${withoutCli.length} tarballs`,
+    npm[0],
+    [...npm.slice(1), ...npmArgs, ...withoutCli.map((t) => t.tarball)],
+    { cwd: dir },
+  );
+  if (install.status !== 0) return;
+  if (existsSync(join(dir, 'node_modules', '@mage-rl', 'cli')))
+    fail(
+      'the trainer script installs @mage-rl/cli',
+      readdirSync(join(dir, 'node_modules', '@mage-rl')).join(', '),
+    );
+  await must(
+    `trainer script (npm ${major}): train and evaluate mage-tiny on Tic-Tac-Toe (smoke)`,
+    'node',
+    ['train.mjs'],
+    {
+      cwd: dir,
+    },
+  );
+}
+
 /** `examples/custom-env` outside the repository: its `@mage-rl/*` ranges come from the tarballs. */
 async function checkExample(major, tarballs, work) {
   const dir = join(work, 'custom-env');
@@ -468,6 +526,7 @@ try {
         return mage;
       })(),
       flags.example ? checkExample(npmMajors[0], tarballs, work) : undefined,
+      checkTrainerScript(npmMajors[0], tarballs, work),
     ]);
     if (mage && example) await checkEnvPackage(mage, example);
   }

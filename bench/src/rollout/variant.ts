@@ -6,16 +6,17 @@
  */
 
 import { createHash } from 'node:crypto';
-import { buildMageTinyTokenizer, loadMageTiny } from '@mage-rl/cli';
 import { runMetaEpisodes } from '@mage-rl/core';
 import {
   createMageTinyConfig,
   createOnnxLearner,
   createWorkerRunner,
   type GraphRunner,
+  loadMageTiny,
   type OnnxLearner,
 } from '@mage-rl/learner';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 
 const cacheBytes = Number(process.argv[2] ?? 0);
 const batches = Number(process.argv[3] ?? 2);

@@ -15,7 +15,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '@mage-rl/cli';
+import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const KEY = 'soak-key';

@@ -5,9 +5,9 @@
  * sampler, the update and the checkpoints see a real vocabulary's size, the prompts mage-tiny's words.
  */
 
-import { buildMageTinyTokenizer } from '@mage-rl/cli';
 import { createRng } from '@mage-rl/core';
 import { exportHfModel, initParams, wordLevelTokenizerFiles } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { benchModelConfig, QWEN3_VOCAB, toBf16 } from './model';
 
 const dir = process.argv[2];

@@ -4,6 +4,7 @@ export * from './hf';
 export * from './learner';
 export * from './lora';
 export * from './model';
+export * from './model-dir';
 export * from './optim';
 export * from './runtime';
 export * from './sampling';

@@ -22,6 +22,7 @@ export {
 } from './engine/engine';
 export type { ServedModel } from './engine/served-model';
 export { ApiError, type ErrorBody } from './http/errors';
+
 export {
   createOpenAiServer,
   DEFAULT_MAX_BODY_BYTES,
@@ -30,3 +31,4 @@ export {
   type OpenAiServer,
   type OpenAiServerOptions,
 } from './http/server';
+export { type ServeOptions, servedModelOf, serveModel } from './model-dir/serve-model';

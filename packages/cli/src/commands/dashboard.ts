@@ -7,8 +7,8 @@ import { ConfigError } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import { startDashboard } from '@mage-rl/dashboard';
 import { envRegistry } from '@mage-rl/recipes';
+import { playAgentOf } from '@mage-rl/trainer';
 import type { Command } from 'commander';
-import { playAgentOf } from '../pipelines/play-agent';
 import type { Io } from '../program/error-boundary';
 import { allowedOrigins, allowOriginOption, untilStopped } from './serve';
 

@@ -13,7 +13,7 @@ import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-shared';
+import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-flags';
 import { allowedOrigins, allowOriginOption } from './serve';
 import { setOverride } from './train-overrides';
 

@@ -1,19 +1,14 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import {
-  ConfigError,
   type MeanIntervalV1,
   type MetaEpisodeMetricsV1,
   type PairedPassBenefitV1,
-  type PolicyV1,
   pairedPassBenefit,
 } from '@mage-rl/core';
 import {
   createEnvById,
   createMemoryOfKind,
-  createTeacher,
   envDefinition,
   evaluateMethod,
   MEMORY_KINDS,
@@ -24,23 +19,14 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
-import { createRemotePolicy } from '@mage-rl/serve';
+import { evalPlayOptions, loadPolicy } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
-import { evalPlayOptions } from '../pipelines/eval-play';
-import { loadRunOrModel } from '../pipelines/policy-model';
+import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import {
-  addEnvFlags,
-  commaList,
-  ENV_URL_HELP,
-  envFlag,
-  envUrlOverride,
-  pct,
-  seedOf,
-} from './learning-shared';
+import { addEnvFlags, commaList, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 
 interface EvalFlags {
   readonly env: string;
@@ -116,7 +102,14 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const episodes = positiveInt(opts.episodes, '--episodes', 100_000);
   const attempts = positiveInt(opts.attempts, '--attempts', 20);
   const seed = seedOf(opts.seed);
-  const { policy, dispose } = await policyOf(opts, env, config.env.options, config.rollout.style);
+  const { policy, dispose } = await loadPolicy({
+    policy: opts.policy,
+    env,
+    envOptions: config.env.options,
+    style: config.rollout.style,
+    ...(opts.model === undefined ? {} : { model: opts.model }),
+    ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
+  });
   try {
     // Both runs play the same tasks (same seed, opponents, episodes), so their difference is paired.
     const run = (kind: MemoryKind) =>
@@ -211,41 +204,4 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
       ],
     ],
   );
-}
-
-/**
- * A policy by name: `teacher`, a run directory (its latest checkpoint), a model directory (mage-tiny or
- * a Hugging Face checkpoint), or the URL of an OpenAI-compatible server (with `--model`).
- */
-async function policyOf(
-  opts: EvalFlags,
-  envId: string,
-  envOptions: Readonly<Record<string, unknown>>,
-  style: 'verbose' | 'compact',
-): Promise<{ policy: PolicyV1; dispose: () => Promise<void> }> {
-  const spec = opts.policy;
-  if (/^https?:\/\//.test(spec)) {
-    if (!opts.model)
-      throw new ConfigError('--policy with a server URL needs --model <served model name>.', {
-        path: '--model',
-      });
-    const policy = createRemotePolicy({
-      baseURL: spec,
-      model: opts.model,
-      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
-    });
-    return { policy, dispose: async () => {} };
-  }
-  if (spec === 'teacher')
-    return { policy: createTeacher(createEnvById(envId, envOptions), { style }), dispose: async () => {} };
-  const dir = resolve(spec);
-  const info = await stat(dir).catch(() => null);
-  if (info === null || !info.isDirectory()) {
-    throw new ConfigError(
-      `--policy '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); --policy takes 'teacher', a server URL (with --model), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
-      { path: '--policy', context: { dir } },
-    );
-  }
-  const { learner } = await loadRunOrModel(dir);
-  return { policy: learner.policy, dispose: () => learner.dispose() };
 }

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
-import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '../pipelines/experiment';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 
@@ -32,7 +32,7 @@ describe('mage experiment', () => {
       grid: [gridAxis('warmStart.adaptive=0,0.5')],
       evalMemories: ['reflection'],
     } as const;
-    expect(() => checkExperiment(spec)).toThrow(/--set warmStart\.adaptive=<value>/);
+    expect(() => checkExperiment(spec)).toThrow(/`spec\.overrides` \(warmStart\.adaptive=<value>/);
     expect(checkExperiment({ ...spec, grid: [], overrides: { warmStart: { adaptive: 0.5 } } })).toHaveLength(
       2,
     );

@@ -9,33 +9,27 @@ import {
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
-import type { Command } from 'commander';
-import { printJson } from '../output/format';
 import {
+  DEFAULT_CACHE_DIR,
   EXPERIMENT_FORMAT,
   type ExperimentRecordV1,
   type ExperimentSpecV1,
   type GridAxis,
   readExperimentEvals,
   readExperimentRecord,
+  referenceValues,
   runExperiment,
-} from '../pipelines/experiment';
-import { DEFAULT_CACHE_DIR } from '../pipelines/pretrain';
+  writeExperimentReport,
+} from '@mage-rl/trainer';
+import type { Command } from 'commander';
+import { printJson } from '../output/format';
+import { progressFor } from '../output/progress';
+import { iterationLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
+import { withInterrupt } from '../program/interrupt';
 import { useEnvPackage } from '../registry';
-import { writeExperimentReport } from '../report/experiment-report';
-import { referenceValues } from '../report/reference-values';
 import { oneOf } from './game-options';
-import {
-  addEnvFlags,
-  commaList,
-  commandWords,
-  envFlag,
-  iterationLine,
-  progressFor,
-  seedOf,
-  withInterrupt,
-} from './learning-shared';
+import { addEnvFlags, commaList, commandWords, envFlag, seedOf } from './learning-flags';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 function parseValue(text: string): unknown {

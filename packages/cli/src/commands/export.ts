@@ -1,8 +1,8 @@
 /** `mage export <run-or-model-dir> --format hf|onnx --out <dir> [--adapter]`. */
 
+import { EXPORT_FORMATS, exportModel } from '@mage-rl/learner';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
-import { EXPORT_FORMATS, exportModel } from '../pipelines/export-model';
 import type { Io } from '../program/error-boundary';
 import { oneOf } from './game-options';
 

@@ -2,20 +2,22 @@
 
 import { resolve } from 'node:path';
 import { envDefinition, RUN_PRESET_IDS } from '@mage-rl/recipes';
-import type { Command } from 'commander';
-import { formatTable, printJson } from '../output/format';
-import type { Progress } from '../output/progress';
 import {
   DEFAULT_CACHE_DIR,
   type PretrainProgress,
   type PretrainResult,
   pretrainMageTiny,
   warmStartDir,
-} from '../pipelines/pretrain';
+} from '@mage-rl/trainer';
+import type { Command } from 'commander';
+import { formatTable, printJson } from '../output/format';
+import type { Progress } from '../output/progress';
+import { progressFor } from '../output/progress';
+import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
-import { ENV_PACKAGE_HELP, envFlag, envFlagHelp, pct, progressFor, seedOf } from './learning-shared';
+import { ENV_PACKAGE_HELP, envFlag, envFlagHelp, seedOf } from './learning-flags';
 
 interface PretrainFlags {
   readonly env: string;

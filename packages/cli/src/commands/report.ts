@@ -1,10 +1,10 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ConfigError, IoError } from '@mage-rl/core';
+import { readRun, skippedLinesWarning, writeReport } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { readRun, skippedLinesWarning, writeReport } from '../report/run-report';
 
 export interface ReportJson {
   readonly outDir: string;

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import type { PolicyRequestV1 } from '@mage-rl/core';
+import { createMageTiny, loadModel, saveMageTiny } from '@mage-rl/learner';
 import { createRemotePolicy } from '@mage-rl/serve';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from '../pipelines/mage-tiny';
-import { loadModel } from '../pipelines/policy-model';
 import { runCli } from '../program/program';
 import { capture, runJson, useTempDir } from '../testing/cli.test-helper';
 

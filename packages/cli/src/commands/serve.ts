@@ -7,9 +7,9 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONCURRENT_REQUESTS,
   DEFAULT_SERVE_LIMITS,
+  serveModel,
 } from '@mage-rl/serve';
 import type { Command } from 'commander';
-import { serveModel } from '../pipelines/serve';
 import type { Io } from '../program/error-boundary';
 import { positiveInt } from './game-options';
 

@@ -11,26 +11,23 @@ import {
   type RunPresetId,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import {
+  DEFAULT_CACHE_DIR,
+  type PretrainProgress,
+  type TrainPipelineResult,
+  trainConfigOf,
+  trainPipeline,
+} from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Progress } from '../output/progress';
-import { DEFAULT_CACHE_DIR, type PretrainProgress } from '../pipelines/pretrain';
-import { type TrainPipelineResult, trainConfigOf, trainPipeline } from '../pipelines/train';
+import { progressFor } from '../output/progress';
+import { iterationLine, passLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
+import { withInterrupt } from '../program/interrupt';
 import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
-import {
-  addEnvFlags,
-  commandWords,
-  ENV_URL_HELP,
-  envFlag,
-  envUrlOverride,
-  iterationLine,
-  passLine,
-  progressFor,
-  seedOf,
-  withInterrupt,
-} from './learning-shared';
+import { addEnvFlags, commandWords, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
 interface TrainFlags extends OverrideFlags {
@@ -137,6 +134,7 @@ async function runTrain(opts: TrainFlags, command: Command, io: Io): Promise<voi
       try {
         const r = await trainPipeline({
           ...call,
+          config,
           runDir,
           ...(opts.resume ? { resume: true } : {}),
           ...(opts.model ? { model: resolve(opts.model) } : {}),

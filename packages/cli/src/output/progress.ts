@@ -4,6 +4,7 @@
  */
 
 import cliProgress from 'cli-progress';
+import type { Io } from '../program/error-boundary';
 
 export interface ProgressBar {
   update(value: number, payload?: Readonly<Record<string, string | number>>): void;
@@ -48,4 +49,12 @@ export function createProgress(options: { interactive: boolean; write: (text: st
     log: (line) => multi.log(`${line}\n`),
     stop: () => multi.stop(),
   };
+}
+
+/** Bars on a terminal, plain lines on stderr otherwise, nothing at all with --json. */
+export function progressFor(io: Io, json: boolean | undefined): Progress {
+  return createProgress({
+    interactive: !json && process.stderr.isTTY === true,
+    write: json ? () => {} : io.stderr,
+  });
 }

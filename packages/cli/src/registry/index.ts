@@ -4,7 +4,7 @@ export {
   recordedEnvPackage,
   resolveEnvPackage,
   useEnvPackage,
-} from './env-package';
+} from '@mage-rl/recipes';
 export {
   createCliOpponent,
   createEnv,

@@ -2,8 +2,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnknownIdError } from '@mage-rl/core';
+import { loadEnvPackage, resolveEnvPackage } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { loadEnvPackage, resolveEnvPackage } from './env-package';
 import { createCliOpponent, createEnv, ENV_IDS, knownOpponentIds, matchGame, solvableGame } from './registry';
 
 describe('cli registry', () => {

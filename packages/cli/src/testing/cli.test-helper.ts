@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Io } from '../program/error-boundary';
 import { runCli } from '../program/program';
 
@@ -38,23 +35,4 @@ export async function runJson<T>(argv: readonly string[]): Promise<T> {
   return JSON.parse(r.out) as T;
 }
 
-/**
- * A temporary directory for the tests of the enclosing `describe` block (or file): created before them,
- * removed after them. `path` is valid inside the tests.
- */
-export function useTempDir(prefix: string): { readonly path: string } {
-  let dir: string | undefined;
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), prefix));
-  });
-  afterAll(async () => {
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
-  return {
-    get path(): string {
-      if (dir === undefined)
-        throw new Error(`useTempDir('${prefix}'): the directory exists only inside tests.`);
-      return dir;
-    },
-  };
-}
+export { useTempDir } from '@mage-rl/core/testing/vitest';

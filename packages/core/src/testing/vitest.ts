@@ -1,9 +1,13 @@
-/** Registers the env conformance suite as vitest tests: one test per check. */
+/** Vitest helpers: the env conformance suite as tests, and a temporary directory per test block. */
 
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnvV1 } from '../spec';
 import { CONFORMANCE_CHECKS, type ConformanceOptions, checkEnvConformance } from './conformance';
 
+/** Registers the env conformance suite as vitest tests: one test per check. */
 export function describeEnvConformance<S, A>(
   name: string,
   makeEnv: () => EnvV1<S, A>,
@@ -22,4 +26,25 @@ export function describeEnvConformance<S, A>(
       });
     }
   });
+}
+
+/**
+ * A temporary directory for the tests of the enclosing `describe` block (or file): created before them,
+ * removed after them. `path` is valid inside the tests.
+ */
+export function useTempDir(prefix: string): { readonly path: string } {
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get path(): string {
+      if (dir === undefined)
+        throw new Error(`useTempDir('${prefix}'): the directory exists only inside tests.`);
+      return dir;
+    },
+  };
 }

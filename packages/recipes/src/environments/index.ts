@@ -1,5 +1,12 @@
 export { alfWorldEnvDefinition } from './alfworld';
 export { checkEnvDefinition } from './check-definition';
+export {
+  type EnvPackageUse,
+  loadEnvPackage,
+  recordedEnvPackage,
+  resolveEnvPackage,
+  useEnvPackage,
+} from './env-package';
 export { kuhnPokerEnvDefinition } from './kuhn-poker';
 export {
   addEnvDefinition,

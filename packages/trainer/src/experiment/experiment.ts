@@ -21,6 +21,7 @@ import {
   type TrainingEvent,
   writeJsonAtomic,
 } from '@mage-rl/core';
+import { loadModel } from '@mage-rl/learner';
 import {
   evaluateConfig,
   METHODS,
@@ -32,9 +33,8 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { z } from 'zod';
-import { memoryLimitsOfConfig } from './memory-check';
-import { loadModel } from './policy-model';
-import { ensureWarmStart, trainConfigOf, trainPipeline } from './train';
+import { memoryLimitsOfConfig } from '../train/memory-limits';
+import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
 
 export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';
 export const EXPERIMENT_EVAL_FORMAT = 'mage-rl/experiment-eval@1';
@@ -211,8 +211,8 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
     const saved = await readExperimentRecord(path);
     if (JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
-        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset or config values); use another --out, or the same --env, --preset, --config and --set (methods, seeds, --grid and --eval-memory may be added).`,
-        { path: '--out', context: { saved: saved.spec, asked: spec } },
+        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset or config values); use another \`outDir\`, or the same \`spec.env\`, \`spec.preset\` and \`spec.overrides\` (\`spec.methods\`, \`spec.seeds\`, \`spec.grid\` and \`spec.evalMemories\` may be added).`,
+        { path: 'outDir', context: { saved: saved.spec, asked: spec } },
       );
     }
     const union = <T>(a: readonly T[], b: readonly T[]) => [...new Set([...a, ...b])];
@@ -268,7 +268,7 @@ const recordSchema = z
 export async function readExperimentRecord(path: string): Promise<ExperimentRecordV1> {
   const record = await readJsonChecked(path, {
     what: 'experiment record',
-    fix: 'it is not the record of a mage experiment (or it is damaged): use another --out, or restore the file',
+    fix: 'it is not the record of a mage experiment (or it is damaged): use another `outDir`, or restore the file',
     schema: recordSchema,
   });
   return record as z.output<typeof recordSchema> & ExperimentRecordV1;
@@ -385,19 +385,22 @@ export const evalPath = (outDir: string, label: string, seed: number, memory: Me
 
 /** Validates the grid before anything runs: every policy's config must resolve at every seed. */
 export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
-  if (spec.methods.length === 0) throw new ConfigError('--methods lists no method.', { path: '--methods' });
-  if (spec.seeds.length === 0) throw new ConfigError('--seeds lists no seed.', { path: '--seeds' });
+  if (spec.methods.length === 0)
+    throw new ConfigError('`spec.methods` lists no method.', { path: 'spec.methods' });
+  if (spec.seeds.length === 0) throw new ConfigError('`spec.seeds` lists no seed.', { path: 'spec.seeds' });
   const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));
   if (shared) {
     throw new ConfigError(
-      `--grid ${shared.path}: the warm start is shared by every policy of a seed; set it for the whole experiment with --set ${shared.path}=<value> (one --out per value).`,
-      { path: '--grid' },
+      `\`spec.grid\` ${shared.path}: the warm start is shared by every policy of a seed; set it for the whole experiment in \`spec.overrides\` (${shared.path}=<value>; one \`outDir\` per value).`,
+      { path: 'spec.grid' },
     );
   }
   const policies = experimentPolicies(spec);
   for (const policy of policies) {
     if (policy.method !== WARM_START && !(policy.method in METHODS)) {
-      throw new ConfigError(`--methods: unknown method '${policy.method}'.`, { path: '--methods' });
+      throw new ConfigError(`\`spec.methods\`: unknown method '${policy.method}'.`, {
+        path: 'spec.methods',
+      });
     }
     for (const seed of spec.seeds) policyConfig(spec, policy, seed);
   }

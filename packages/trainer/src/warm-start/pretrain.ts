@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { type JsonObject, type PolicyV1, throwIfAborted } from '@mage-rl/core';
-import { countParams, type LrSchedule } from '@mage-rl/learner';
+import { countParams, createMageTiny, type LrSchedule, saveMageTiny } from '@mage-rl/learner';
 import {
   createEnvById,
   envRegistry,
@@ -17,9 +17,9 @@ import {
   type RunPresetId,
   type TrainConfig,
 } from '@mage-rl/recipes';
-import { evalPlayOptions } from './eval-play';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
-import { memoryLimitsOfConfig } from './memory-check';
+import { evalPlayOptions } from '../evaluate/eval-play';
+import { memoryLimitsOfConfig } from '../train/memory-limits';
+import { buildMageTinyTokenizer } from './tokenizer';
 import { type EnvPlan, envPlans, type TeacherCorpus, teacherCorpus } from './warm-start-corpus';
 import { epochPlan, trainEpochs, trainingSet, warmStartSchedule } from './warm-start-training';
 

@@ -8,17 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, pathExists } from '@mage-rl/core';
-import {
-  countParams,
-  createMageTinyConfig,
-  fromHfConfig,
-  type MemoryLimits,
-  type ModelConfig,
-  memoryLimitsOf,
-  REFERENCE_MEMORY_BUDGET,
-} from '@mage-rl/learner';
-import { memoryBudgetOf, type TrainConfig } from '@mage-rl/recipes';
-import { readMageTinyManifest } from './mage-tiny';
+import { fromHfConfig } from '../hf';
+import { type MemoryLimits, memoryLimitsOf, REFERENCE_MEMORY_BUDGET } from '../learner';
+import { countParams, createMageTinyConfig, type ModelConfig } from '../model';
+import { readMageTinyManifest } from './mage-tiny-dir';
 
 const GIB = 2 ** 30;
 
@@ -49,11 +42,6 @@ export interface MemoryEstimateOptions {
   readonly reference: boolean;
   /** The learners' session and prefix cache budgets (default: those of a 6 GiB memory budget). */
   readonly memory?: MemoryLimits;
-}
-
-/** The learners' sizes under a run's `memory.budget` (passed to every learner the run creates). */
-export function memoryLimitsOfConfig(config: Pick<TrainConfig, 'memory'>): MemoryLimits {
-  return memoryLimitsOf(memoryBudgetOf(config));
 }
 
 /** Estimated peak bytes of a learner (and its reference) of `config`. */

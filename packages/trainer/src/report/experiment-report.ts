@@ -15,7 +15,7 @@ import {
   writeJsonAtomic,
 } from '@mage-rl/core';
 import type { ChartPoint } from '@mage-rl/dashboard';
-import type { ExperimentEvalV1 } from '../pipelines/experiment';
+import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { renderPng } from './png';
 import type { OpponentReferenceV1, ReferenceValuesV1 } from './reference-values';
 import { type Chart, chartGrid, vegaChart } from './svg-chart';

@@ -6,6 +6,7 @@
 import { basename, resolve } from 'node:path';
 import { ConfigError, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
 import type { PlayAgentV1 } from '@mage-rl/dashboard';
+import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,
   envDefinition,
@@ -16,9 +17,8 @@ import {
   type TrainConfig,
   trainConfigSchema,
 } from '@mage-rl/recipes';
+import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { evalPlayOptions } from './eval-play';
-import { memoryLimitsOfConfig } from './memory-check';
-import { loadRunOrModel } from './policy-model';
 
 /** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */
 async function runTrainConfig(dir: string): Promise<TrainConfig> {
@@ -26,9 +26,9 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
   const extra = record.extra;
   if (typeof extra !== 'object' || extra === null) {
     throw new ConfigError(
-      `--agent '${dir}': its config.json has no training config (extra); is it a mage train run?`,
+      `\`agent\` '${dir}': its config.json has no training config (extra); is it a mage train run?`,
       {
-        path: '--agent',
+        path: 'agent',
       },
     );
   }
@@ -38,8 +38,8 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
   const parsed = trainConfigSchema.safeParse(config);
   if (!parsed.success) {
     throw new ConfigError(
-      `--agent '${dir}': its config.json's training config is not one this version reads (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
-      { path: '--agent' },
+      `\`agent\` '${dir}': its config.json's training config is not one this version reads (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
+      { path: 'agent' },
     );
   }
   return parsed.data;
@@ -55,9 +55,9 @@ export async function playAgentOf(
   const match = definition.opponents?.match;
   if (!match) {
     throw new ConfigError(
-      `--agent '${spec}': env '${config.env.id}' has no two-player game to play against a person.`,
+      `\`agent\` '${spec}': env '${config.env.id}' has no two-player game to play against a person.`,
       {
-        path: '--agent',
+        path: 'agent',
       },
     );
   }

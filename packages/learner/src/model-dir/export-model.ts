@@ -8,8 +8,9 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, pathExists } from '@mage-rl/core';
-import { countParams, exportHfModel, exportPeftAdapter } from '@mage-rl/learner';
-import { type LoadedModel, loadRunOrModel } from './policy-model';
+import { exportHfModel, exportPeftAdapter } from '../hf';
+import { countParams } from '../model';
+import { type LoadedModel, loadRunOrModel } from './load-model';
 
 export const EXPORT_FORMATS = ['hf', 'onnx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -68,8 +69,8 @@ async function writeAdapter(loaded: LoadedModel, out: string): Promise<ExportMod
   const { learner, lora } = loaded;
   if (lora === undefined || learner.adapters.size === 0) {
     throw new ConfigError(
-      `'${loaded.modelDir}' has no LoRA adapters to export; drop --adapter to export the full weights.`,
-      { path: '--adapter' },
+      `'${loaded.modelDir}' has no LoRA adapters to export; drop \`adapter\` to export the full weights.`,
+      { path: 'adapter' },
     );
   }
   await exportPeftAdapter({

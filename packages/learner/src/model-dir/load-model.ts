@@ -15,20 +15,13 @@ import {
   readRunConfig,
   valueAt,
 } from '@mage-rl/core';
-import {
-  type AdamWOptions,
-  countParams,
-  createOnnxLearner,
-  importHfModel,
-  type LoraOptions,
-  loadHfTokenizer,
-  type MemoryLimits,
-  type ModelConfig,
-  type OnnxLearner,
-  parseWordLevelTokenizer,
-  type TokenizerV1,
-} from '@mage-rl/learner';
-import { learnerMemoryOptions, loadMageTiny } from './mage-tiny';
+import { importHfModel, loadHfTokenizer } from '../hf';
+import { createOnnxLearner, type MemoryLimits, type OnnxLearner } from '../learner';
+import type { LoraOptions } from '../lora';
+import { countParams, type ModelConfig } from '../model';
+import type { AdamWOptions } from '../optim';
+import { parseWordLevelTokenizer, type TokenizerV1 } from '../tokenizer';
+import { learnerMemoryOptions, loadMageTiny } from './mage-tiny-dir';
 
 /** Hugging Face models above this many parameters train LoRA adapters unless told otherwise. */
 export const LORA_THRESHOLD_PARAMS = 20_000_000;

@@ -2,9 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runJson, useTempDir } from '../testing/cli.test-helper';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 

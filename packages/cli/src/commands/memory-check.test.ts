@@ -2,17 +2,19 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
-import { createMageTinyConfig, fromHfConfig, memoryLimitsOf } from '@mage-rl/learner';
-import { resolveTrainConfig } from '@mage-rl/recipes';
-import { afterAll, describe, expect, it } from 'vitest';
-import { runCaptured } from '../testing/cli.test-helper';
 import {
   checkRunMemory,
+  createMageTinyConfig,
   estimateRunMemory,
-  memoryLimitsOfConfig,
+  fromHfConfig,
+  memoryLimitsOf,
   modelConfigOf,
   SKIP_MEMORY_CHECK_ENV,
-} from './memory-check';
+} from '@mage-rl/learner';
+import { resolveTrainConfig } from '@mage-rl/recipes';
+import { memoryLimitsOfConfig } from '@mage-rl/trainer';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCaptured } from '../testing/cli.test-helper';
 
 const GB = 1e9;
 const GIB = 2 ** 30;

@@ -5,16 +5,11 @@
  */
 
 import { basename, resolve } from 'node:path';
-import {
-  createOpenAiServer,
-  createServeEngine,
-  type EngineLimits,
-  type OpenAiServer,
-  type OpenAiServerOptions,
-  type ServedModel,
-  type ServeLimits,
-} from '@mage-rl/serve';
-import { loadRunOrModel } from './policy-model';
+import { loadRunOrModel } from '@mage-rl/learner';
+import type { ServeLimits } from '../api/generation';
+import { createServeEngine, type EngineLimits } from '../engine/engine';
+import type { ServedModel } from '../engine/served-model';
+import { createOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from '../http/server';
 
 /** The served form of a run or model directory, named `name` (default: the directory's name). */
 export async function servedModelOf(source: string, name?: string): Promise<ServedModel> {

@@ -10,7 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, type EnvDefinitionV1, MageError, readJsonFile, valueAt } from '@mage-rl/core';
-import { addEnvDefinition, mergeConfig, resolveTrainConfig, type TrainConfigInput } from '@mage-rl/recipes';
+import { mergeConfig, resolveTrainConfig } from '../presets/resolve-config';
+import type { TrainConfigInput } from '../presets/schema';
+import { addEnvDefinition } from './registry';
 
 /** Export conditions, in the order Node's `import` tries them. */
 const CONDITIONS = ['node', 'import', 'default'];
@@ -19,8 +21,8 @@ const isPathLike = (spec: string): boolean =>
   spec.startsWith('.') || isAbsolute(spec) || spec.startsWith('file:');
 
 const fail = (spec: string, message: string, cause?: unknown): ConfigError =>
-  new ConfigError(`--env-package '${spec}': ${message}`, {
-    path: '--env-package',
+  new ConfigError(`\`env.package\` '${spec}': ${message}`, {
+    path: 'env.package',
     context: { package: spec },
     ...(cause === undefined ? {} : { cause }),
   });

@@ -1,7 +1,7 @@
 import { MageError, throwIfAborted } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
-import { reportError } from '../program/error-boundary';
-import { withInterrupt } from './learning-shared';
+import { reportError } from './error-boundary';
+import { withInterrupt } from './interrupt';
 
 /** Runs `withInterrupt` over work that receives `signal` midway and then checks its abort signal. */
 async function stoppedBy(signal: 'SIGINT' | 'SIGTERM'): Promise<unknown> {

@@ -1,21 +1,23 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CHECKPOINT_STATE_FORMAT, checkpointName, createRng } from '@mage-rl/core';
+import type { ExportModelResult } from '@mage-rl/learner';
 import {
+  createMageTiny,
   createOnnxLearner,
   defineModelConfig,
   exportHfModel,
   fillNormal,
   importHfModel,
   importPeftAdapter,
+  loadModel,
   type OnnxLearner,
+  saveMageTiny,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
-import type { ExportModelResult } from './export-model';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
-import { loadModel } from './policy-model';
 
 const tokenizer = buildMageTinyTokenizer(['board 1 2 3 <action>(1, 2)</action> pass bet fold call']);
 const rows = [

@@ -22,7 +22,15 @@ import {
   valueAt,
   withRunLock,
 } from '@mage-rl/core';
-import type { OnnxLearner } from '@mage-rl/learner';
+import {
+  checkRunMemory,
+  DEFAULT_LORA,
+  estimateRunMemory,
+  loadModel,
+  loraOf,
+  modelConfigOf,
+  type OnnxLearner,
+} from '@mage-rl/learner';
 import {
   envDefinition,
   METHODS,
@@ -37,10 +45,14 @@ import {
 } from '@mage-rl/recipes';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { checkRunMemory, estimateRunMemory, memoryLimitsOfConfig, modelConfigOf } from './memory-check';
-import { DEFAULT_LORA, loadModel, loraOf } from './policy-model';
-import { DEFAULT_CACHE_DIR, type PretrainProgress, pretrainMageTiny, warmStartDir } from './pretrain';
-import { assertWarmStartTeacher } from './warm-start-corpus';
+import {
+  DEFAULT_CACHE_DIR,
+  type PretrainProgress,
+  pretrainMageTiny,
+  warmStartDir,
+} from '../warm-start/pretrain';
+import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
+import { memoryLimitsOfConfig } from './memory-limits';
 
 export interface TrainPipelineOptions {
   readonly env: string;
@@ -57,6 +69,8 @@ export interface TrainPipelineOptions {
   readonly cacheDir?: string;
   /** User values over the preset (same shape as the config). */
   readonly overrides?: TrainConfigInput;
+  /** The config already resolved from the fields above (`trainConfigOf`), so it is resolved once. */
+  readonly config?: TrainConfig;
   readonly signal?: AbortSignal;
   readonly onEvent?: (event: TrainingEvent) => void;
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -236,7 +250,7 @@ function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string
  * is pretrained; a resumed run that is complete returns at once.
  */
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
-  const config = trainConfigOf(options);
+  const config = options.config ?? trainConfigOf(options);
   return withRunLock(options.runDir, async () => {
     if (options.resume) {
       await checkResumeConfig(options.runDir, { extra: runRecordOf(config, plannedWarmStart(options)) });

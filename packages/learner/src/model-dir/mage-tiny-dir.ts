@@ -8,34 +8,31 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   CheckpointError,
-  type EnvDefinitionV1,
   type JsonObject,
   pathExists,
   readJsonChecked,
   writeFileAtomic,
   writeJsonAtomic,
 } from '@mage-rl/core';
+import { z } from 'zod';
+import { checkCheckpointTensors, loadCheckpoint } from '../checkpoint';
+import { createOnnxLearner, type MemoryLimits, type OnnxLearner } from '../learner';
+import type { LoraOptions } from '../lora';
 import {
-  type AdamWOptions,
-  checkCheckpointTensors,
   createMageTinyConfig,
-  createOnnxLearner,
-  createWordLevelTokenizer,
   defineModelConfig,
-  type LoraOptions,
-  loadCheckpoint,
-  type MemoryLimits,
   type ModelConfig,
   type ModelConfigInput,
-  type OnnxLearner,
   paramSpecs,
+} from '../model';
+import type { AdamWOptions } from '../optim';
+import {
+  createWordLevelTokenizer,
   parseWordLevelTokenizer,
   type WordLevelTokenizer,
   wordLevelPieces,
   wordLevelTokenizerFiles,
-} from '@mage-rl/learner';
-import { compactBaseVocabulary } from '@mage-rl/recipes';
-import { z } from 'zod';
+} from '../tokenizer';
 
 export const MAGE_TINY_FORMAT = 'mage-rl/mage-tiny@1';
 
@@ -47,16 +44,11 @@ export interface MageTinyManifest {
 }
 
 /**
- * The tokenizer over the compact grammar plus every piece of `texts` (warm-start prompts and responses).
- * `envs`: env definitions from packages whose words (and opponent ids) join the first-party ones.
+ * A word-level tokenizer holding every piece of `texts` (for mage-tiny: the compact grammar's words, the
+ * warm-start prompts and responses). The vocabulary is sorted, so the order of `texts` does not matter.
  */
-export function buildMageTinyTokenizer(
-  texts: Iterable<string>,
-  options: { readonly envs?: readonly EnvDefinitionV1[] } = {},
-): WordLevelTokenizer {
+export function wordLevelTokenizerOf(texts: Iterable<string>): WordLevelTokenizer {
   const pieces = new Set<string>();
-  for (const word of compactBaseVocabulary(options.envs))
-    for (const p of wordLevelPieces(word)) pieces.add(p);
   for (const text of texts) for (const p of wordLevelPieces(text)) pieces.add(p);
   pieces.delete('\n'); // the tokenizer has its own newline token
   return createWordLevelTokenizer({ vocab: [...pieces].sort() });

@@ -1,16 +1,17 @@
 import { join } from 'node:path';
 import { MageError } from '@mage-rl/core';
-import { exportHfModel, wordLevelTokenizerFiles } from '@mage-rl/learner';
+import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { useTempDir } from '../testing/cli.test-helper';
-import { buildMageTinyTokenizer, createMageTiny, saveMageTiny } from './mage-tiny';
-import { loadModel, modelKindOf } from './policy-model';
+import { exportHfModel } from '../hf';
+import { wordLevelTokenizerFiles } from '../tokenizer';
+import { loadModel, modelKindOf } from './load-model';
+import { createMageTiny, saveMageTiny, wordLevelTokenizerOf } from './mage-tiny-dir';
 
 describe('loadModel: mage-tiny and Hugging Face directories', () => {
   const tmp = useTempDir('mage-model-');
 
   it('loads the same weights from a mage-tiny directory and from its Hugging Face export', async () => {
-    const tokenizer = buildMageTinyTokenizer(['board 1 2 3 <action>(1, 2)</action>']);
+    const tokenizer = wordLevelTokenizerOf(['board 1 2 3 <action>(1, 2)</action>']);
     const original = await createMageTiny(tokenizer, { seed: 3, runner: 'local' });
     const tinyDir = join(tmp.path, 'tiny');
     const hfDir = join(tmp.path, 'hf');

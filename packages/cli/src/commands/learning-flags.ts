@@ -1,0 +1,60 @@
+/** The flags the learning commands (`pretrain`, `train`, `eval`, `experiment`) share: env, env package, seed. */
+
+import { ConfigError } from '@mage-rl/core';
+import { envRegistry, type TrainConfigInput } from '@mage-rl/recipes';
+import type { Command } from 'commander';
+
+/** Help of `--env`: the ids of the env registry. */
+export function envFlagHelp(): string {
+  return `${envRegistry().ids.join(' | ')}, or the env of --env-package`;
+}
+
+/** Help of `--env-package`. */
+export const ENV_PACKAGE_HELP =
+  'add the env of a package: an npm name (resolved from the working directory) or a path, exporting an EnvDefinitionV1 as `envDefinition` or default';
+
+/** Help of `--env-url`. */
+export const ENV_URL_HELP =
+  "play the env on a server (sets env.options.url): an AgentGym server for alfworld / webshop, or 'mage env-serve <env>' for the others";
+
+/** `--env-url <url>` as a config override (`env.options.url`); nothing without it. */
+export function envUrlOverride(url: string | undefined): TrainConfigInput {
+  return url === undefined ? {} : { env: { options: { url } } };
+}
+
+/** `--env <id>` (default `tictactoe`) and `--env-package`, for commands that play one env. */
+export function addEnvFlags(command: Command): Command {
+  return command
+    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env-package <name-or-path>', ENV_PACKAGE_HELP);
+}
+
+/**
+ * The env id a learning command uses: `--env` when typed, else the env of the env package, else the
+ * default of `--env`.
+ */
+export function envFlag(command: Command, env: string, packageEnv: string | undefined): string {
+  const typed = command.getOptionValueSource('env') !== 'default';
+  return typed || packageEnv === undefined ? env : packageEnv;
+}
+
+/** The words the command line was called with after `mage`, quoted where they hold spaces. */
+export const commandWords = (command: Command): string[] =>
+  ((command.parent as { readonly rawArgs?: readonly string[] } | null)?.rawArgs ?? []).map((word) =>
+    /\s/.test(word) ? `'${word}'` : word,
+  );
+
+/** A comma-separated list flag: trimmed, empty entries dropped. */
+export const commaList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** `--seed`: a non-negative integer, or a `ConfigError`. */
+export function seedOf(value: string): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new ConfigError(`--seed must be a non-negative integer, got '${value}'.`, { path: '--seed' });
+  return n;
+}

@@ -1,0 +1,62 @@
+/**
+ * A policy from a spec: `teacher`, a run directory (its latest checkpoint), a model directory (mage-tiny or
+ * a Hugging Face checkpoint), or the URL of an OpenAI-compatible server (with the served model's name).
+ */
+
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigError, type PolicyV1 } from '@mage-rl/core';
+import { loadRunOrModel } from '@mage-rl/learner';
+import { createEnvById, createTeacher } from '@mage-rl/recipes';
+import { createRemotePolicy } from '@mage-rl/serve';
+
+export interface LoadPolicyOptions {
+  /** `teacher`, a run or model directory, or a server URL (`http://host:port/v1`). */
+  readonly policy: string;
+  /** The env the teacher plays (and its options). */
+  readonly env: string;
+  readonly envOptions?: Readonly<Record<string, unknown>>;
+  readonly style?: 'verbose' | 'compact';
+  /** With a server URL: the served model (or adapter) name. */
+  readonly model?: string;
+  /** With a server URL: its API key. */
+  readonly apiKey?: string;
+}
+
+export interface LoadedPolicy {
+  readonly policy: PolicyV1;
+  /** Frees the model (a no-op for the teacher and a server). */
+  readonly dispose: () => Promise<void>;
+}
+
+/** The policy `options.policy` names. Errors name the option (`policy`, `model`) in their `path`. */
+export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPolicy> {
+  const spec = options.policy;
+  if (/^https?:\/\//.test(spec)) {
+    if (!options.model)
+      throw new ConfigError('`policy` with a server URL needs `model` <served model name>.', {
+        path: 'model',
+      });
+    const policy = createRemotePolicy({
+      baseURL: spec,
+      model: options.model,
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    });
+    return { policy, dispose: async () => {} };
+  }
+  if (spec === 'teacher') {
+    const env = createEnvById(options.env, options.envOptions ?? {});
+    const policy = createTeacher(env, options.style ? { style: options.style } : {});
+    return { policy, dispose: async () => {} };
+  }
+  const dir = resolve(spec);
+  const info = await stat(dir).catch(() => null);
+  if (info === null || !info.isDirectory()) {
+    throw new ConfigError(
+      `\`policy\` '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); \`policy\` takes 'teacher', a server URL (with \`model\`), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
+      { path: 'policy', context: { dir } },
+    );
+  }
+  const { learner } = await loadRunOrModel(dir);
+  return { policy: learner.policy, dispose: () => learner.dispose() };
+}
