@@ -3,6 +3,11 @@
 
 export { evalPlayOptions } from './evaluate/eval-play';
 export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy } from './evaluate/load-policy';
+export {
+  type EvaluateWithMemoryOptions,
+  evaluateWithMemory,
+  type MemoryEvaluationV1,
+} from './evaluate/memory-benefit';
 export { playAgentOf } from './evaluate/play-agent';
 export {
   checkExperiment,
@@ -33,6 +38,7 @@ export {
   type ExperimentRowV1,
   experimentResults,
   type SummaryAggregateV1,
+  signed,
   suiteTable,
   writeExperimentReport,
 } from './report/experiment-report';

@@ -1,25 +1,16 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
+import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
 import {
-  type MeanIntervalV1,
-  type MetaEpisodeMetricsV1,
-  type PairedPassBenefitV1,
-  pairedPassBenefit,
-} from '@mage-rl/core';
-import {
-  createEnvById,
-  createMemoryOfKind,
   envDefinition,
-  evaluateMethod,
   MEMORY_KINDS,
   METHOD_IDS,
   METHODS,
   type MemoryKind,
-  memoryLayoutOf,
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
-import { evalPlayOptions, loadPolicy } from '@mage-rl/trainer';
+import { evaluateWithMemory, loadPolicy, signed } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -111,25 +102,20 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
   try {
-    // Both runs play the same tasks (same seed, opponents, episodes), so their difference is paired.
-    const run = (kind: MemoryKind) =>
-      evaluateMethod({
-        env: createEnvById(env, { ...config.env.options, ...config.eval.envOptions }),
-        policy,
-        method,
-        opponents,
-        episodes,
-        attempts,
-        memory: createMemoryOfKind(kind, memoryLayoutOf(config)),
-        ...evalPlayOptions(config),
-        seed,
-      });
-    const result = await run(memory);
-    const baseline = memory !== 'none' && opts.memoryBaseline ? await run('none') : undefined;
+    const { result, withoutMemory } = await evaluateWithMemory({
+      config,
+      policy,
+      method,
+      memory,
+      opponents,
+      episodes,
+      attempts,
+      seed,
+      baseline: opts.memoryBaseline,
+    });
     const m = result.metrics;
-    const benefit = baseline
-      ? pairedPassBenefit(result.batch.slots, baseline.batch.slots, attempts)
-      : undefined;
+    const baseline = withoutMemory?.result;
+    const benefit = withoutMemory?.benefit;
     if (opts.json) {
       printJson(io, {
         env,
@@ -166,12 +152,10 @@ function benefitLine(
   withMemory: MetaEpisodeMetricsV1,
   without: MetaEpisodeMetricsV1,
 ): string {
-  const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
-  const interval = (m: MeanIntervalV1) => `${pts(m.mean)} [${pts(m.low)}, ${pts(m.high)}]`;
   const invalid = withMemory.overall.invalidActionRate.rate - without.overall.invalidActionRate.rate;
   return (
     `memory benefit (${memory} − none), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
-    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${interval(m)}`).join(', ')}; invalid moves ${pts(invalid)}`
+    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}`
   );
 }
 

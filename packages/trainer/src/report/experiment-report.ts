@@ -253,8 +253,8 @@ export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
   ];
 }
 
-/** A difference in points (or return units): signed, with its interval over seeds when there are several. */
-function signed(m: MeanIntervalV1, scale = 100, digits = 1): string {
+/** A difference in points (or return units): signed, with its interval when there are several values. */
+export function signed(m: MeanIntervalV1, scale = 100, digits = 1): string {
   const f = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(scale * x).toFixed(digits)}`;
   return m.n > 1 ? `${f(m.mean)} [${f(m.low)}, ${f(m.high)}]` : f(m.mean);
 }
