@@ -65,6 +65,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       noise: 0.1,
       mistakes: 0,
       adaptive: 0,
+      earlyStop: true,
     },
   },
   /** mage-tiny (~0.75 M parameters, compact transcripts) on 2 CPU cores: the README main job in ~14 min. */
@@ -89,6 +90,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       noise: 0.1,
       mistakes: 0.1,
       adaptive: 0,
+      earlyStop: true,
     },
   },
   /** Tiny: seconds per run. */
@@ -113,6 +115,7 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       noise: 0.1,
       mistakes: 0.1,
       adaptive: 0,
+      earlyStop: true,
     },
   },
 };

@@ -183,6 +183,11 @@ export const trainConfigSchema = z.strictObject({
      * belief over the population); the rest are note-blind. 0: every teacher note-blind.
      */
     adaptive: fraction,
+    /**
+     * Whether a corpus meta-episode stops at its first success, as in training. False plays every attempt,
+     * so attempts after a note are in the corpus whatever attempt 1 did.
+     */
+    earlyStop: z.boolean(),
   }),
   /** What one run may use of the machine's memory. */
   memory: z.strictObject({

@@ -25,8 +25,9 @@ describe('warmStartKey', () => {
       warmStartKey({ ...base, warmStart: { mistakes: 0 } }),
       warmStartKey({ ...base, warmStart: { epochs: 1 } }),
       warmStartKey({ ...base, warmStart: { adaptive: 0.5 } }),
+      warmStartKey({ ...base, warmStart: { earlyStop: false } }),
       warmStartKey({ ...base, envOptions: { size: 4 } }),
     ]);
-    expect(keys.size).toBe(8);
+    expect(keys.size).toBe(9);
   });
 });

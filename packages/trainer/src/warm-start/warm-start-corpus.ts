@@ -108,6 +108,7 @@ export async function teacherCorpus(
         context: c.rollout.context,
         style: c.rollout.style,
         seats: c.rollout.seats,
+        earlyStop: ws.earlyStop,
         seed: `${options.seed}/warm-start/${env}/${tag}`,
         teacherOptions: { noise: ws.noise, mistakes: ws.mistakes, adaptive: ws.adaptive },
         ...(options.signal ? { signal: options.signal } : {}),
