@@ -1,9 +1,16 @@
 /**
  * An evaluation with a memory and, on the same tasks, with none: what the memory is worth to the policy,
- * paired over the meta-episodes (core's `pairedPassBenefit`).
+ * paired over the meta-episodes (core's `pairedPassBenefit`). Optionally a third run shows each
+ * meta-episode another one's notes: what the notes' content, rather than their presence, is worth.
  */
 
-import { type PairedPassBenefitV1, type PolicyV1, pairedPassBenefit } from '@mage-rl/core';
+import {
+  ConfigError,
+  type MemoryV1,
+  type PairedPassBenefitV1,
+  type PolicyV1,
+  pairedPassBenefit,
+} from '@mage-rl/core';
 import {
   createEnvById,
   createMemoryOfKind,
@@ -13,7 +20,9 @@ import {
   memoryLayoutOf,
   type TrainConfig,
 } from '@mage-rl/recipes';
+import { withForeignNotes } from '@mage-rl/reflection';
 import { evalPlayOptions } from './eval-play';
+import { foreignNoteDonors } from './foreign-notes';
 
 export interface EvaluateWithMemoryOptions {
   /** Env, its options, prompt layout and evaluation sampling. */
@@ -28,18 +37,35 @@ export interface EvaluateWithMemoryOptions {
   readonly seed: number;
   /** Also play the same tasks with no memory (when `memory` is not `none`). Default true. */
   readonly baseline?: boolean;
+  /**
+   * Also play the same tasks with every earlier attempt showing the note another meta-episode wrote
+   * (`foreignNoteDonors`). Needs a memory that shows notes. Default false.
+   */
+  readonly foreignNotes?: boolean;
 }
 
 export interface MemoryEvaluationV1 {
   readonly result: MethodEvaluationV1;
   /** The same tasks with no memory, and the paired difference; absent without a baseline. */
   readonly withoutMemory?: { readonly result: MethodEvaluationV1; readonly benefit: PairedPassBenefitV1 };
+  /** The same tasks with foreign notes, and own notes minus foreign ones; absent unless asked. */
+  readonly foreignNotes?: { readonly result: MethodEvaluationV1; readonly benefit: PairedPassBenefitV1 };
 }
+
+/** Memories whose prompts show the notes of earlier attempts. */
+const NOTE_MEMORIES: readonly MemoryKind[] = ['reflection', 'reflection+history'];
 
 export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Promise<MemoryEvaluationV1> {
   const { config } = options;
-  // Both runs play the same tasks (same seed, opponents, episodes), so their difference is paired.
-  const run = (kind: MemoryKind) =>
+  if (options.foreignNotes && !NOTE_MEMORIES.includes(options.memory)) {
+    throw new ConfigError(
+      `Foreign notes replace the notes of earlier attempts, which memory '${options.memory}' does not show; use ${NOTE_MEMORIES.join(' or ')}.`,
+      { path: 'memory', context: { memory: options.memory } },
+    );
+  }
+  const layout = memoryLayoutOf(config);
+  // Every run plays the same tasks (same seed, opponents, episodes), so their differences are paired.
+  const run = (memory: MemoryV1) =>
     evaluateMethod({
       env: createEnvById(config.env.id, { ...config.env.options, ...config.eval.envOptions }),
       policy: options.policy,
@@ -47,18 +73,26 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
       opponents: options.opponents,
       episodes: options.episodes,
       attempts: options.attempts,
-      memory: createMemoryOfKind(kind, memoryLayoutOf(config)),
+      memory,
       ...evalPlayOptions(config),
       seed: options.seed,
     });
-  const result = await run(options.memory);
-  if (options.memory === 'none' || options.baseline === false) return { result };
-  const without = await run('none');
+  const paired = (other: MethodEvaluationV1) => ({
+    result: other,
+    benefit: pairedPassBenefit(result.batch.slots, other.batch.slots, options.attempts),
+  });
+  const result = await run(createMemoryOfKind(options.memory, layout));
+  const foreign = options.foreignNotes
+    ? paired(
+        await run(
+          withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(result.batch)),
+        ),
+      )
+    : undefined;
+  const baseline = options.memory !== 'none' && options.baseline !== false;
   return {
     result,
-    withoutMemory: {
-      result: without,
-      benefit: pairedPassBenefit(result.batch.slots, without.batch.slots, options.attempts),
-    },
+    ...(baseline ? { withoutMemory: paired(await run(createMemoryOfKind('none', layout))) } : {}),
+    ...(foreign ? { foreignNotes: foreign } : {}),
   };
 }
