@@ -38,7 +38,7 @@ export function envServeCommand(program: Command, io: Io): void {
     .description(
       'serve an env over HTTP (WebShop dialect) for runs elsewhere: mage train --env <env> --env-url <url>',
     )
-    .argument('<env>', envFlagHelp())
+    .argument('<env>', envFlagHelp('in-process'))
     .option('--port <n>', 'port (0: any free port, printed)', '36005')
     .option(
       '--host <address>',
