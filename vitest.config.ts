@@ -16,6 +16,7 @@ export default defineConfig({
       'examples/*/src/**/*.test.ts',
       'examples/*/test/**/*.test.ts',
       'integration/src/**/*.test.ts',
+      'scripts/**/*.test.mjs',
     ],
     testTimeout: 30_000,
     hookTimeout: 60_000,

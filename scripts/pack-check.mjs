@@ -5,7 +5,11 @@
 // profile) on it, then installs all tarballs in an empty project with npm 10, with npm 11 and with pnpm,
 // type-checks a consumer with `tsc` (moduleResolution nodenext and bundler), imports every entry point,
 // samples from a tiny learner (onnxruntime-node's bundled CPU binaries) and runs the `mage` CLI from each
-// install. A 20-line script trains and evaluates mage-tiny through `@mage-rl/trainer` alone (no CLI).
+// install. Every npm project has `engine-strict=true` and fails on any `EBADENGINE`. The light packages
+// (recipes and what it imports) are installed on their own and a consumer is type-checked with the tsconfig
+// the README documents, with no error anywhere. `examples/quickstart` is copied out of the repository,
+// installed with the line `pnpm pack-all trainer` prints, type-checked and run: it trains and evaluates
+// mage-tiny through `@mage-rl/trainer` alone (no CLI) and prints its report path.
 // Last, `examples/custom-env` is copied out of the repository and installed (its `@mage-rl/*`
 // ranges served by the tarballs), built, tested and smoked on its own, and the installed `mage` evaluates
 // it through `--env-package`.
@@ -13,7 +17,7 @@
 // Needs a build first (`pnpm build`). Uses the npm registry for third-party dependencies (cached in
 // ~/.npm; `--prefer-offline` skips revalidation) and `ONNXRUNTIME_NODE_INSTALL=skip`.
 // Usage: pnpm pack-check [--npm 10,11] [--no-pnpm] [--no-example] [--keep]
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -25,8 +29,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { installArgs, packPackages, pnpmCommand, publishedPackages } from './pack-all.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -52,10 +57,12 @@ const ENTRIES = [
   ['@mage-rl/envs/sokoban', 'createSokoban'],
   ['@mage-rl/opponents', 'KUHN_ARCHETYPES'],
   ['@mage-rl/reflection', 'createMemory'],
+  ['@mage-rl/env-remote', 'createServedEnv'],
   ['@mage-rl/gigpo', 'computeAdvantages'],
   ['@mage-rl/learner', 'CHECKPOINT_FORMAT'],
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
   ['@mage-rl/dashboard', 'startDashboard'],
+  ['@mage-rl/serve', 'createRemotePolicy'],
   ['@mage-rl/trainer', 'trainPipeline'],
   ['@mage-rl/cli', 'runCli'],
 ];
@@ -110,23 +117,6 @@ async function must(what, cmd, args, options) {
 }
 
 const tail = (text, n = 30) => text.trimEnd().split('\n').slice(-n).join('\n');
-
-function pnpmCommand() {
-  const have = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
-  return have.status === 0 && `pnpm@${have.stdout.trim()}` === rootManifest.packageManager
-    ? ['pnpm']
-    : ['npx', '--yes', rootManifest.packageManager];
-}
-
-function packages() {
-  return readdirSync(join(root, 'packages'))
-    .filter((d) => existsSync(join(root, 'packages', d, 'package.json')))
-    .map((d) => {
-      const dir = join(root, 'packages', d);
-      return { dir, folder: d, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) };
-    })
-    .filter((p) => !p.manifest.private);
-}
 
 /** `exports` without the source condition, which is what `publishConfig.exports` must say. */
 function withoutSourceCondition(value) {
@@ -193,24 +183,21 @@ async function checkTarball(tarball) {
 
 async function packAll(pkgs, dest) {
   const t = Date.now();
-  const pnpm = pnpmCommand();
-  const tarballs = [];
   for (const pkg of pkgs) {
     const problems = checkSources(pkg);
     if (problems.length > 0) {
       fail(`${pkg.manifest.name}: package.json / files`, problems.map((p) => `  - ${p}`).join('\n'));
     }
-    const r = await run(pnpm[0], [...pnpm.slice(1), 'pack', '--pack-destination', dest], { cwd: pkg.dir });
-    const file = `${pkg.manifest.name.replace('@', '').replace('/', '-')}-${pkg.manifest.version}.tgz`;
-    const tarball = existsSync(join(dest, file)) ? join(dest, file) : undefined;
-    if (r.status !== 0 || !tarball) {
-      fail(`${pkg.manifest.name}: pnpm pack`, tail(r.out));
+  }
+  const tarballs = [];
+  for (const { name, tarball, out } of await packPackages(pkgs, dest, run)) {
+    if (!tarball) {
+      fail(`${name}: pnpm pack`, tail(out));
       continue;
     }
     const { problems: inTarball, files } = await checkTarball(tarball);
-    if (inTarball.length > 0)
-      fail(`${pkg.manifest.name}: tarball`, inTarball.map((p) => `  - ${p}`).join('\n'));
-    tarballs.push({ name: pkg.manifest.name, tarball, files });
+    if (inTarball.length > 0) fail(`${name}: tarball`, inTarball.map((p) => `  - ${p}`).join('\n'));
+    tarballs.push({ name, tarball, files });
   }
   log(
     `packed ${tarballs.length} packages (${tarballs.map((t) => `${t.name} ${t.files} files`).join(', ')}) (${seconds(t)})`,
@@ -316,7 +303,28 @@ async function typeCheck(what, tsc, resolution, dir) {
   log(`${what}: ok (${seconds(t)}${thirdParty})`);
 }
 
-const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'];
+// `warn`, not `error`: an `EBADENGINE` warning must be seen (and fails the check, as with engine-strict).
+const npmArgs = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn'];
+
+/** An npm project as a strict user has it: `engine-strict=true`, so a dependency's engines must agree. */
+function strictNpmProject(dir) {
+  writeFileSync(join(dir, '.npmrc'), 'engine-strict=true\n');
+}
+
+/** Fails `what` when npm's output mentions an engine mismatch (engine-strict already fails the install). */
+function checkEngines(what, result) {
+  const lines = result.out.split('\n').filter((line) => /EBADENGINE|notsup/i.test(line));
+  if (lines.length > 0) fail(`${what}: engines disagree with Node >= 20.19 (EBADENGINE)`, lines.join('\n'));
+}
+
+/** `npm@<major> install <args>` in `dir` with engine-strict, checked for `EBADENGINE`. */
+async function npmInstall(what, major, dir, args) {
+  strictNpmProject(dir);
+  const npm = ['npx', '--yes', `npm@${major}`];
+  const r = await must(what, npm[0], [...npm.slice(1), ...npmArgs, ...args], { cwd: dir });
+  checkEngines(what, r);
+  return r;
+}
 
 /** Installs all tarballs with `npm@<major>` (or the pinned pnpm) into an empty consumer project. */
 async function installConsumer(manager, tarballs, work, { typecheck }) {
@@ -339,6 +347,7 @@ async function installConsumer(manager, tarballs, work, { typecheck }) {
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest));
   writeConsumer(dir);
+  if (manager !== 'pnpm') strictNpmProject(dir);
   const version = (await run(base[0], [...base.slice(1), '--version'], { cwd: dir })).out
     .trim()
     .split('\n')
@@ -352,6 +361,7 @@ async function installConsumer(manager, tarballs, work, { typecheck }) {
       cwd: dir,
     },
   );
+  if (manager !== 'pnpm') checkEngines(`${label}: install`, install);
   return install.status === 0 ? { dir, label } : undefined;
 }
 
@@ -382,59 +392,124 @@ async function checkConsumer(manager, tarballs, work, { typecheck }) {
 }
 
 /**
- * The trainer's documented API from an install without the CLI: a 20-line script warm-starts mage-tiny,
- * trains it on Tic-Tac-Toe with the smoke preset and evaluates the trained run.
+ * The tsconfig the root README documents for a project that uses the packages from TypeScript: a module
+ * resolution that reads `exports` (`nodenext`; `bundler` also works, `node10` does not), and Node's types.
  */
-const TRAINER_SCRIPT = `import { createTrainer } from '@mage-rl/trainer';
+export const DOCUMENTED_TSCONFIG = {
+  compilerOptions: {
+    module: 'nodenext',
+    moduleResolution: 'nodenext',
+    target: 'es2022',
+    lib: ['es2023'],
+    types: ['node'],
+    strict: true,
+    noEmit: true,
+  },
+};
 
-const trainer = createTrainer({
-  env: 'tictactoe',
-  method: 'mage',
-  preset: 'smoke',
-  seed: 1,
-  runDir: 'runs/ttt',
-  cacheDir: '.mage-cache',
-});
-const run = await trainer.train();
-if (run.result.iterations !== trainer.config.train.iterations) throw new Error('the run did not finish');
-const { metrics } = await trainer.evaluate({ policy: run.runDir, opponents: ['random'], episodes: 2 });
-const perAttempt = metrics.overall.perAttempt;
-if (perAttempt.length !== 3 || metrics.overall.metaEpisodes !== 2) throw new Error('unexpected evaluation');
-console.log(
-  \`trained \${run.result.iterations} iterations; pass@k vs random: \${perAttempt.map((a) => a.passAtK.rate).join(' ')}\`,
+/** The light packages: recipes and what it imports, with their entry points. */
+const LIGHT_ENTRIES = ENTRIES.filter(([spec]) =>
+  ['core', 'envs', 'env-remote', 'opponents', 'reflection', 'gigpo', 'recipes'].includes(
+    spec.split('/')[1] ?? '',
+  ),
 );
-`;
 
-async function checkTrainerScript(major, tarballs, work) {
-  const dir = join(work, 'trainer-script');
+/**
+ * The light packages on their own, with npm and engine-strict: installed with the line `pnpm pack-all
+ * recipes` prints (no model runtime comes along), and a consumer type-checked with the documented tsconfig
+ * and `skipLibCheck: false`, without a single error (theirs or a dependency's).
+ */
+async function checkLightConsumer(major, tarballs, work) {
+  const dir = join(work, 'light');
   mkdirSync(dir);
-  const withoutCli = tarballs.filter((t) => t.name !== '@mage-rl/cli');
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({ name: 'trainer-script', private: true, type: 'module' }),
-  );
-  writeFileSync(join(dir, 'train.mjs'), TRAINER_SCRIPT);
-  const npm = ['npx', '--yes', `npm@${major}`];
-  const install = await must(
-    `trainer script (npm ${major}, no @mage-rl/cli): install ${withoutCli.length} tarballs`,
-    npm[0],
-    [...npm.slice(1), ...npmArgs, ...withoutCli.map((t) => t.tarball)],
-    { cwd: dir },
-  );
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'light', private: true, type: 'module' }));
+  const { tarballs: line } = installArgs(['recipes'], tarballDir(tarballs));
+  const dev = ['typescript', '@types/node'].map((d) => `${d}@${rootManifest.devDependencies[d]}`);
+  const what = `light packages (npm ${major}, engine-strict): install ${line.length} tarballs`;
+  const install = await npmInstall(what, major, dir, [...line, ...dev]);
   if (install.status !== 0) return;
-  if (existsSync(join(dir, 'node_modules', '@mage-rl', 'cli')))
-    fail(
-      'the trainer script installs @mage-rl/cli',
-      readdirSync(join(dir, 'node_modules', '@mage-rl')).join(', '),
-    );
-  await must(
-    `trainer script (npm ${major}): train and evaluate mage-tiny on Tic-Tac-Toe (smoke)`,
-    'node',
-    ['train.mjs'],
+  if (existsSync(join(dir, 'node_modules', 'onnxruntime-node')))
+    fail('the light packages install onnxruntime-node', readdirSync(join(dir, 'node_modules')).join(', '));
+  const imports = LIGHT_ENTRIES.map(([spec, name], i) => `import { ${name} as e${i} } from '${spec}';`);
+  writeFileSync(
+    join(dir, 'consumer.ts'),
+    [
+      ...imports,
+      `export const all = [${LIGHT_ENTRIES.map((_, i) => `e${i}`).join(', ')}];`,
+      `if (all.some((e) => e === undefined)) throw new Error('an entry point lacks its export');`,
+      '',
+    ].join('\n'),
+  );
+  const tsconfig = {
+    compilerOptions: {
+      ...DOCUMENTED_TSCONFIG.compilerOptions,
+      skipLibCheck: false,
+      noEmit: false,
+      outDir: 'out',
+    },
+    files: ['consumer.ts'],
+  };
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+  const tsc = join(dir, 'node_modules', '.bin', 'tsc');
+  const checked = await must(
+    `light packages: tsc with the documented tsconfig (no errors at all)`,
+    tsc,
+    ['-p', '.'],
     {
       cwd: dir,
     },
   );
+  if (checked.status === 0)
+    await must('light packages: run the compiled consumer', 'node', ['out/consumer.js'], { cwd: dir });
+}
+
+/** The folder the tarballs were packed into. */
+const tarballDir = (tarballs) => join(tarballs[0]?.tarball ?? '.', '..');
+
+/**
+ * `examples/quickstart` copied out of the repository and installed the documented way: `npm install` with
+ * the tarballs `pnpm pack-all trainer` names (no CLI). It type-checks and runs its smoke preset: warm start,
+ * training and evaluation through `@mage-rl/trainer`, printing the report path, which must exist.
+ */
+async function checkQuickstart(major, tarballs, work) {
+  const dir = join(work, 'quickstart');
+  const source = join(root, 'examples', 'quickstart');
+  for (const entry of readdirSync(source)) {
+    if (!['node_modules', 'runs', '.mage-cache', '.turbo'].includes(entry))
+      cpSync(join(source, entry), join(dir, entry), { recursive: true });
+  }
+  const { tarballs: line } = installArgs(['trainer'], tarballDir(tarballs));
+  const install = await npmInstall(
+    `examples/quickstart (npm ${major}, engine-strict): npm install ${line.length} tarballs (pnpm pack-all trainer)`,
+    major,
+    dir,
+    line,
+  );
+  if (install.status !== 0) return;
+  if (existsSync(join(dir, 'node_modules', '@mage-rl', 'cli')))
+    fail(
+      'examples/quickstart installs @mage-rl/cli',
+      readdirSync(join(dir, 'node_modules', '@mage-rl')).join(', '),
+    );
+  const npm = ['npx', '--yes', `npm@${major}`];
+  await must(
+    `examples/quickstart (npm ${major}): npm run typecheck`,
+    npm[0],
+    [...npm.slice(1), 'run', 'typecheck'],
+    {
+      cwd: dir,
+    },
+  );
+  const smoke = await must(
+    `examples/quickstart (npm ${major}): npm run smoke (train, report, evaluate)`,
+    npm[0],
+    [...npm.slice(1), 'run', 'smoke'],
+    { cwd: dir },
+  );
+  if (smoke.status !== 0) return;
+  const report = /report: (\S+)/.exec(smoke.out)?.[1];
+  if (!report || !existsSync(resolve(dir, report)))
+    fail('examples/quickstart printed no report path that exists', tail(smoke.out));
 }
 
 /** `examples/custom-env` outside the repository: its `@mage-rl/*` ranges come from the tarballs. */
@@ -458,11 +533,11 @@ async function checkExample(major, tarballs, work) {
   }
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2));
   const npm = ['npx', '--yes', `npm@${major}`];
-  const install = await must(
-    `examples/custom-env (npm ${major}): install`,
-    npm[0],
-    [...npm.slice(1), ...npmArgs],
-    { cwd: dir },
+  const install = await npmInstall(
+    `examples/custom-env (npm ${major}, engine-strict): install`,
+    major,
+    dir,
+    [],
   );
   if (install.status !== 0) return;
   const installed = readdirSync(join(dir, 'node_modules', '@mage-rl'));
@@ -500,7 +575,7 @@ async function checkEnvPackage(mage, example) {
   }
 }
 
-const pkgs = packages();
+const pkgs = publishedPackages();
 const unbuilt = pkgs.filter((p) => !existsSync(join(p.dir, 'dist'))).map((p) => p.manifest.name);
 if (unbuilt.length > 0) {
   process.stdout.write(`pack-check: ${unbuilt.join(', ')} not built (no dist/); run 'pnpm build' first.\n`);
@@ -526,7 +601,10 @@ try {
         return mage;
       })(),
       flags.example ? checkExample(npmMajors[0], tarballs, work) : undefined,
-      checkTrainerScript(npmMajors[0], tarballs, work),
+      (async () => {
+        await checkLightConsumer(npmMajors[0], tarballs, work);
+        if (flags.example) await checkQuickstart(npmMajors[0], tarballs, work);
+      })(),
     ]);
     if (mage && example) await checkEnvPackage(mage, example);
   }

@@ -1,5 +1,5 @@
 // Train mage-tiny with MAGE on Tic-Tac-Toe, then evaluate it for 3 attempts against an opponent it never
-// trained against. Usage: `pnpm --filter @mage-rl/example-quickstart start` (laptop preset) or `smoke`.
+// trained against. Usage: `npm run start` (laptop preset) or `npm run smoke` (see README.md).
 import { createTrainer } from '@mage-rl/trainer';
 
 const preset = process.argv[2] === 'laptop' ? 'laptop' : 'smoke';

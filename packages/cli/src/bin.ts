@@ -7,4 +7,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(0);
 });
 
-process.exitCode = await runCli(process.argv.slice(2));
+const code = await runCli(process.argv.slice(2));
+// A failed command exits now: whatever it had started (a server's timers, a model's worker thread) must not
+// keep the process alive after its message. A successful one ends when its work does.
+if (code !== 0) process.exit(code);

@@ -78,6 +78,7 @@ export {
   type TrainOptions,
 } from './trainer/trainer';
 export {
+  cachedWarmStart,
   DEFAULT_CACHE_DIR,
   type PretrainEnvResult,
   type PretrainOptions,

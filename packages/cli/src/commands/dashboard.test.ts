@@ -32,6 +32,18 @@ describe('mage dashboard', () => {
     expect(c.out()).toMatch(/Stopped by SIGTERM/);
   });
 
+  it('--json prints the address and the runs it follows', async () => {
+    const c = capture();
+    const done = runCli(['dashboard', '/no/such/run', '--port', '0', '--json'], c.io);
+    await waitFor(c.out, /\}\n$/);
+    const printed = JSON.parse(c.out()) as { url: string; runs: string[] };
+    expect(printed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(printed.runs).toEqual(['/no/such/run']);
+    expect((await fetch(new URL('/api/runs', printed.url))).status).toBe(200);
+    process.emit('SIGTERM');
+    expect(await done).toBe(0);
+  });
+
   it('refuses a bad --port and a port in use as user errors naming --port', async () => {
     const bad = capture();
     expect(await runCli(['dashboard', '--port', 'eighty'], bad.io)).toBe(1);
@@ -41,7 +53,7 @@ describe('mage dashboard', () => {
     const port = (blocker.address() as { port: number }).port;
     const busy = capture();
     expect(await runCli(['dashboard', '--port', String(port)], busy.io)).toBe(1);
-    expect(busy.err()).toMatch(/Could not listen on 127\.0\.0\.1:\d+.*--port/);
+    expect(busy.err()).toMatch(/mage: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE.*--port/);
     await new Promise((r) => blocker.close(r));
   });
 });

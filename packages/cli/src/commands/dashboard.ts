@@ -3,20 +3,23 @@
  * page, until Ctrl-C or SIGTERM. Design: architecture/dashboard.md.
  */
 
+import { resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import { startDashboard } from '@mage-rl/dashboard';
 import { envRegistry } from '@mage-rl/recipes';
 import { playAgentOf } from '@mage-rl/trainer';
 import type { Command } from 'commander';
+import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { allowedOrigins, allowOriginOption, untilStopped } from './serve';
+import { allowedOrigins, allowOriginOption, listenFailure, untilStopped } from './serve';
 
 interface DashboardFlags {
   readonly host: string;
   readonly port: string;
   readonly agent: string[];
   readonly allowOrigin: string[];
+  readonly json?: boolean;
 }
 
 export function dashboardCommand(program: Command, io: Io): void {
@@ -37,6 +40,7 @@ export function dashboardCommand(program: Command, io: Io): void {
       (v: string, acc: string[]) => [...acc, v],
       [] as string[],
     )
+    .option('--json', 'print the address and the runs as JSON once listening')
     .action(async (runDirs: string[], opts: DashboardFlags) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -51,19 +55,17 @@ export function dashboardCommand(program: Command, io: Io): void {
         const agents = loaded.map((l) => l.agent);
         const http = { allowOrigins: allowedOrigins(opts.allowOrigin) };
         const dashboard = await startDashboard({ runDirs, host: opts.host, port, games, agents, http }).catch(
-          (error: Error) => {
-            throw new ConfigError(
-              `Could not listen on ${opts.host}:${port}: ${error.message} (choose another --port).`,
-              { path: '--port' },
-            );
+          (error: unknown) => {
+            throw listenFailure(opts.host, port, error);
           },
         );
         const warning = exposureWarning('mage dashboard', opts.host, false);
         if (warning) io.stderr(`${warning}\n`);
-        io.stdout(`Dashboard of ${runDirs.length} run(s) at ${dashboard.url} (Ctrl-C stops)\n`);
+        if (opts.json) printJson(io, { url: dashboard.url, runs: runDirs.map((dir) => resolve(dir)) });
+        else io.stdout(`Dashboard of ${runDirs.length} run(s) at ${dashboard.url} (Ctrl-C stops)\n`);
         const signal = await untilStopped();
         await dashboard.close();
-        io.stdout(`Stopped by ${signal}.\n`);
+        if (!opts.json) io.stdout(`Stopped by ${signal}.\n`);
       } finally {
         for (const l of loaded) await l.dispose();
       }

@@ -14,7 +14,7 @@ import type { Io } from '../program/error-boundary';
 import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-flags';
-import { allowedOrigins, allowOriginOption } from './serve';
+import { allowedOrigins, allowOriginOption, listenFailure } from './serve';
 import { setOverride } from './train-overrides';
 
 interface ServeFlags {
@@ -38,7 +38,7 @@ export function envServeCommand(program: Command, io: Io): void {
     .description(
       'serve an env over HTTP (WebShop dialect) for runs elsewhere: mage train --env <env> --env-url <url>',
     )
-    .argument('<env>', envFlagHelp())
+    .argument('<env>', envFlagHelp('in-process'))
     .option('--port <n>', 'port (0: any free port, printed)', '36005')
     .option(
       '--host <address>',
@@ -105,7 +105,7 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
   if (opts.opponent !== undefined && !opponents) {
     throw new ConfigError(`--opponent: env '${definition.id}' has no opponents.`, { path: '--opponent' });
   }
-  const running = await listen(definition.id, opts, () => ({
+  const running = await listen(opts, () => ({
     envId: definition.id,
     createEnv: (o: Readonly<Record<string, unknown>>) => definition.create(o),
     defaultOptions: options,
@@ -132,7 +132,6 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
 }
 
 async function listen(
-  envId: string,
   opts: ServeFlags,
   serverOptions: () => Parameters<typeof startEnvServer>[0],
 ): Promise<RunningEnvServer> {
@@ -140,19 +139,7 @@ async function listen(
   if (!/^\d+$/.test(opts.port) || port > 65_535) {
     throw new ConfigError(`--port must be an integer in 0..65535, got '${opts.port}'.`, { path: '--port' });
   }
-  try {
-    return await startEnvServer(serverOptions(), { host: opts.host, port });
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new ConfigError(
-        `mage env-serve ${envId}: cannot listen on ${opts.host}:${port} (${code}); choose another --port or --host.`,
-        {
-          path: '--port',
-          cause: error,
-        },
-      );
-    }
-    throw error;
-  }
+  return startEnvServer(serverOptions(), { host: opts.host, port }).catch((error: unknown) => {
+    throw listenFailure(opts.host, port, error);
+  });
 }

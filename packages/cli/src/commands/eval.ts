@@ -1,12 +1,20 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
+import { join, resolve } from 'node:path';
+import {
+  type MetaEpisodeMetricsV1,
+  meanInterval,
+  type PairedPassBenefitV1,
+  pathExists,
+  readRunConfig,
+} from '@mage-rl/core';
 import {
   envDefinition,
   MEMORY_KINDS,
   METHOD_IDS,
   METHODS,
   type MemoryKind,
+  type MethodId,
   RUN_PRESET_IDS,
   resolveTrainConfig,
 } from '@mage-rl/recipes';
@@ -23,7 +31,7 @@ interface EvalFlags {
   readonly env: string;
   readonly envPackage?: string;
   readonly envUrl?: string;
-  readonly method: string;
+  readonly method?: string;
   readonly memory?: string;
   readonly memoryBaseline: boolean;
   readonly policy: string;
@@ -46,7 +54,10 @@ export function evalCommand(program: Command, io: Io): void {
       ),
   )
     .option('--env-url <url>', ENV_URL_HELP)
-    .option('--method <id>', `memory and prompts of this method: ${METHOD_IDS.join(' | ')}`, 'reflexion')
+    .option(
+      '--method <id>',
+      `memory and prompts of this method: ${METHOD_IDS.join(' | ')} (default: a run's own method and memory, else reflexion)`,
+    )
     .option(
       '--memory <kind>',
       `what earlier attempts leave in the context, whatever the method: ${MEMORY_KINDS.join(' | ')} (default: the method's)`,
@@ -81,7 +92,9 @@ export function evalCommand(program: Command, io: Io): void {
 async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void> {
   const { definition } = await useEnvPackage(opts.envPackage, {});
   const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
-  const method = oneOf(opts.method, '--method', METHOD_IDS);
+  // Without --method, a run plays with the method and memory it trained with.
+  const trained = opts.method === undefined ? await trainedWith(opts.policy) : undefined;
+  const method = trained?.method ?? oneOf(opts.method ?? 'reflexion', '--method', METHOD_IDS);
   const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
   const config = resolveTrainConfig(envUrlOverride(opts.envUrl), { preset, method, env });
   const opponents = opts.opponents
@@ -89,7 +102,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     : [...config.eval.inDomain, ...config.eval.outOfDomain];
   const memory: MemoryKind = opts.memory
     ? oneOf(opts.memory, '--memory', MEMORY_KINDS)
-    : METHODS[method].memory;
+    : (trained?.memory ?? METHODS[method].memory);
   const episodes = positiveInt(opts.episodes, '--episodes', 100_000);
   const attempts = positiveInt(opts.attempts, '--attempts', 20);
   const seed = seedOf(opts.seed);
@@ -143,6 +156,25 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   } finally {
     await dispose();
   }
+}
+
+/**
+ * The method and memory a run directory trained with (its config.json); undefined for anything else (the
+ * teacher, a server, a model directory) or a record this version does not read.
+ */
+export async function trainedWith(
+  policy: string,
+): Promise<{ method: MethodId; memory: MemoryKind } | undefined> {
+  if (policy === 'teacher' || /^https?:\/\//.test(policy)) return undefined;
+  const dir = resolve(policy);
+  if (!(await pathExists(join(dir, 'config.json')))) return undefined;
+  const extra = (await readRunConfig(dir).catch(() => undefined))?.extra as
+    | { method?: unknown; rollout?: { memory?: unknown } }
+    | undefined;
+  const method = METHOD_IDS.find((id) => id === extra?.method);
+  if (method === undefined) return undefined;
+  const memory = MEMORY_KINDS.find((kind) => kind === extra?.rollout?.memory) ?? METHODS[method].memory;
+  return { method, memory };
 }
 
 /** `memory benefit (reflection − none) …`: pass@k and invalid moves, paired over the meta-episodes. */

@@ -38,6 +38,14 @@ describe('mage experiment', () => {
     );
   });
 
+  it('refuses a method that does not train before anything runs, pointing at mage eval', async () => {
+    const r = await runCaptured(
+      commandLine('experiment --preset smoke --methods warm-start,react --seeds 1'),
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/--methods: 'react' does not train .*mage eval --method react/);
+  });
+
   describe('smoke grid (slow: warm start, one iteration, evaluations)', () => {
     const tmp = useTempDir('mage-experiment-');
 

@@ -29,7 +29,7 @@ import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
 import { useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
-import { addEnvFlags, commaList, commandWords, envFlag, seedOf } from './learning-flags';
+import { addEnvFlags, commaList, commandWords, envFlag, seedOf, TRAINING_METHOD_IDS } from './learning-flags';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 function parseValue(text: string): unknown {
@@ -140,11 +140,12 @@ export function experimentCommand(program: Command, io: Io): void {
       .description(
         'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
       ),
+    'warm-start',
   )
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option(
       '--methods <ids>',
-      "comma-separated methods; 'warm-start' evaluates the untrained warm start",
+      `comma-separated: warm-start (the untrained warm start, evaluated) | ${TRAINING_METHOD_IDS.join(' | ')}`,
       'warm-start,mage,gigpo,grpo',
     )
     .option(

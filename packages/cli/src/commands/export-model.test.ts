@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { CHECKPOINT_STATE_FORMAT, checkpointName, createRng } from '@mage-rl/core';
 import type { ExportModelResult } from '@mage-rl/learner';
 import {
@@ -164,6 +164,19 @@ describe('mage export', () => {
     const adapterDir = join(tmp.path, 'run-adapter');
     const r = await runJson<ExportModelResult>(['export', run, '--adapter', '--out', adapterDir]);
     expect(r.format).toBe('peft');
+    // Given as relative paths, every path printed is absolute (no mix of the two).
+    const rel = await runJson<ExportModelResult>([
+      'export',
+      relative(process.cwd(), run),
+      '--adapter',
+      '--out',
+      relative(process.cwd(), join(tmp.path, 'run-adapter-2')),
+    ]);
+    expect([rel.out, rel.modelDir, rel.checkpointDir ?? '']).toEqual([
+      join(tmp.path, 'run-adapter-2'),
+      base,
+      join(run, 'checkpoints', checkpointName(0)),
+    ]);
     const peft = await importPeftAdapter(adapterDir, back.config);
     expect(peft.lora).toMatchObject({ rank: 4, alpha: 8 });
     const model = await importHfModel(base);

@@ -1,13 +1,31 @@
 /** The flags the learning commands (`pretrain`, `train`, `eval`, `experiment`) share: env, env package, seed. */
 
 import { ConfigError } from '@mage-rl/core';
-import { envRegistry, type TrainConfigInput } from '@mage-rl/recipes';
+import { envRegistry, METHOD_IDS, METHODS, REMOTE_ENV_IDS, type TrainConfigInput } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 
-/** Help of `--env`: the ids of the env registry. */
-export function envFlagHelp(): string {
-  return `${envRegistry().ids.join(' | ')}, or the env of --env-package`;
+/**
+ * Which envs a command takes: `all`; `warm-start`, those mage-tiny can be warm-started on (a teacher in
+ * their definition: `pretrain`, `experiment`); `in-process`, those not already on a server (`env-serve`).
+ */
+export type EnvChoice = 'all' | 'warm-start' | 'in-process';
+
+/** Help of `--env`: the ids of the env registry the command takes. */
+export function envFlagHelp(which: EnvChoice = 'all'): string {
+  const ids = envRegistry()
+    .definitions.filter((d) =>
+      which === 'warm-start'
+        ? d.warmStart !== undefined
+        : which === 'in-process'
+          ? !REMOTE_ENV_IDS.includes(d.id)
+          : true,
+    )
+    .map((d) => d.id);
+  return `${ids.join(' | ')}, or the env of --env-package`;
 }
+
+/** The methods that update the model, the only ones `train` and `experiment` take (the others: `eval`). */
+export const TRAINING_METHOD_IDS = METHOD_IDS.filter((id) => METHODS[id].trains);
 
 /** Help of `--env-package`. */
 export const ENV_PACKAGE_HELP =
@@ -23,9 +41,9 @@ export function envUrlOverride(url: string | undefined): TrainConfigInput {
 }
 
 /** `--env <id>` (default `tictactoe`) and `--env-package`, for commands that play one env. */
-export function addEnvFlags(command: Command): Command {
+export function addEnvFlags(command: Command, which: EnvChoice = 'all'): Command {
   return command
-    .option('--env <id>', envFlagHelp(), 'tictactoe')
+    .option('--env <id>', envFlagHelp(which), 'tictactoe')
     .option('--env-package <name-or-path>', ENV_PACKAGE_HELP);
 }
 

@@ -9,6 +9,7 @@ describe('mage match', () => {
       commandLine('match --env tictactoe --agent minimax --opponent random --games 20 --seed 3'),
     );
     expect(r.games).toBe(20);
+    expect(r.seed).toBe(3);
     expect(r.wins + r.draws + r.losses).toBe(20);
     expect(r.losses).toBe(0);
     expect(r.wins).toBeGreaterThan(10);

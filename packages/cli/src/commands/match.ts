@@ -7,6 +7,7 @@ import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { createCliOpponent, matchGame, OPPONENT_ENV_IDS } from '../registry';
 import { oneOf, positiveInt } from './game-options';
+import { seedOf } from './learning-flags';
 
 export interface MatchJson {
   readonly env: string;
@@ -14,7 +15,7 @@ export interface MatchJson {
   readonly opponent: string;
   readonly games: number;
   readonly seat: MatchSeat;
-  readonly seed: string;
+  readonly seed: number;
   /** Agent results: return > 0, = 0, < 0. */
   readonly wins: number;
   readonly draws: number;
@@ -49,7 +50,7 @@ export function matchCommand(program: Command, io: Io): void {
     .requiredOption('--opponent <id>', 'the other player’s opponent id')
     .option('--games <n>', 'number of games', '100')
     .option('--seat <seat>', `the agent’s seat: ${MATCH_SEATS.join(' | ')}`, 'alternate')
-    .option('--seed <seed>', 'seed of every random choice', '0')
+    .option('--seed <n>', 'seed of every random choice (a non-negative integer)', '0')
     .option('--json', 'print JSON')
     .action(
       (opts: {
@@ -65,6 +66,7 @@ export function matchCommand(program: Command, io: Io): void {
         const unit = definition.labels?.returnUnit;
         const games = positiveInt(opts.games, '--games', 10_000_000);
         const seat = oneOf(opts.seat, '--seat', MATCH_SEATS);
+        const seed = seedOf(opts.seed);
         const agent = createCliOpponent(envId, opts.agent);
         const opponent = createCliOpponent(envId, opts.opponent);
         const r = playMatch({
@@ -74,7 +76,7 @@ export function matchCommand(program: Command, io: Io): void {
           opponent,
           games,
           seat,
-          rng: createRng(opts.seed).split('match'),
+          rng: createRng(seed).split('match'),
         });
         const json: MatchJson = {
           env: envId,
@@ -82,7 +84,7 @@ export function matchCommand(program: Command, io: Io): void {
           opponent: opponent.id,
           games,
           seat,
-          seed: opts.seed,
+          seed,
           wins: r.wins,
           draws: r.draws,
           losses: r.losses,
@@ -98,7 +100,7 @@ export function matchCommand(program: Command, io: Io): void {
           return;
         }
         io.stdout(
-          `${envId}: ${agent.id} (agent) vs ${opponent.id}, ${games} games, seat ${seat}, seed ${opts.seed}\n\n`,
+          `${envId}: ${agent.id} (agent) vs ${opponent.id}, ${games} games, seat ${seat}, seed ${seed}\n\n`,
         );
         const rows: (string | number)[][] = [
           ['wins', r.wins, json.winRate],

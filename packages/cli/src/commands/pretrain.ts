@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { envDefinition, RUN_PRESET_IDS } from '@mage-rl/recipes';
 import {
+  cachedWarmStart,
   DEFAULT_CACHE_DIR,
   type PretrainProgress,
   type PretrainResult,
@@ -27,6 +28,7 @@ interface PretrainFlags {
   readonly out?: string;
   readonly cacheDir: string;
   readonly evalEpisodes: string;
+  readonly force?: boolean;
   readonly json?: boolean;
 }
 
@@ -36,7 +38,7 @@ export function pretrainCommand(program: Command, io: Io): void {
     .description(
       'warm-start mage-tiny on transcripts of non-exploiting teachers (cached by env, preset and seed)',
     )
-    .option('--env <ids>', `comma-separated envs: ${envFlagHelp()}`, 'tictactoe')
+    .option('--env <ids>', `comma-separated envs: ${envFlagHelp('warm-start')}`, 'tictactoe')
     .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'seed of the corpus, tokenizer and weights', '1')
@@ -46,7 +48,8 @@ export function pretrainCommand(program: Command, io: Io): void {
       '--eval-episodes <n>',
       'meta-episodes per opponent for the legal-move check (default: the preset’s)',
     )
-    .option('--json', 'print the result as JSON')
+    .option('--force', 'pretrain again even when the cache holds this warm start (it replaces the entry)')
+    .option('--json', 'print the result as JSON (`cached`: whether it was reused)')
     .action((opts: PretrainFlags, command: Command) => runPretrain(opts, command, io));
 }
 
@@ -57,6 +60,18 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
   const seed = seedOf(opts.seed);
   const outDir = resolve(opts.out ?? warmStartDir(opts.cacheDir, { envs, preset, seed }));
+  // The cache entry is keyed by everything that makes the warm start: reuse it (--out always writes).
+  const cached = opts.out === undefined && !opts.force ? await cachedWarmStart(outDir) : undefined;
+  if (cached) {
+    if (opts.json) printJson(io, { ...cached, cached: true });
+    else {
+      io.stdout(
+        `cached (made earlier with the same env, preset, seed and warm-start settings; --force pretrains again)\n`,
+      );
+      printPretrainResult(io, cached);
+    }
+    return;
+  }
   const progress = progressFor(io, opts.json);
   const onProgress = pretrainBars(progress);
   try {
@@ -72,7 +87,7 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
       onProgress,
     });
     progress.stop();
-    if (opts.json) printJson(io, r);
+    if (opts.json) printJson(io, { ...r, cached: false });
     else printPretrainResult(io, r);
   } finally {
     progress.stop();

@@ -34,6 +34,7 @@ describe('mage serve + remote policies', () => {
     const [, url] = await waitFor(c.out, /at (http:\/\/\S+\/v1)/);
     const client = new OpenAI({ baseURL: url as string, apiKey: 'k', maxRetries: 0 });
     expect((await client.models.list()).data.map((m) => m.id)).toEqual(['tiny']);
+    expect(c.out()).toContain("as model 'tiny'");
 
     // Library API: the same requests through the server and in-process give the same responses.
     const learner = await loadModel(dir, { runner: 'local' });
@@ -88,6 +89,24 @@ describe('mage serve + remote policies', () => {
     expect(await done).toBe(0);
     expect(c.out()).toContain('Stopped by SIGTERM');
   }, 120_000);
+
+  it('--json prints the address and the model name clients pass (default: the directory name)', async () => {
+    const tokenizer = buildMageTinyTokenizer([]);
+    const model = await createMageTiny(tokenizer, { seed: 5, runner: 'local' });
+    const dir = join(tmp.path, 'my-run');
+    await saveMageTiny(dir, model, tokenizer, { note: 'test' });
+    await model.dispose();
+    const c = capture();
+    const done = runCli(['serve', dir, '--port', '0', '--json'], c.io);
+    await waitFor(c.out, /\}\n$/);
+    const printed = JSON.parse(c.out()) as { url: string; port: number; model: string; dir: string };
+    expect(printed).toMatchObject({ model: 'my-run', dir });
+    const client = new OpenAI({ baseURL: printed.url, apiKey: 'none', maxRetries: 0 });
+    expect((await client.models.list()).data.map((m) => m.id)).toEqual([printed.model]);
+    process.emit('SIGTERM');
+    expect(await done).toBe(0);
+    expect(c.out()).not.toContain('Stopped');
+  }, 60_000);
 
   it('reads the API key from the variable --api-key-env names, refusing an unset one before loading anything', async () => {
     const c = capture();

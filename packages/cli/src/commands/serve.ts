@@ -1,5 +1,6 @@
 /** `mage serve <run-or-model-dir>`: an OpenAI-compatible HTTP server until Ctrl-C or SIGTERM. */
 
+import { basename, resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import {
@@ -10,6 +11,7 @@ import {
   serveModel,
 } from '@mage-rl/serve';
 import type { Command } from 'commander';
+import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { positiveInt } from './game-options';
 
@@ -28,6 +30,7 @@ interface ServeFlags {
   readonly maxBodyBytes: string;
   readonly batchWaitMs: string;
   readonly lora: string[];
+  readonly json?: boolean;
 }
 
 /** `name=path` pairs of `--lora`. */
@@ -77,6 +80,22 @@ function apiKeyOf(opts: ServeFlags): string | undefined {
       path: '--api-key-env',
     });
   return key || undefined;
+}
+
+/**
+ * What a server command throws when it cannot listen: the address is taken (`EADDRINUSE`), not allowed
+ * (`EACCES`) or not this machine's (`EADDRNOTAVAIL`). A `ConfigError` naming the flag to change, so the
+ * error boundary prints one line and the command exits 1 at once; any other error passes unchanged.
+ */
+export function listenFailure(host: string, port: number, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES' && code !== 'EADDRNOTAVAIL') return error;
+  const why =
+    code === 'EADDRINUSE' ? 'the port is in use' : code === 'EACCES' ? 'not allowed' : 'no such address here';
+  return new ConfigError(
+    `cannot listen on ${host}:${port} (${code}: ${why}); choose another --port or --host.`,
+    { path: '--port', cause: error },
+  );
 }
 
 /** Resolves on the first SIGINT or SIGTERM (handlers removed after). */
@@ -141,6 +160,7 @@ export function serveCommand(program: Command, io: Io): void {
       String(DEFAULT_ENGINE_LIMITS.batchWaitMs),
     )
     .option('--lora <name=path>', 'load a PEFT LoRA adapter at start (repeatable)', repeat, [] as string[])
+    .option('--json', 'print the address and the model name as JSON once listening')
     .action(async (dir: string, opts: ServeFlags) => {
       const apiKey = apiKeyOf(opts);
       const batchWaitMs = Number(opts.batchWaitMs);
@@ -172,12 +192,20 @@ export function serveCommand(program: Command, io: Io): void {
           ...(opts.adapterDir ? { adapterDir: opts.adapterDir } : {}),
           http: { allowOrigins: allowedOrigins(opts.allowOrigin) },
         },
+      }).catch((error: unknown) => {
+        throw listenFailure(opts.host, port, error);
       });
       const warning = exposureWarning('mage serve', opts.host, apiKey !== undefined);
       if (warning) io.stderr(`${warning}\n`);
-      io.stdout(`Serving ${dir} at ${server.url} (Ctrl-C stops)\n`);
+      // The name clients pass as `model`: serveModel's default is the directory's name.
+      const model = opts.servedModelName ?? basename(resolve(dir));
+      if (opts.json) printJson(io, { url: server.url, port: server.port, model, dir: resolve(dir) });
+      else
+        io.stdout(
+          `Serving ${dir} as model '${model}' at ${server.url} (pass model: '${model}'; Ctrl-C stops)\n`,
+        );
       const signal = await untilStopped();
       await server.close();
-      io.stdout(`Stopped by ${signal}.\n`);
+      if (!opts.json) io.stdout(`Stopped by ${signal}.\n`);
     });
 }

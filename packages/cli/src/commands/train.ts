@@ -27,7 +27,15 @@ import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
 import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
-import { addEnvFlags, commandWords, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
+import {
+  addEnvFlags,
+  commandWords,
+  ENV_URL_HELP,
+  envFlag,
+  envUrlOverride,
+  seedOf,
+  TRAINING_METHOD_IDS,
+} from './learning-flags';
 import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';
 
 interface TrainFlags extends OverrideFlags {
@@ -72,7 +80,11 @@ export function trainCommand(program: Command, io: Io): void {
       ),
   )
     .option('--env-url <url>', ENV_URL_HELP)
-    .option('--method <id>', `training method: ${METHOD_IDS.join(' | ')}`, 'mage')
+    .option(
+      '--method <id>',
+      `training method: ${TRAINING_METHOD_IDS.join(' | ')} (the others need no training: mage eval)`,
+      'mage',
+    )
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
     .option('--run-dir <dir>', 'run directory (default runs/<env>-<method>-<preset>-s<seed>)')

@@ -18,6 +18,20 @@ export interface Progress {
   stop(): void;
 }
 
+/**
+ * A duration for the bars (`ETA 1m05s`, `ETA 42s`, `ETA 2h03m`). cli-progress hands over its own markers
+ * where it has no estimate yet (`'NULL'` before the first step, `'INF'` with no progress), which its
+ * default formatter turned into `NFs`: those, and anything not a finite number, print as `--`.
+ */
+export function formatDuration(t: unknown): string {
+  if (typeof t !== 'number' || !Number.isFinite(t) || t < 0) return '--';
+  const s = Math.round(t);
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s >= 3600) return `${Math.floor(s / 3600)}h${two(Math.floor((s % 3600) / 60))}m`;
+  if (s >= 60) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
+  return `${s}s`;
+}
+
 export function createProgress(options: { interactive: boolean; write: (text: string) => void }): Progress {
   if (!options.interactive) {
     return {
@@ -35,6 +49,7 @@ export function createProgress(options: { interactive: boolean; write: (text: st
       clearOnComplete: false,
       etaBuffer: 20,
       autopadding: true,
+      formatTime: (t: unknown) => formatDuration(t),
     },
     cliProgress.Presets.shades_classic,
   );

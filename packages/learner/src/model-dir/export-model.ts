@@ -38,12 +38,14 @@ export interface ExportModelOptions {
 }
 
 export interface ExportModelResult {
+  /** The directory written (absolute). */
   readonly out: string;
   readonly format: ExportFormat | 'peft';
   readonly files: readonly string[];
   readonly parameters: number;
-  /** The model directory the weights started from. */
+  /** The model directory the weights started from (absolute, like every path here). */
   readonly modelDir: string;
+  /** The run's checkpoint the weights come from (absolute); null for a model directory. */
   readonly checkpointDir: string | null;
 }
 
@@ -87,10 +89,15 @@ async function writeAdapter(loaded: LoadedModel, out: string): Promise<ExportMod
     format: 'peft',
     files: ['adapter_config.json', 'adapter_model.safetensors'],
     parameters,
-    modelDir: loaded.modelDir,
-    checkpointDir: loaded.checkpointDir ?? null,
+    ...sourceDirs(loaded),
   };
 }
+
+/** Where the exported weights came from, as absolute paths (`out` is one too). */
+const sourceDirs = (loaded: LoadedModel): Pick<ExportModelResult, 'modelDir' | 'checkpointDir'> => ({
+  modelDir: resolve(loaded.modelDir),
+  checkpointDir: loaded.checkpointDir === undefined ? null : resolve(loaded.checkpointDir),
+});
 
 /** Loads the source, writes the export atomically into `out` and says what it wrote. */
 export async function exportModel(options: ExportModelOptions): Promise<ExportModelResult> {
@@ -119,8 +126,7 @@ export async function exportModel(options: ExportModelOptions): Promise<ExportMo
         ...Object.keys(tokenizerFiles),
       ],
       parameters: countParams(learner.config),
-      modelDir,
-      checkpointDir: loaded.checkpointDir ?? null,
+      ...sourceDirs(loaded),
     };
   } finally {
     await loaded.learner.dispose();

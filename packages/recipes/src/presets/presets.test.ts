@@ -50,6 +50,14 @@ describe("method presets (the paper's method table)", () => {
       }
     }
   });
+
+  it('refuses a trains value that disagrees with the method (it is the method’s, not a setting)', () => {
+    expect(resolveTrainConfig({ trains: true }, { method: 'mage' }).trains).toBe(true);
+    expect(() => resolveTrainConfig({ trains: false }, { method: 'mage' })).toThrow(
+      /trains follows the method \('mage' trains\); choose a method/,
+    );
+    expect(() => resolveTrainConfig({ trains: true }, { method: 'react' })).toThrow(ConfigError);
+  });
 });
 
 describe('resolveTrainConfig', () => {

@@ -104,6 +104,14 @@ function rethrowEnvOption(error: unknown, envId: string, prefix: string): never 
 
 /** Cross-field checks zod cannot express: env options, populations and opponent ids (single-agent: none). */
 function checkSemantics(config: TrainConfig): void {
+  // `trains` is the method's, recorded so a run's config says whether it updates the model; setting it
+  // (`--set trains=…`) would change nothing, so a value that disagrees with the method is refused.
+  if (config.trains !== METHODS[config.method].trains) {
+    throw new ConfigError(
+      `trains follows the method ('${config.method}' ${METHODS[config.method].trains ? 'trains' : 'does not train'}); choose a method instead of setting it.`,
+      { path: 'trains' },
+    );
+  }
   for (const [part, r] of [
     ['rollout', config.rollout],
     ['warmStart', config.warmStart],

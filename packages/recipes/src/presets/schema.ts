@@ -62,7 +62,7 @@ export const trainConfigSchema = z.strictObject({
   method: z.enum(METHOD_IDS),
   preset: z.enum(RUN_PRESET_IDS),
   seed: z.union([z.number().int().min(0), z.string().min(1)]),
-  /** Whether the method updates the model. */
+  /** Whether the method updates the model: the method's (`METHODS[method].trains`), never set on its own. */
   trains: z.boolean(),
   rollout: z.strictObject({
     groups: posInt.max(L.groups),

@@ -402,6 +402,12 @@ export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
         path: 'spec.methods',
       });
     }
+    if (policy.method !== WARM_START && !METHODS[policy.method as MethodId].trains) {
+      throw new ConfigError(
+        `\`spec.methods\`: '${policy.method}' does not train (an inference-time baseline); an experiment trains its methods. Evaluate it with \`mage eval --method ${policy.method}\`.`,
+        { path: 'spec.methods' },
+      );
+    }
     for (const seed of spec.seeds) policyConfig(spec, policy, seed);
   }
   return policies;

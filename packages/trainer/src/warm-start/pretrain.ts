@@ -7,8 +7,14 @@
 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { type JsonObject, type PolicyV1, throwIfAborted } from '@mage-rl/core';
-import { countParams, createMageTiny, type LrSchedule, saveMageTiny } from '@mage-rl/learner';
+import { type JsonObject, MageError, type PolicyV1, pathExists, throwIfAborted } from '@mage-rl/core';
+import {
+  countParams,
+  createMageTiny,
+  type LrSchedule,
+  readMageTinyManifest,
+  saveMageTiny,
+} from '@mage-rl/learner';
 import {
   createEnvById,
   envRegistry,
@@ -198,6 +204,33 @@ function warmStartRecord(
     peakRssBytes: summary.peakRssBytes,
   };
   return JSON.parse(JSON.stringify(record)) as JsonObject;
+}
+
+/**
+ * What the warm start in `dir` recorded when it was made (its `mage-tiny.json`), as `pretrainMageTiny`
+ * returned it; undefined when `dir` holds no finished warm start (none, a damaged manifest, or a model
+ * directory that no warm start wrote). `mage pretrain` reuses a cache entry this finds.
+ */
+export async function cachedWarmStart(dir: string): Promise<PretrainResult | undefined> {
+  if (!(await pathExists(join(dir, 'mage-tiny.json')))) return undefined;
+  const manifest = await readMageTinyManifest(dir).catch((error: unknown) => {
+    if (MageError.isInstance(error)) return undefined;
+    throw error;
+  });
+  const r = manifest?.warmStart as Partial<Record<string, unknown>> | undefined;
+  if (!manifest || !r || !Array.isArray(r.results) || !Array.isArray(r.lossCurve)) return undefined;
+  const num = (v: unknown) => (typeof v === 'number' ? v : 0);
+  return {
+    dir,
+    vocabSize: manifest.config.vocabSize,
+    parameters: countParams(manifest.config),
+    examples: num(r.examples),
+    tokens: num(r.tokens),
+    lossCurve: r.lossCurve as PretrainResult['lossCurve'],
+    envs: r.results as PretrainResult['envs'],
+    seconds: num(r.seconds),
+    peakRssBytes: num(r.peakRssBytes),
+  };
 }
 
 export const DEFAULT_CACHE_DIR = '.mage-cache';

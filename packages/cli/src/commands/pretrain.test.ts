@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { buildMageTinyTokenizer, cachedWarmStart, warmStartDir } from '@mage-rl/trainer';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+
+describe('mage pretrain', () => {
+  const tmp = useTempDir('mage-pretrain-');
+
+  it('reuses the cache entry of the same env, preset and seed instead of pretraining again', async () => {
+    const cacheDir = join(tmp.path, 'cache');
+    const dir = warmStartDir(cacheDir, { envs: ['tictactoe'], preset: 'smoke', seed: 1 });
+    // A finished warm start as pretrainMageTiny records it (weights made up: only the record is read).
+    const tokenizer = buildMageTinyTokenizer([]);
+    const model = await createMageTiny(tokenizer, { seed: 1, runner: 'local' });
+    const results = [
+      {
+        env: 'tictactoe',
+        examples: 12,
+        legalMoveRate: 0.75,
+        validReflectionRate: 1,
+        passAtK: [0.25, 0.5, 0.5],
+        teacherPassAtK: [0.5, 0.75, 1],
+      },
+    ];
+    const lossCurve = [
+      { step: 1, loss: 5 },
+      { step: 2, loss: 4 },
+    ];
+    const record = { examples: 12, tokens: 345, lossCurve, results, seconds: 300, peakRssBytes: 1 };
+    await saveMageTiny(dir, model, tokenizer, record);
+    await model.dispose();
+
+    const r = await runJson<{ cached: boolean; dir: string; examples: number; envs: unknown }>([
+      'pretrain',
+      '--preset',
+      'smoke',
+      '--cache-dir',
+      cacheDir,
+    ]);
+    expect(r).toMatchObject({ cached: true, dir, examples: 12, envs: results });
+    const text = await runCaptured(['pretrain', '--preset', 'smoke', '--cache-dir', cacheDir]);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^cached .*--force pretrains again\)\nmage-tiny warm start: /);
+    expect(text.out).toContain('75.0%');
+  });
+
+  it('finds no warm start in a model directory that no warm start wrote, or in none', async () => {
+    const tokenizer = buildMageTinyTokenizer([]);
+    const model = await createMageTiny(tokenizer, { seed: 2, runner: 'local' });
+    const dir = join(tmp.path, 'plain');
+    await saveMageTiny(dir, model, tokenizer, { note: 'not a warm start' });
+    await model.dispose();
+    expect(await cachedWarmStart(dir)).toBeUndefined();
+    expect(await cachedWarmStart(join(tmp.path, 'none'))).toBeUndefined();
+  });
+});
