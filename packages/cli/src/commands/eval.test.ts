@@ -36,6 +36,8 @@ describe('mage eval --memory', () => {
     metrics: Metrics;
     withoutMemory?: Metrics;
     memoryBenefit?: { versus: string; pairs: number; passAtK: { mean: number; low: number; high: number }[] };
+    withForeignNotes?: Metrics;
+    notesBenefit?: { versus: string; pairs: number; passAtK: { mean: number }[] };
   }
   const argv = (...extra: string[]) => [
     'eval',
@@ -62,6 +64,22 @@ describe('mage eval --memory', () => {
       expect(m.low).toBeLessThanOrEqual(m.mean);
       expect(m.high).toBeGreaterThanOrEqual(m.mean);
     });
+  }, 60_000);
+
+  it('with --foreign-notes also plays the tasks with notes from other meta-episodes and pairs own against foreign', async () => {
+    const r = await runJson<EvalJson>(argv('--foreign-notes', '--no-memory-baseline'));
+    expect(r.withoutMemory).toBeUndefined();
+    expect(r.notesBenefit?.versus).toBe('foreign-notes');
+    expect(r.notesBenefit?.pairs).toBe(8);
+    const rates = (m: Metrics) => m.overall.perAttempt.map((a) => a.passAtK.rate);
+    const own = rates(r.metrics);
+    const foreign = rates(r.withForeignNotes as Metrics);
+    // Attempt 1 has no notes yet: the same play either way.
+    expect(foreign[0]).toBe(own[0]);
+    r.notesBenefit?.passAtK.forEach((m, k) => expect(m.mean).toBeCloseTo(own[k]! - foreign[k]!, 12));
+    const none = await runCaptured(argv('--memory', 'none', '--foreign-notes'));
+    expect(none.code).toBe(1);
+    expect(none.err).toMatch(/does not show; use reflection or reflection\+history/);
   }, 60_000);
 
   it('skips the baseline with --no-memory-baseline or with no memory, and names the kinds on a bad one', async () => {

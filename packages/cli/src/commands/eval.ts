@@ -34,6 +34,7 @@ interface EvalFlags {
   readonly method?: string;
   readonly memory?: string;
   readonly memoryBaseline: boolean;
+  readonly foreignNotes?: boolean;
   readonly policy: string;
   readonly model?: string;
   readonly apiKey?: string;
@@ -65,6 +66,10 @@ export function evalCommand(program: Command, io: Io): void {
     .option(
       '--no-memory-baseline',
       'with a memory other than none: skip the second run with no memory on the same tasks (the memory benefit)',
+    )
+    .option(
+      '--foreign-notes',
+      "with a memory that shows notes: also play the same tasks with each earlier attempt's note taken from another meta-episode (does the policy read its notes, or only need notes in its context?)",
     )
     .option(
       '--policy <spec>',
@@ -115,7 +120,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
   try {
-    const { result, withoutMemory } = await evaluateWithMemory({
+    const { result, withoutMemory, foreignNotes } = await evaluateWithMemory({
       config,
       policy,
       method,
@@ -125,6 +130,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       attempts,
       seed,
       baseline: opts.memoryBaseline,
+      foreignNotes: opts.foreignNotes === true,
     });
     const m = result.metrics;
     const baseline = withoutMemory?.result;
@@ -140,6 +146,12 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
         ...(baseline && benefit
           ? { withoutMemory: baseline.metrics, memoryBenefit: { versus: 'none', ...benefit } }
           : {}),
+        ...(foreignNotes
+          ? {
+              withForeignNotes: foreignNotes.result.metrics,
+              notesBenefit: { versus: 'foreign-notes', ...foreignNotes.benefit },
+            }
+          : {}),
       });
       return;
     }
@@ -152,6 +164,13 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
       io.stdout(`${evalTable(baseline.metrics)}\n`);
       io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
+    }
+    if (foreignNotes) {
+      io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
+      io.stdout(`${evalTable(foreignNotes.result.metrics)}\n`);
+      io.stdout(
+        `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, 'foreign notes')}\n`,
+      );
     }
   } finally {
     await dispose();
@@ -183,10 +202,12 @@ function benefitLine(
   benefit: PairedPassBenefitV1,
   withMemory: MetaEpisodeMetricsV1,
   without: MetaEpisodeMetricsV1,
+  versus = 'none',
 ): string {
   const invalid = withMemory.overall.invalidActionRate.rate - without.overall.invalidActionRate.rate;
+  const what = versus === 'none' ? 'memory benefit' : 'own notes benefit';
   return (
-    `memory benefit (${memory} − none), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
+    `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
     `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}`
   );
 }
