@@ -98,6 +98,26 @@ describe('OnnxLearner', () => {
     }
   });
 
+  it('cuts a response where the context is full, and answers a prompt that fills it alone with nothing', async () => {
+    const overhead = tokenizer.encodeChat([{ role: 'user', content: '' }]).length;
+    const near = 'x'.repeat(config.maxPositions - overhead - 12);
+    const [cut, full, short] = await learner.policy.generate([
+      { messages: [{ role: 'user', content: near }], phase: 'play', seed: 1, maxTokens: 64 },
+      { messages: [{ role: 'user', content: 'y'.repeat(config.maxPositions + 5) }], phase: 'play', seed: 2 },
+      { messages: [{ role: 'user', content: 'hi' }], phase: 'play', seed: 3, maxTokens: 4 },
+    ]);
+    expect((cut?.promptTokens.length ?? 0) + (cut?.tokens.length ?? 0)).toBeLessThanOrEqual(
+      config.maxPositions,
+    );
+    expect(full).toMatchObject({ text: '', tokens: [], logprobs: [], finishReason: 'length' });
+    expect(short?.tokens.length).toBeGreaterThan(0);
+    // The request that fits plays as it would alone (same seed, same tokens).
+    const [alone] = await learner.policy.generate([
+      { messages: [{ role: 'user', content: 'hi' }], phase: 'play', seed: 3, maxTokens: 4 },
+    ]);
+    expect(alone?.tokens).toEqual(short?.tokens);
+  });
+
   it('uses ChatMessage.tokens verbatim', async () => {
     const tokens = [200, 201, 202];
     const [r] = await learner.policy.generate([

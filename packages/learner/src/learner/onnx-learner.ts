@@ -155,6 +155,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     id,
     tokenizer,
     generator,
+    maxPositions: config.maxPositions,
     defaultMaxTokens: options.defaultMaxTokens ?? 64,
     sampling: options.sampling ?? {},
     onSampled: (response) => ctx.sampled.record(response, params.version),

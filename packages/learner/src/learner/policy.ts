@@ -16,6 +16,11 @@ export interface LearnerPolicyOptions {
   readonly id: string;
   readonly tokenizer: TokenizerV1;
   readonly generator: Generator;
+  /**
+   * The model's context length: a response is cut where prompt and response fill it, and a prompt that
+   * fills it alone gets an empty response (finish reason `length`) instead of failing the whole batch.
+   */
+  readonly maxPositions: number;
   /** Response length limit when neither the request nor the call sets one. */
   readonly defaultMaxTokens: number;
   /** Sampling defaults under the call's own options. */
@@ -36,7 +41,9 @@ function generatorRequest(
   return {
     prompts,
     seeds: requests.map((r) => r.seed ?? nextSeed()),
-    maxTokens: requests.map((r) => r.maxTokens ?? sampling.maxTokens ?? o.defaultMaxTokens),
+    maxTokens: requests.map((r, i) =>
+      Math.min(r.maxTokens ?? sampling.maxTokens ?? o.defaultMaxTokens, roomAfter(o, prompts[i] as number[])),
+    ),
     sampling: {
       temperature: sampling.temperature ?? o.sampling.temperature ?? 1,
       topK: sampling.topK ?? o.sampling.topK ?? 0,
@@ -53,6 +60,13 @@ function generatorRequest(
   };
 }
 
+/** How many tokens fit after `prompt` in the model's context. */
+const roomAfter = (o: LearnerPolicyOptions, prompt: readonly number[]): number =>
+  Math.max(0, o.maxPositions - prompt.length);
+
+/** The answer to a prompt that leaves no room for a response. */
+const NO_ROOM = { tokens: [], logprobs: [], finishReason: 'length' } as const;
+
 /** The policy: requests encoded as chat prompts, responses decoded; seeds default to `<id>/generate/<n>`. */
 export function createLearnerPolicy(o: LearnerPolicyOptions): PolicyV1 {
   let generateCounter = 0;
@@ -66,7 +80,24 @@ export function createLearnerPolicy(o: LearnerPolicyOptions): PolicyV1 {
       throwIfAborted(sampling.signal);
       const prompts = requests.map((r) => o.tokenizer.encodeChat(r.messages));
       const nextSeed = () => `${o.id}/generate/${generateCounter++}`;
-      const rows = await o.generator.generate(generatorRequest(o, requests, prompts, sampling, nextSeed));
+      // Prompts that fill the context are answered without the generator; the others keep their order.
+      const fits = prompts.flatMap((p, i) => (roomAfter(o, p) > 0 ? [i] : []));
+      const generated =
+        fits.length === 0
+          ? []
+          : await o.generator.generate(
+              generatorRequest(
+                o,
+                fits.map((i) => requests[i] as PolicyRequestV1),
+                fits.map((i) => prompts[i] as number[]),
+                sampling,
+                nextSeed,
+              ),
+            );
+      const rows = prompts.map((_, i) => {
+        const j = fits.indexOf(i);
+        return j < 0 ? NO_ROOM : (generated[j] as (typeof generated)[number]);
+      });
       return zip(prompts, rows).map(([promptTokens, r]) => {
         o.onSampled({ promptTokens, tokens: r.tokens, logprobs: r.logprobs });
         return {
