@@ -47,6 +47,25 @@ export const taskRange = z
   .tuple([z.number().int().min(0), z.number().int().min(1)])
   .refine(([a, b]) => b > a, 'the end must be greater than the start ([start, end), end exclusive)');
 
+/**
+ * The options of an env that plays tasks of a server (ALFWorld, WebShop): the connection, the turn limit
+ * and the task-index ranges of the three splits, with the env's defaults.
+ */
+export function remoteTaskShape(defaults: {
+  readonly maxTurns: number;
+  readonly trainTasks: [number, number];
+  readonly inDomainTasks: [number, number];
+}) {
+  return {
+    ...remoteConnectionShape,
+    maxTurns: z.number().int().min(1).max(200).default(defaults.maxTurns),
+    split: z.enum(['train', 'in-domain', 'out-of-domain']).default('train'),
+    trainTasks: taskRange.default(defaults.trainTasks),
+    inDomainTasks: taskRange.default(defaults.inDomainTasks),
+    outOfDomainTasks: taskRange.nullable().default(null),
+  };
+}
+
 /** Parses `input` with `schema`; the first problem becomes a `ConfigError` naming `<envId>.<option>`. */
 export function validateRemoteOptions<T extends z.ZodType>(
   envId: string,
