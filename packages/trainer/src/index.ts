@@ -97,7 +97,6 @@ export {
   type WarmStartLayout,
 } from './warm-start/warm-start-corpus';
 export {
-  chunksOf,
   type EpochPlan,
   epochPlan,
   type LossPoint,
