@@ -1,3 +1,4 @@
+export * from './arrays';
 export * from './errors';
 export * from './evaluation';
 export * from './io';

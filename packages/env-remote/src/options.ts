@@ -1,6 +1,6 @@
 /** The options every remote env shares, and their validation into `ConfigError`s. */
 
-import { ConfigError } from '@mage-rl/core';
+import { ConfigError, firstIssue } from '@mage-rl/core';
 import { z } from 'zod';
 import type { RetryPolicy } from './http/json-client';
 
@@ -75,7 +75,7 @@ export function validateRemoteOptions<T extends z.ZodType>(
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const key = issue?.path.map(String).join('.') ?? '';
+  const { path: key, message } = firstIssue(result.error);
   const path = key === '' ? envId : `${envId}.${key}`;
   const hint =
     key === 'url'
@@ -83,7 +83,7 @@ export function validateRemoteOptions<T extends z.ZodType>(
       : '';
   const known =
     issue?.code === 'unrecognized_keys' ? ` Known options: ${Object.keys(shapeOf(schema)).join(', ')}.` : '';
-  throw new ConfigError(`Invalid ${envId} option '${path}': ${issue?.message ?? 'invalid'}.${known}${hint}`, {
+  throw new ConfigError(`Invalid ${envId} option '${path}': ${message}.${known}${hint}`, {
     path,
   });
 }

@@ -9,7 +9,9 @@ import {
   mergeConfig,
   RUN_PRESET_IDS,
   type RunPresetId,
+  recordedEnvPackage,
   type TrainConfigInput,
+  useEnvPackage,
 } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
@@ -25,7 +27,6 @@ import { progressFor } from '../output/progress';
 import { iterationLine, passLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
-import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import { addEnvFlags, commandWords, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 import { identityOf, OVERRIDE_FLAG_HELP, type OverrideFlags, overridesFromFlags } from './train-overrides';

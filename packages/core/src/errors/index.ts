@@ -1,3 +1,4 @@
+export { type FirstIssue, firstIssue, type IssuesLike, showValue } from './first-issue';
 export {
   AbortedError,
   CheckpointError,

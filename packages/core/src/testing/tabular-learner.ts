@@ -10,7 +10,7 @@
 
 import { z } from 'zod';
 import { at } from '../arrays';
-import { ConfigError, throwIfAborted } from '../errors';
+import { ConfigError, firstIssue, throwIfAborted } from '../errors';
 import { createRng } from '../rng';
 import type { LearnerV1, PolicyRequestV1, PolicyV1 } from '../spec';
 import { unpackLogprobRows } from '../training/packing';
@@ -70,13 +70,11 @@ function resolveOptions(options: TabularLearnerOptions): TabularSettings & { can
     maxConsecutiveSkips: options.maxConsecutiveSkips ?? 3,
   });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.map(String).join('.') ?? '';
-  const value: unknown = Reflect.get(options, path);
-  throw new ConfigError(
-    `createTabularLearner: ${path} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}.`,
-    { path, context: { value } },
-  );
+  const { path, value, message } = firstIssue(parsed.error, options);
+  throw new ConfigError(`createTabularLearner: ${path} must be ${message}, got ${JSON.stringify(value)}.`, {
+    path,
+    context: { value },
+  });
 }
 
 /** A `LearnerV1` over a table of candidate logits (see the module comment). */

@@ -1,8 +1,8 @@
 /** Options of the training loop and their validation. */
 
 import { z } from 'zod';
-import { ConfigError } from '../errors';
-import { type JsonObject, type JsonValue, valueAt } from '../json';
+import { ConfigError, firstIssue, showValue } from '../errors';
+import type { JsonObject, JsonValue } from '../json';
 import type { ContextLayout, MemoryV1 } from '../memory';
 import type { RowRecord } from '../records';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
@@ -248,16 +248,6 @@ const schema = z.looseObject({
     .optional(),
 });
 
-function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
 function missing(path: string, what: string): never {
   throw new ConfigError(`Invalid training option '${path}': missing; give ${what}.`, { path });
 }
@@ -276,12 +266,13 @@ export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): Re
   }
   const result = schema.safeParse(options);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = issue?.path.map(String).join('.') ?? '';
-    const value = issue ? valueAt(options, issue.path) : undefined;
+    const { path, value, message } = firstIssue(result.error, options);
     throw new ConfigError(
-      `Invalid training option '${path}': got ${show(value)}; allowed: ${issue?.message ?? 'see the docs'}.`,
-      { path, context: { value: show(value), allowed: issue?.message } },
+      `Invalid training option '${path}': got ${showValue(value)}; allowed: ${message}.`,
+      {
+        path,
+        context: { value: showValue(value), allowed: message },
+      },
     );
   }
   if (typeof options.env?.createEpisode !== 'function') missing('env', 'an EnvV1');
@@ -303,7 +294,7 @@ export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): Re
       const suite = ev[name];
       if (suite && (suite.env ?? options.env).needsOpponent && (suite.opponents?.length ?? 0) === 0) {
         throw new ConfigError(
-          `Invalid training option 'evaluation.${name}.opponents': got ${show(suite.opponents)}; allowed: a non-empty list of opponent ids.`,
+          `Invalid training option 'evaluation.${name}.opponents': got ${showValue(suite.opponents)}; allowed: a non-empty list of opponent ids.`,
           { path: `evaluation.${name}.opponents` },
         );
       }

@@ -10,8 +10,7 @@
  */
 
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
-import { ConfigError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import { at, ConfigError } from '@mage-rl/core';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
 import { DEFAULT_KL_CLAMP } from './kl';
 

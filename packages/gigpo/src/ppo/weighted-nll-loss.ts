@@ -5,8 +5,7 @@
  */
 
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
-import { InvalidArgumentError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import { at, InvalidArgumentError } from '@mage-rl/core';
 import { aggregationScales, type LossAggregation } from './aggregation';
 
 export interface WeightedNllLossOptions {

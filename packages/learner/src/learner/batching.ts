@@ -4,8 +4,8 @@
  * [rows, bucket length] inputs of one graph.
  */
 
+import { at } from '@mage-rl/core';
 import { bucketLength, nextPow2 } from '../sampling/generator';
-import { at } from '../util/arrays';
 import { inputLength, type Seq, spanTokens } from './rows';
 
 export interface MicroBatchLimits {
