@@ -65,6 +65,7 @@ export { memoryLimitsOfConfig } from './train/memory-limits';
 export {
   ensureWarmStart,
   plannedWarmStart,
+  RESUME_SAFE_CONFIG_PATHS,
   type TrainPipelineOptions,
   type TrainPipelineResult,
   trainConfigOf,

@@ -7,6 +7,7 @@ import type { ContextLayout, MemoryV1 } from '../memory';
 import type { RowRecord } from '../records';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
 import type { EnvV1, LearnerV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
+import type { RunLock } from './run-lock';
 
 /** One evaluation suite: opponents (for two-player envs) and optionally another env configuration. */
 export interface EvaluationSuiteOptions<S = unknown, A = unknown> {
@@ -99,6 +100,13 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
   readonly resume?: boolean;
   /** Extra JSON written into config.json under `extra` (e.g. the CLI's resolved method preset). */
   readonly config?: JsonObject;
+  /**
+   * Dotted paths inside `config` that may change on resume (a path covers everything under it): the
+   * caller knows which of its values do not change what a run computes. Default none.
+   */
+  readonly resumeSafePaths?: readonly string[];
+  /** The lock of `runDir` when the caller already holds it (see run-lock.ts); else the loop takes it. */
+  readonly runLock?: RunLock;
   readonly memoryState?: MemoryStateOptions;
   /** Sees every runner event of training rollouts and evaluations (for progress bars). */
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -168,6 +176,8 @@ const KNOWN_KEYS = [
   'keepCheckpoints',
   'resume',
   'config',
+  'resumeSafePaths',
+  'runLock',
   'memoryState',
   'packRows',
   'onRunnerEvent',
