@@ -44,6 +44,7 @@ const REPOSITORY = 'https://github.com/mage-rl/mage-rl';
 const SOURCE_CONDITION = '@mage-rl/source';
 /** One export per entry point: imported at run time, and type-checked as not `any`. */
 const ENTRIES = [
+  ['@mage-rl/spec', 'createPopulation'],
   ['@mage-rl/core', 'createRng'],
   ['@mage-rl/core/testing', 'createNimEnv'],
   ['@mage-rl/envs', 'createKuhnPoker'],

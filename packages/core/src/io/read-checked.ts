@@ -6,8 +6,8 @@
 
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { CheckpointError, ConfigError, firstIssue, type IssuesLike, type MageError } from '@mage-rl/spec';
 import type { z } from 'zod';
-import { CheckpointError, ConfigError, firstIssue, type IssuesLike, type MageError } from '../errors';
 
 /** How deep a JSON file may nest (deeper input is refused before anything walks it recursively). */
 export const MAX_JSON_DEPTH = 64;

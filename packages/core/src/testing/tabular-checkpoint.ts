@@ -1,8 +1,8 @@
 /** Saving and loading the tabular learner: one JSON file with the table, the step and the skip count. */
 
 import { join } from 'node:path';
+import { CheckpointError, firstIssue } from '@mage-rl/spec';
 import { z } from 'zod';
-import { CheckpointError, firstIssue } from '../errors';
 import { readJsonFile, writeJsonAtomic } from '../io';
 import type { TabularEntry, TabularState } from './tabular-state';
 

@@ -8,11 +8,10 @@
  * `NumericInstabilityError`.
  */
 
+import type { LearnerV1, PolicyRequestV1, PolicyV1 } from '@mage-rl/spec';
+import { at, ConfigError, firstIssue, throwIfAborted } from '@mage-rl/spec';
 import { z } from 'zod';
-import { at } from '../arrays';
-import { ConfigError, firstIssue, throwIfAborted } from '../errors';
 import { createRng } from '../rng';
-import type { LearnerV1, PolicyRequestV1, PolicyV1 } from '../spec';
 import { unpackLogprobRows } from '../training/packing';
 import { loadTabular, saveTabular } from './tabular-checkpoint';
 import { decodePromptKey } from './tabular-prompt-key';

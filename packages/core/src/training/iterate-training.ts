@@ -6,7 +6,7 @@
  */
 
 import { join } from 'node:path';
-import { InvalidArgumentError, throwIfAborted } from '../errors';
+import { InvalidArgumentError, throwIfAborted } from '@mage-rl/spec';
 import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1 } from './events';
 import { openRun } from './open-run';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';

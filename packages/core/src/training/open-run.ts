@@ -1,11 +1,10 @@
 /** Opening a run directory: a fresh start, or a resume from its latest complete checkpoint. */
 
 import { promises as fs } from 'node:fs';
+import type { JsonObject, PopulationV1 } from '@mage-rl/spec';
+import { CheckpointError, ConfigError } from '@mage-rl/spec';
 import { z } from 'zod';
-import { CheckpointError, ConfigError } from '../errors';
 import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
-import type { JsonObject } from '../json';
-import type { PopulationV1 } from '../population';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import {
   assertFreshRunDir,

@@ -1,12 +1,20 @@
 /** Options of the training loop and their validation. */
 
+import type {
+  ContextLayout,
+  EnvV1,
+  JsonObject,
+  JsonValue,
+  LearnerV1,
+  MemoryV1,
+  PromptStyle,
+  RowRecord,
+  SamplingOptions,
+  TokenLossFn,
+} from '@mage-rl/spec';
+import { ConfigError, firstIssue, showValue } from '@mage-rl/spec';
 import { z } from 'zod';
-import { ConfigError, firstIssue, showValue } from '../errors';
-import type { JsonObject, JsonValue } from '../json';
-import type { ContextLayout, MemoryV1 } from '../memory';
-import type { RowRecord } from '../records';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
-import type { EnvV1, LearnerV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
 import type { RunLock } from './run-lock';
 
 /** One evaluation suite: opponents (for two-player envs) and optionally another env configuration. */

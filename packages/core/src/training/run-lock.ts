@@ -10,8 +10,8 @@
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ConfigError, IoError } from '@mage-rl/spec';
 import { z } from 'zod';
-import { ConfigError, IoError } from '../errors';
 import { fsyncDir, tempSibling } from '../io';
 import { parseJsonChecked } from '../io/read-checked';
 

@@ -1,6 +1,6 @@
 /** Zod validation of env options, turned into `ConfigError`s that name the path and the allowed values. */
 
-import { ConfigError, firstIssue } from '@mage-rl/core';
+import { ConfigError, firstIssue } from '@mage-rl/spec';
 import type { z } from 'zod';
 
 /** Parse `input` with `schema`; throw a `ConfigError` (path `<envId>.<key>`) describing the first problem. */

@@ -3,7 +3,7 @@
  * of every row (architecture/gigpo.md).
  */
 
-import { at } from '@mage-rl/core';
+import { at } from '@mage-rl/spec';
 
 import { metaRewards } from '../meta-reward/meta-reward';
 import { fillAttemptValues } from '../returns/step-returns';

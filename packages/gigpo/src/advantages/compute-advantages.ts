@@ -8,7 +8,7 @@
  * `stepAdvantages` → the weighted sum (reflect rows scaled by `reflectWeight`).
  */
 
-import { at } from '@mage-rl/core';
+import { at } from '@mage-rl/spec';
 
 import { subtractRowPenalties } from '../penalties/penalties';
 import { attemptValues, rowReturns } from './attempt-returns';

@@ -3,7 +3,7 @@
  * slots, attempts of the same index, or (GRPO) attempts.
  */
 
-import { at } from '@mage-rl/core';
+import { at } from '@mage-rl/spec';
 
 import { intern } from '../columns/intern';
 import { bucketBaseline, bucketTotals, centre } from './buckets';

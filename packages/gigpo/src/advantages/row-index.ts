@@ -3,7 +3,7 @@
  * small integers, so that later passes work on typed columns.
  */
 
-import { at, InvalidArgumentError } from '@mage-rl/core';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 import type { AdvantageRowInput } from './types';
 
 /** A slot (meta-episode); its attempts 0..attempts−1 have the ids offset..offset+attempts−1. */

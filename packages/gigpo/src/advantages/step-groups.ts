@@ -3,7 +3,7 @@
  * group, and each row's step return is compared with its step group's.
  */
 
-import { at } from '@mage-rl/core';
+import { at } from '@mage-rl/spec';
 
 import { intern } from '../columns/intern';
 import { bucketBaseline, centre } from './buckets';

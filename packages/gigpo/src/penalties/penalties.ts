@@ -2,7 +2,7 @@
  * Row penalties. They lower the episode-level score of a row only; step returns never see them.
  */
 
-import { at } from '@mage-rl/core';
+import { at } from '@mage-rl/spec';
 
 import type { AdvantageRowInput, LengthPenaltyOptions } from '../advantages/types';
 

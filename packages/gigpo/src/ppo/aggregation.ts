@@ -1,5 +1,5 @@
-import type { TokenLossInput } from '@mage-rl/core';
-import { at, InvalidArgumentError } from '@mage-rl/core';
+import type { TokenLossInput } from '@mage-rl/spec';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 
 /**
  * How per-token losses become one scalar:

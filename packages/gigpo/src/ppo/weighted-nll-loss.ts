@@ -4,8 +4,8 @@
  * Advantages, old and reference log-probs are ignored.
  */
 
-import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
-import { at, InvalidArgumentError } from '@mage-rl/core';
+import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 import { aggregationScales, type LossAggregation } from './aggregation';
 
 export interface WeightedNllLossOptions {
