@@ -100,7 +100,7 @@ interface TrainCall {
 
 async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCall> {
   const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
-  const values = mergeConfig(overridesFromFlags(opts), envUrlOverride(opts.envUrl)) as TrainConfigInput;
+  const values = mergeConfig(overridesFromFlags(opts), envUrlOverride(opts.envUrl));
   // A resumed run finds its env package in its own config.json when neither a flag nor the config names one.
   const named = opts.envPackage ?? values.env?.package;
   const recorded =
