@@ -50,6 +50,7 @@ const SOURCE_CONDITION = '@mage-rl/source';
 /** One export per entry point: imported at run time, and type-checked as not `any`. */
 const ENTRIES = [
   ['@mage-rl/core', 'createRng'],
+  ['@mage-rl/spec', 'createPopulation'],
   ['@mage-rl/core/testing', 'createNimEnv'],
   ['@mage-rl/envs', 'createKuhnPoker'],
   ['@mage-rl/envs/tictactoe', 'createTicTacToe'],
@@ -231,9 +232,12 @@ function writeConsumer(dir) {
     [
       ...imports,
       "import type { EnvV1 } from '@mage-rl/core';",
+      "import type { EnvV1 as SpecEnvV1 } from '@mage-rl/spec';",
       '',
       'export const roll: number = e0(1).int(6);',
       'export const game: EnvV1<unknown, unknown> | undefined = undefined;',
+      // Core re-exports the spec: one type, whichever package it is imported from.
+      'export const sameEnv: SpecEnvV1<unknown, unknown> | undefined = game;',
       ...checks,
       '',
     ].join('\n'),

@@ -8,7 +8,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1 } from '@mage-rl/core';
-import { PlayError } from './play';
+import { PlayError, type PlayView } from './play';
 
 /** A trained policy the play page offers, wired by the caller (the CLI loads the run and its config). */
 export interface PlayAgentV1 {
@@ -51,22 +51,9 @@ export interface AgentTurnView {
   readonly reward: number;
 }
 
-export interface AgentPlayView {
-  readonly session: string;
-  readonly game: string;
-  readonly opponent: string;
-  readonly seat: number;
-  readonly attempt: number;
-  readonly attempts: number;
-  readonly state: unknown;
-  readonly legal: readonly string[];
+/** A session with an agent as the page sees it: a play session that ends only when every attempt has. */
+export interface AgentPlayView extends Omit<PlayView, 'status'> {
   readonly status: 'your-move' | 'finished';
-  readonly moves: readonly { readonly by: 'you' | 'opponent' | 'chance'; readonly action: string }[];
-  readonly results: readonly {
-    readonly attempt: number;
-    readonly return: number;
-    readonly outcome: 'win' | 'loss' | 'draw';
-  }[];
   /** What the agent wrote: its moves and the reflections between attempts. */
   readonly agent: readonly AgentTurnView[];
 }

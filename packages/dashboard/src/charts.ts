@@ -334,6 +334,11 @@ function attemptPoints(label: string, m: MetricsSummaryV1 | undefined, dashed = 
 /** The last evaluation after training started (the one before training has iteration −1). */
 export const lastEval = (run: RunMetrics) => run.evals.filter((e) => e.iteration >= 0).at(-1);
 
+/** The axes and empty text of the evaluation charts: pass rates in percent. */
+const PASS_RATE = { yTitle: 'pass@k', percent: true, empty: 'no evaluation yet' } as const;
+/** Pass rates by attempt. */
+const BY_ATTEMPT = { xTitle: 'attempt k', ...PASS_RATE } as const;
+
 /**
  * Evaluation charts: pass@k by attempt at the last evaluation (before training dashed, for one run) per
  * domain with Wilson intervals; per opponent at the last evaluation; pass@1 and pass@K over iterations.
@@ -346,10 +351,7 @@ export function evalCharts(runs: readonly RunMetrics[]): ChartDef[] {
   const charts: ChartDef[] = domains.map(([domain, title]) => ({
     id: `eval-${domain}`,
     title: `${title}: success by attempt (last evaluation)`,
-    xTitle: 'attempt k',
-    yTitle: 'pass@k',
-    percent: true,
-    empty: 'no evaluation yet',
+    ...BY_ATTEMPT,
     points: runs.flatMap((run) => {
       const last = lastEval(run);
       const before = run.evals.find((e) => e.iteration < 0);
@@ -367,9 +369,7 @@ export function evalCharts(runs: readonly RunMetrics[]): ChartDef[] {
     id: 'eval-over-time',
     title: 'In-domain evaluation over training',
     xTitle: 'updates',
-    yTitle: 'pass@k',
-    percent: true,
-    empty: 'no evaluation yet',
+    ...PASS_RATE,
     points: runs.flatMap((run) =>
       (['first', 'last'] as const).flatMap((at) =>
         run.evals.flatMap((e) => {
@@ -394,10 +394,7 @@ export function evalCharts(runs: readonly RunMetrics[]): ChartDef[] {
   charts.push({
     id: 'eval-per-opponent',
     title: 'Per opponent: success by attempt (last evaluation)',
-    xTitle: 'attempt k',
-    yTitle: 'pass@k',
-    percent: true,
-    empty: 'no evaluation yet',
+    ...BY_ATTEMPT,
     points: runs.flatMap((run) => {
       const last = lastEval(run);
       return domains.flatMap(([domain]) =>

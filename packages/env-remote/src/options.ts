@@ -1,6 +1,6 @@
 /** The options every remote env shares, and their validation into `ConfigError`s. */
 
-import { ConfigError } from '@mage-rl/core';
+import { ConfigError, firstIssue } from '@mage-rl/core';
 import { z } from 'zod';
 import type { RetryPolicy } from './http/json-client';
 
@@ -47,6 +47,25 @@ export const taskRange = z
   .tuple([z.number().int().min(0), z.number().int().min(1)])
   .refine(([a, b]) => b > a, 'the end must be greater than the start ([start, end), end exclusive)');
 
+/**
+ * The options of an env that plays tasks of a server (ALFWorld, WebShop): the connection, the turn limit
+ * and the task-index ranges of the three splits, with the env's defaults.
+ */
+export function remoteTaskShape(defaults: {
+  readonly maxTurns: number;
+  readonly trainTasks: [number, number];
+  readonly inDomainTasks: [number, number];
+}) {
+  return {
+    ...remoteConnectionShape,
+    maxTurns: z.number().int().min(1).max(200).default(defaults.maxTurns),
+    split: z.enum(['train', 'in-domain', 'out-of-domain']).default('train'),
+    trainTasks: taskRange.default(defaults.trainTasks),
+    inDomainTasks: taskRange.default(defaults.inDomainTasks),
+    outOfDomainTasks: taskRange.nullable().default(null),
+  };
+}
+
 /** Parses `input` with `schema`; the first problem becomes a `ConfigError` naming `<envId>.<option>`. */
 export function validateRemoteOptions<T extends z.ZodType>(
   envId: string,
@@ -56,7 +75,7 @@ export function validateRemoteOptions<T extends z.ZodType>(
   const result = schema.safeParse(input ?? {});
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const key = issue?.path.map(String).join('.') ?? '';
+  const { path: key, message } = firstIssue(result.error);
   const path = key === '' ? envId : `${envId}.${key}`;
   const hint =
     key === 'url'
@@ -64,7 +83,7 @@ export function validateRemoteOptions<T extends z.ZodType>(
       : '';
   const known =
     issue?.code === 'unrecognized_keys' ? ` Known options: ${Object.keys(shapeOf(schema)).join(', ')}.` : '';
-  throw new ConfigError(`Invalid ${envId} option '${path}': ${issue?.message ?? 'invalid'}.${known}${hint}`, {
+  throw new ConfigError(`Invalid ${envId} option '${path}': ${message}.${known}${hint}`, {
     path,
   });
 }

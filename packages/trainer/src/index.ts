@@ -65,6 +65,7 @@ export { memoryLimitsOfConfig } from './train/memory-limits';
 export {
   ensureWarmStart,
   plannedWarmStart,
+  RESUME_SAFE_CONFIG_PATHS,
   type TrainPipelineOptions,
   type TrainPipelineResult,
   trainConfigOf,
@@ -98,7 +99,6 @@ export {
   type WarmStartLayout,
 } from './warm-start/warm-start-corpus';
 export {
-  chunksOf,
   type EpochPlan,
   epochPlan,
   type LossPoint,

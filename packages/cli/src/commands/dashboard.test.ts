@@ -1,17 +1,7 @@
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
-import { capture } from '../testing/cli.test-helper';
-
-async function waitFor(read: () => string, pattern: RegExp, ms = 30_000): Promise<RegExpMatchArray> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = read().match(pattern);
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}: ${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { capture, waitFor } from '../testing/cli.test-helper';
 
 describe('mage dashboard', () => {
   it('serves the page and the runs (a missing one reported) until SIGTERM', async () => {

@@ -50,18 +50,21 @@ async function metrics(runDir: string): Promise<{ type: string; iteration: numbe
     .map((line) => JSON.parse(line, (key, value) => (key === 'timing' ? undefined : value)));
 }
 
+/** The flags of a local `mage env-serve` on a free port, as the command receives them. */
+const serveFlags = {
+  port: '0',
+  host: '127.0.0.1',
+  seat: 'first',
+  style: 'verbose',
+  maxInstances: '8',
+  maxBodyBytes: '1024',
+  maxConcurrent: '4',
+};
+
 describe('mage env-serve', () => {
   it('refuses envs that already live on a server, bad options and unknown opponents before listening', async () => {
     const never = new AbortController().signal;
-    const base = {
-      port: '0',
-      host: '127.0.0.1',
-      seat: 'first',
-      style: 'verbose',
-      maxInstances: '8',
-      maxBodyBytes: '1024',
-      maxConcurrent: '4',
-    };
+    const base = serveFlags;
     const c = capture();
     await expect(serveEnv('alfworld', base, c.io, never)).rejects.toThrow(
       /already runs on a server of its own/,
@@ -96,16 +99,7 @@ describe('mage env-serve', () => {
   it('serves until stopped, printing its address', async () => {
     const stop = new AbortController();
     const c = capture();
-    const base = {
-      port: '0',
-      host: '127.0.0.1',
-      seat: 'first',
-      style: 'verbose',
-      maxInstances: '8',
-      maxBodyBytes: '1024',
-      maxConcurrent: '4',
-      json: true,
-    };
+    const base = { ...serveFlags, json: true };
     const serving = serveEnv('kuhn-poker', { ...base, opponent: 'cfr' }, c.io, stop.signal);
     await expect.poll(() => c.out(), { timeout: 10_000 }).toContain('"url"');
     const { url } = JSON.parse(c.out()) as { url: string };

@@ -7,11 +7,10 @@
 import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import { type RunningEnvServer, startEnvServer } from '@mage-rl/env-remote';
-import { envDefinition, mergeConfig, REMOTE_ENV_IDS } from '@mage-rl/recipes';
+import { envDefinition, mergeConfig, REMOTE_ENV_IDS, useEnvPackage } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
-import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-flags';
 import { allowedOrigins, allowOriginOption, listenFailure } from './serve';

@@ -17,13 +17,13 @@ import {
   type MethodId,
   RUN_PRESET_IDS,
   resolveTrainConfig,
+  useEnvPackage,
 } from '@mage-rl/recipes';
 import { evaluateWithMemory, loadPolicy, signed } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
-import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { addEnvFlags, commaList, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
 

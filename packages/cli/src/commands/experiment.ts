@@ -8,6 +8,7 @@ import {
   MEMORY_KINDS,
   RUN_PRESET_IDS,
   resolveTrainConfig,
+  useEnvPackage,
 } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
@@ -27,7 +28,6 @@ import { progressFor } from '../output/progress';
 import { iterationLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
-import { useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import { addEnvFlags, commaList, commandWords, envFlag, seedOf, TRAINING_METHOD_IDS } from './learning-flags';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';

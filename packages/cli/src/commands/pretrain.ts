@@ -1,7 +1,7 @@
 /** `mage pretrain`: the supervised warm start of mage-tiny, with progress bars and a summary. */
 
 import { resolve } from 'node:path';
-import { envDefinition, RUN_PRESET_IDS } from '@mage-rl/recipes';
+import { envDefinition, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   cachedWarmStart,
   DEFAULT_CACHE_DIR,
@@ -16,7 +16,6 @@ import type { Progress } from '../output/progress';
 import { progressFor } from '../output/progress';
 import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
-import { useEnvPackage } from '../registry';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlag, envFlagHelp, seedOf } from './learning-flags';
 

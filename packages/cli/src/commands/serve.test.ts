@@ -6,18 +6,7 @@ import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
-import { capture, runJson, useTempDir } from '../testing/cli.test-helper';
-
-/** Polls `read` until it matches `pattern`. */
-async function waitFor(read: () => string, pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = read().match(pattern);
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}: ${read()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { capture, runJson, useTempDir, waitFor } from '../testing/cli.test-helper';
 
 describe('mage serve + remote policies', () => {
   const tmp = useTempDir('mage-serve-cli-');

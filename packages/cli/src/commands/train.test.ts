@@ -45,15 +45,8 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
     expect(await readFile(first.report, 'utf8')).toContain('# mage-rl run report');
 
     // Resume with one more iteration: the two done are kept, exactly one new one runs.
-    const second = await runJson<TrainJson>([
-      'train',
-      ...common,
-      '--run-dir',
-      runDir,
-      '--resume',
-      '--iterations',
-      '3',
-    ]);
+    const resumeTo3 = ['train', ...common, '--run-dir', runDir, '--resume', '--iterations', '3'];
+    const second = await runJson<TrainJson>(resumeTo3);
     expect(second.iterations).toBe(3);
     const after = await lines(runDir);
     expect(after.filter((l) => l.type === 'update').map((l) => l.iteration)).toEqual([0, 1, 2]);
@@ -84,15 +77,7 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
     expect(method.err).toMatch(/differs from its config\.json at method, /);
 
     // A finished run says so and trains nothing.
-    const done = await runCaptured([
-      'train',
-      ...common,
-      '--run-dir',
-      runDir,
-      '--resume',
-      '--iterations',
-      '3',
-    ]);
+    const done = await runCaptured(resumeTo3);
     expect(done.code).toBe(0);
     expect(done.out).toMatch(/run already complete: .* has trained all 3 iterations/);
     expect(await lines(runDir)).toEqual(after);

@@ -9,7 +9,9 @@ import {
   mergeConfig,
   RUN_PRESET_IDS,
   type RunPresetId,
+  recordedEnvPackage,
   type TrainConfigInput,
+  useEnvPackage,
 } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
@@ -25,7 +27,6 @@ import { progressFor } from '../output/progress';
 import { iterationLine, passLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
-import { recordedEnvPackage, useEnvPackage } from '../registry';
 import { oneOf } from './game-options';
 import {
   addEnvFlags,
@@ -111,7 +112,7 @@ interface TrainCall {
 
 async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCall> {
   const typed = (flag: string) => command.getOptionValueSource(flag) !== 'default';
-  const values = mergeConfig(overridesFromFlags(opts), envUrlOverride(opts.envUrl)) as TrainConfigInput;
+  const values = mergeConfig(overridesFromFlags(opts), envUrlOverride(opts.envUrl));
   // A resumed run finds its env package in its own config.json when neither a flag nor the config names one.
   const named = opts.envPackage ?? values.env?.package;
   const recorded =

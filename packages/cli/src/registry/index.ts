@@ -1,11 +1,4 @@
 export {
-  type EnvPackageUse,
-  loadEnvPackage,
-  recordedEnvPackage,
-  resolveEnvPackage,
-  useEnvPackage,
-} from '@mage-rl/recipes';
-export {
   createCliOpponent,
   createEnv,
   ENV_FACTORIES,

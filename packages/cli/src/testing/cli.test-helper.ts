@@ -35,4 +35,15 @@ export async function runJson<T>(argv: readonly string[]): Promise<T> {
   return JSON.parse(r.out) as T;
 }
 
+/** Polls `read` until it matches `pattern` (a server's address in its output, say); throws after `ms`. */
+export async function waitFor(read: () => string, pattern: RegExp, ms = 60_000): Promise<RegExpMatchArray> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const m = read().match(pattern);
+    if (m) return m;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${pattern}: ${read()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export { useTempDir } from '@mage-rl/core/testing/vitest';

@@ -1,5 +1,5 @@
+import { ConfigError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors';
 import { simpleMemory } from '../runner/simple-memory.test-helper';
 import { createNimEnv, nimGame, nimOpponents, randomLegalOpponent, scriptedPolicy } from '../testing';
 import { evaluate } from './evaluate';

@@ -3,12 +3,19 @@
  * returning per-opponent and overall metrics. Works with scripted policies and with a learner's policy.
  */
 
-import { ConfigError } from '../errors';
-import type { ContextLayout, MemoryV1 } from '../memory';
+import type {
+  ContextLayout,
+  EnvV1,
+  MemoryV1,
+  MetaEpisodeBatchRecord,
+  OpponentV1,
+  PolicyV1,
+  PromptStyle,
+  SamplingOptions,
+} from '@mage-rl/spec';
+import { ConfigError } from '@mage-rl/spec';
 import { computeMetrics, type MetaEpisodeMetricsV1, mergeBatches } from '../metrics';
-import type { MetaEpisodeBatchRecord } from '../records';
 import { type RunnerEvent, runMetaEpisodes, type SeatOption } from '../runner';
-import type { EnvV1, OpponentV1, PolicyV1, PromptStyle, SamplingOptions } from '../spec';
 
 export interface EvaluateOptions<S = unknown, A = unknown> {
   readonly env: EnvV1<S, A>;

@@ -1,8 +1,8 @@
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CheckpointError, IoError, MageError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, IoError, MageError } from '../errors';
 import {
   pathExists,
   readJsonFile,

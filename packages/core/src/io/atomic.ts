@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, constants as fsConstants } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { IoError } from '../errors';
-import type { JsonValue } from '../json';
+import type { JsonValue } from '@mage-rl/spec';
+import { IoError } from '@mage-rl/spec';
 import { readJsonChecked } from './read-checked';
 
 /** Prefix of temporary files and directories written by these helpers (never a final name). */

@@ -6,8 +6,8 @@
 
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { CheckpointError, ConfigError, firstIssue, type IssuesLike, type MageError } from '@mage-rl/spec';
 import type { z } from 'zod';
-import { CheckpointError, ConfigError, type MageError } from '../errors';
 
 /** How deep a JSON file may nest (deeper input is refused before anything walks it recursively). */
 export const MAX_JSON_DEPTH = 64;
@@ -50,10 +50,9 @@ export function jsonDepth(text: string): number {
   return max;
 }
 
-function describeIssue(issue: z.core.$ZodIssue | undefined): string {
-  if (!issue) return 'does not have the expected shape';
-  const where = issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
-  return `does not have the expected shape${where} (${issue.message})`;
+function describeIssue(error: IssuesLike): string {
+  const { path, message } = firstIssue(error);
+  return `does not have the expected shape${path === '' ? '' : ` at ${path}`} (${message})`;
 }
 
 /** Parses and checks the text of a JSON file (see `readJsonChecked`). */
@@ -69,7 +68,7 @@ export function parseJsonChecked<T = unknown>(text: string, path: string, spec: 
   }
   if (!spec.schema) return value as T;
   const parsed = spec.schema.safeParse(value);
-  if (!parsed.success) throw fail(path, spec, describeIssue(parsed.error.issues[0]), parsed.error);
+  if (!parsed.success) throw fail(path, spec, describeIssue(parsed.error), parsed.error);
   return parsed.data;
 }
 

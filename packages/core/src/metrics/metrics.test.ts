@@ -1,6 +1,6 @@
+import type { AttemptRecord, RowRecord, SlotRecord } from '@mage-rl/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { AttemptRecord, RowRecord, SlotRecord } from '../records';
 import { computeMetrics, mergeBatches, summarizeSlots } from './metrics';
 import { formatRate, rate, wilsonInterval } from './wilson';
 

@@ -4,8 +4,8 @@
  * Wilson intervals for every rate (see architecture/runner.md).
  */
 
-import { InvalidArgumentError } from '../errors';
-import type { MetaEpisodeBatchRecord, RowRecord, SlotRecord } from '../records';
+import type { MetaEpisodeBatchRecord, RowRecord, SlotRecord } from '@mage-rl/spec';
+import { InvalidArgumentError } from '@mage-rl/spec';
 import { type RateV1, rate } from './wilson';
 
 export interface AttemptMetricsV1 {

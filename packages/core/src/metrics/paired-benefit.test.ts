@@ -1,5 +1,5 @@
+import type { AttemptRecord, SlotRecord } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import type { AttemptRecord, SlotRecord } from '../records/records';
 import { pairedPassBenefit } from './paired-benefit';
 
 /** A slot on task `seed` whose attempts succeed as `wins` says (one entry per attempt played). */

@@ -4,7 +4,7 @@
  * difference, so the interval is the paired one (far narrower than comparing two independent rates).
  */
 
-import type { SlotRecord } from '../records/records';
+import type { SlotRecord } from '@mage-rl/spec';
 import { type MeanIntervalV1, meanInterval } from './mean-interval';
 
 export interface PairedPassBenefitV1 {

@@ -1,7 +1,6 @@
+import { assignOpponents, ConfigError, createPopulation, fixedPopulation } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../errors';
 import { createRng } from '../rng';
-import { assignOpponents, createPopulation, fixedPopulation } from './population';
 
 const entries = [
   { id: 'conservative', weight: 0.3 },

@@ -1,7 +1,7 @@
 /** How the runner turns what a policy, env, opponent or memory throws into a `RolloutFailureError`. */
 
-import { AbortedError, MageError, RolloutError } from '../errors';
-import type { OpponentV1 } from '../spec';
+import type { OpponentV1 } from '@mage-rl/spec';
+import { AbortedError, MageError, RolloutError } from '@mage-rl/spec';
 import { RolloutFailureError } from './options';
 import { batchRecord, type RolloutState } from './rollout-state';
 import type { SlotState } from './slot-state';

@@ -1,8 +1,6 @@
 /** The end of an attempt: its records, then a reflect turn, the next attempt, or the end of the slot. */
 
-import type { MemoryAttemptV1 } from '../memory';
-import type { AttemptRecord } from '../records';
-import type { AttemptOutcome } from '../spec';
+import type { AttemptOutcome, AttemptRecord, MemoryAttemptV1 } from '@mage-rl/spec';
 import type { RolloutState } from './rollout-state';
 import { type SlotState, slotRecord, startAttempt } from './slot-state';
 

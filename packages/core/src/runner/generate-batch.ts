@@ -1,7 +1,7 @@
 /** One lock-step batch: a single `policy.generate` call over the turns of every active slot. */
 
-import { at } from '../arrays';
-import type { PolicyResponseV1 } from '../spec';
+import type { PolicyResponseV1 } from '@mage-rl/spec';
+import { at } from '@mage-rl/spec';
 import { describe, rolloutFailure, throwIfAbortedHere } from './failures';
 import type { RolloutState } from './rollout-state';
 import type { SlotState } from './slot-state';

@@ -1,12 +1,22 @@
 /** Options, events and errors of the meta-episode runner, and the validation of its options. */
 
-import { ConfigError, type MageErrorOptions, RolloutError } from '../errors';
-import type { ContextLayout, MemoryV1 } from '../memory';
-import type { PopulationV1 } from '../population';
-import type { AttemptRecord, GroupRecord, MetaEpisodeBatchRecord, RowRecord, SlotRecord } from '../records';
-import type { EnvV1, PromptStyle, Seat } from '../spec/env';
-import type { OpponentV1 } from '../spec/opponent';
-import type { PolicyV1, SamplingOptions } from '../spec/policy';
+import type {
+  AttemptRecord,
+  ContextLayout,
+  EnvV1,
+  GroupRecord,
+  MemoryV1,
+  MetaEpisodeBatchRecord,
+  OpponentV1,
+  PolicyV1,
+  PopulationV1,
+  PromptStyle,
+  RowRecord,
+  SamplingOptions,
+  Seat,
+  SlotRecord,
+} from '@mage-rl/spec';
+import { ConfigError, type MageErrorOptions, RolloutError } from '@mage-rl/spec';
 
 /** Every group plays `first`, every group plays `second`, or a fraction of the groups plays second. */
 export type SeatOption = Seat | { readonly mixed: number };

@@ -1,7 +1,7 @@
 /** Applying a play turn's response: parse, step the env, record the row and the step, maybe end the attempt. */
 
-import type { RowRecord } from '../records';
-import { type EnvStepV1, playAnchor } from '../spec';
+import type { RowRecord } from '@mage-rl/spec';
+import { type EnvStepV1, playAnchor } from '@mage-rl/spec';
 import { guardSlot, rolloutFailure, slotFailure } from './failures';
 import { finishAttempt } from './finish-attempt';
 import { RolloutFailureError } from './options';

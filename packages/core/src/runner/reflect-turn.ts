@@ -1,8 +1,7 @@
 /** Applying a reflect turn's response: the note joins the finished attempt, then the next attempt starts. */
 
-import type { MemoryReflectionV1 } from '../memory';
-import type { RowRecord } from '../records';
-import { reflectAnchor } from '../spec';
+import type { MemoryReflectionV1, RowRecord } from '@mage-rl/spec';
+import { reflectAnchor } from '@mage-rl/spec';
 import { guardSlot } from './failures';
 import { announceAttempt } from './finish-attempt';
 import type { RolloutState } from './rollout-state';

@@ -1,6 +1,6 @@
 /** The state of one run of `iterateMetaEpisodes`: its options, groups, slots, tick counter and events. */
 
-import type { GroupRecord, MetaEpisodeBatchRecord } from '../records';
+import type { GroupRecord, MetaEpisodeBatchRecord } from '@mage-rl/spec';
 import type { ResolvedRunOptions, RunMetaEpisodesOptions, RunnerEvent } from './options';
 import { type SlotState, slotRecord } from './slot-state';
 

@@ -1,7 +1,6 @@
 /** Turning the policy's responses into rows: the fields every row shares, then the phase's own. */
 
-import type { RowRecord } from '../records';
-import type { PolicyRequestV1 } from '../spec';
+import type { PolicyRequestV1, RowRecord } from '@mage-rl/spec';
 import { rolloutFailure } from './failures';
 import type { AnsweredTurn } from './generate-batch';
 import { applyPlayTurn } from './play-turn';

@@ -5,7 +5,7 @@
  * live in their own files; see architecture/runner.md.
  */
 
-import type { MetaEpisodeBatchRecord } from '../records';
+import type { MetaEpisodeBatchRecord } from '@mage-rl/spec';
 import { createRng } from '../rng';
 import { throwIfAbortedHere } from './failures';
 import { generateBatch } from './generate-batch';

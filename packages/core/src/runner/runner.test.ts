@@ -1,9 +1,6 @@
+import type { MemorySlotInfoV1, OpponentV1, PolicyRequestV1, PolicyV1, RowRecord } from '@mage-rl/spec';
+import { AbortedError, ConfigError, createPopulation, MageError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { AbortedError, ConfigError, MageError } from '../errors';
-import type { MemorySlotInfoV1 } from '../memory';
-import { createPopulation } from '../population';
-import type { RowRecord } from '../records';
-import type { OpponentV1, PolicyRequestV1, PolicyV1 } from '../spec';
 import {
   createNimEnv,
   type NimAction,

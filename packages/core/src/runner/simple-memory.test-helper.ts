@@ -1,7 +1,6 @@
 /** A minimal memory for the runner's own tests (the real ones live in `@mage-rl/reflection`). */
 
-import type { MemorySlotInfoV1, MemoryV1 } from '../memory';
-import type { ChatMessage } from '../spec';
+import type { ChatMessage, MemorySlotInfoV1, MemoryV1 } from '@mage-rl/spec';
 
 const REMARK = /<remark>([\s\S]*?)<\/remark>/;
 
@@ -24,7 +23,9 @@ export function simpleMemory(options: { reflects?: boolean; log?: MemorySlotInfo
       const notes = (earlier: readonly { attempt: number; reflection?: { note: string } }[]) =>
         earlier.map((a) => `note ${a.attempt}: ${a.reflection?.note ?? ''}`).join('\n');
       return {
-        playMessages(view: Parameters<import('../memory').MemorySlotV1['playMessages']>[0]): ChatMessage[] {
+        playMessages(
+          view: Parameters<import('@mage-rl/spec').MemorySlotV1['playMessages']>[0],
+        ): ChatMessage[] {
           if (info.layout === 'turn') {
             const history = view.current.map((s) => `${s.action ?? '?'} -> ${s.event}`).join('\n');
             return [
@@ -44,7 +45,7 @@ export function simpleMemory(options: { reflects?: boolean; log?: MemorySlotInfo
           return messages;
         },
         reflectMessages(
-          view: Parameters<import('../memory').MemorySlotV1['reflectMessages']>[0],
+          view: Parameters<import('@mage-rl/spec').MemorySlotV1['reflectMessages']>[0],
         ): ChatMessage[] {
           const last = view.earlier[view.earlier.length - 1];
           return [

@@ -3,11 +3,19 @@
  * produces. Plain data: the runner's phases read and update it.
  */
 
-import { RolloutError } from '../errors';
-import type { MemoryAttemptV1, MemorySlotV1, MemoryStepV1 } from '../memory';
-import type { AttemptRecord, GroupRecord, RowRecord, SlotRecord } from '../records';
+import type {
+  AttemptRecord,
+  EnvEpisodeV1,
+  EnvObservationV1,
+  GroupRecord,
+  MemoryAttemptV1,
+  MemorySlotV1,
+  MemoryStepV1,
+  RowRecord,
+  SlotRecord,
+} from '@mage-rl/spec';
+import { RolloutError } from '@mage-rl/spec';
 import type { Rng } from '../rng';
-import type { EnvEpisodeV1, EnvObservationV1 } from '../spec';
 
 export interface SlotState<S, A> {
   readonly id: string;

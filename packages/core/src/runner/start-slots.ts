@@ -3,11 +3,9 @@
  * to attempt 0, a fresh opponent and a memory slot.
  */
 
-import { at } from '../arrays';
-import { RolloutError } from '../errors';
-import type { GroupRecord } from '../records';
+import type { EnvEpisodeV1, EnvObservationV1, GroupRecord, OpponentV1, Seat } from '@mage-rl/spec';
+import { at, RolloutError } from '@mage-rl/spec';
 import { createRng, type Rng } from '../rng';
-import type { EnvEpisodeV1, EnvObservationV1, OpponentV1, Seat } from '../spec';
 import { describe, failureCode, guardOpponent } from './failures';
 import type { ResolvedRunOptions, RunMetaEpisodesOptions } from './options';
 import type { SlotState } from './slot-state';

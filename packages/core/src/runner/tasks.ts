@@ -1,8 +1,8 @@
 /** The first phase of a run: which opponent each slot faces and which seat each group takes. */
 
-import { assignOpponents } from '../population';
+import type { Seat } from '@mage-rl/spec';
+import { assignOpponents } from '@mage-rl/spec';
 import type { Rng } from '../rng';
-import type { Seat } from '../spec';
 import type { ResolvedRunOptions, RunMetaEpisodesOptions, SeatOption } from './options';
 
 export interface TaskPlan {

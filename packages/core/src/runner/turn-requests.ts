@@ -1,7 +1,7 @@
 /** The policy request of a slot's next turn: a play turn of its attempt, or the reflect turn after it. */
 
-import { type MemoryAttemptV1, messagesToText, PLAY_STOP, REFLECT_STOP } from '../memory';
-import type { FinishedAttemptFactsV1, PolicyRequestV1 } from '../spec';
+import type { FinishedAttemptFactsV1, PolicyRequestV1 } from '@mage-rl/spec';
+import { type MemoryAttemptV1, messagesToText, PLAY_STOP, REFLECT_STOP } from '@mage-rl/spec';
 import { guardSlot } from './failures';
 import type { RolloutState } from './rollout-state';
 import { lastFinished, requestSeed, type SlotState } from './slot-state';

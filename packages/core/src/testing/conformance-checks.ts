@@ -1,8 +1,8 @@
 /** The env conformance checks: each plays the suite's tasks and throws a `Failure` at the first problem. */
 
-import { isJsonSafe } from '../json';
+import type { EnvStepV1 } from '@mage-rl/spec';
+import { isJsonSafe } from '@mage-rl/spec';
 import { createRng } from '../rng';
-import type { EnvStepV1 } from '../spec';
 import {
   type ConformanceCheckName,
   fail,

@@ -1,7 +1,7 @@
 /** What the conformance checks share: the check names, the garbage responses, the tasks and how to play. */
 
+import type { EnvEpisodeV1, EnvStepV1, EnvV1, OpponentV1, PromptStyle, Seat } from '@mage-rl/spec';
 import { createRng, type Rng } from '../rng';
-import type { EnvEpisodeV1, EnvStepV1, EnvV1, OpponentV1, PromptStyle, Seat } from '../spec';
 
 export const CONFORMANCE_CHECKS = [
   'spec-shape',

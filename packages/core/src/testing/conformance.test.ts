@@ -1,6 +1,6 @@
+import type { EnvEpisodeV1, EnvV1, ParsedAction } from '@mage-rl/spec';
+import { ConformanceError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { ConformanceError } from '../errors';
-import type { EnvEpisodeV1, EnvV1, ParsedAction } from '../spec';
 import { assertEnvConformance, type ConformanceCheckName, checkEnvConformance } from './conformance';
 import { createNimEnv, type NimAction, type NimState } from './nim';
 import { describeEnvConformance } from './vitest';

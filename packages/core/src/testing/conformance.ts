@@ -3,9 +3,9 @@
  * of check results; `assertEnvConformance` throws; `@mage-rl/core/testing/vitest` registers tests.
  */
 
-import { ConformanceError } from '../errors';
+import type { EnvV1, OpponentV1, Seat } from '@mage-rl/spec';
+import { ConformanceError } from '@mage-rl/spec';
 import { createRng } from '../rng';
-import type { EnvV1, OpponentV1, Seat } from '../spec';
 import { CHECKS } from './conformance-checks';
 import { CONFORMANCE_CHECKS, type ConformanceCheckName, Failure, type Suite } from './conformance-suite';
 import { randomLegalOpponent } from './scripted';

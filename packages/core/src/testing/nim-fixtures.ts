@@ -1,6 +1,6 @@
 /** Set-up shared by tests that play Nim through the runner: opponents by id and reading the pile off a prompt. */
 
-import type { OpponentV1, PolicyRequestV1 } from '../spec';
+import type { OpponentV1, PolicyRequestV1 } from '@mage-rl/spec';
 import { type NimAction, type NimState, nimGame } from './nim';
 import { firstLegalOpponent } from './scripted';
 

@@ -3,8 +3,6 @@
  * It exists for tests of the runner and the conformance suite, and as a worked example of `EnvV1`.
  */
 
-import { InvalidArgumentError } from '../errors';
-import type { JsonObject } from '../json';
 import type {
   AttemptOutcome,
   EnvEpisodeV1,
@@ -13,10 +11,11 @@ import type {
   EnvTaskV1,
   EnvV1,
   GameModelV1,
+  JsonObject,
   ParsedAction,
   PromptStyle,
-} from '../spec';
-import { TERMINAL_PLAYER } from '../spec';
+} from '@mage-rl/spec';
+import { InvalidArgumentError, TERMINAL_PLAYER } from '@mage-rl/spec';
 
 export interface NimState {
   readonly stones: number;

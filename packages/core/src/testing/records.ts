@@ -1,6 +1,6 @@
 /** Record fixtures for tests of code that reads rollout rows. */
 
-import type { RowRecord } from '../records';
+import type { RowRecord } from '@mage-rl/spec';
 
 /**
  * A valid play row of slot `g0/s0` (attempt 0, turn 0, reward 0, three prompt and two response tokens)

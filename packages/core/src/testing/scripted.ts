@@ -1,6 +1,6 @@
 /** Scripted policies and opponents for tests. They return text only (no token ids). */
 
-import type { GameModelV1, OpponentV1, PolicyRequestV1, PolicyResponseV1, PolicyV1 } from '../spec';
+import type { GameModelV1, OpponentV1, PolicyRequestV1, PolicyResponseV1, PolicyV1 } from '@mage-rl/spec';
 
 /** A policy that answers each request with `respond(request, index)`. */
 export function scriptedPolicy(

@@ -1,8 +1,8 @@
 /** Saving and loading the tabular learner: one JSON file with the table, the step and the skip count. */
 
 import { join } from 'node:path';
+import { CheckpointError, firstIssue } from '@mage-rl/spec';
 import { z } from 'zod';
-import { CheckpointError } from '../errors';
 import { readJsonFile, writeJsonAtomic } from '../io';
 import type { TabularEntry, TabularState } from './tabular-state';
 
@@ -34,7 +34,7 @@ export async function loadTabular(state: TabularState, dir: string): Promise<voi
   const saved = savedSchema.safeParse(await readJsonFile(path));
   if (!saved.success) {
     throw new CheckpointError(
-      `'${path}' is not a tabular-learner checkpoint: ${saved.error.issues[0]?.message}.`,
+      `'${path}' is not a tabular-learner checkpoint: ${firstIssue(saved.error).message}.`,
       {
         context: { path },
       },

@@ -3,8 +3,8 @@
  * entropy bonus over each key's logits, and the clipped Adam or SGD step.
  */
 
-import { at } from '../arrays';
-import type { LearnerRowV1, TokenLossInput } from '../spec';
+import type { LearnerRowV1, TokenLossInput } from '@mage-rl/spec';
+import { at } from '@mage-rl/spec';
 import { entryFor, logprobsOf, type TabularState } from './tabular-state';
 
 /** A row of the mini-batch with its table key. */

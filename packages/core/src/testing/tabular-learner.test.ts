@@ -1,10 +1,10 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LearnerRowV1, TokenLossFn } from '@mage-rl/spec';
+import { CheckpointError, ConfigError, NumericInstabilityError } from '@mage-rl/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, ConfigError, NumericInstabilityError } from '../errors';
-import type { LearnerRowV1, TokenLossFn } from '../spec';
 import { createTabularLearner, decodePromptKey, encodePromptKey } from './tabular-learner';
 
 const CANDIDATES = ['a', 'b', 'c'];

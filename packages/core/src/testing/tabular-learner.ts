@@ -8,11 +8,10 @@
  * `NumericInstabilityError`.
  */
 
+import type { LearnerV1, PolicyRequestV1, PolicyV1 } from '@mage-rl/spec';
+import { at, ConfigError, firstIssue, throwIfAborted } from '@mage-rl/spec';
 import { z } from 'zod';
-import { at } from '../arrays';
-import { ConfigError, throwIfAborted } from '../errors';
 import { createRng } from '../rng';
-import type { LearnerV1, PolicyRequestV1, PolicyV1 } from '../spec';
 import { unpackLogprobRows } from '../training/packing';
 import { loadTabular, saveTabular } from './tabular-checkpoint';
 import { decodePromptKey } from './tabular-prompt-key';
@@ -70,13 +69,11 @@ function resolveOptions(options: TabularLearnerOptions): TabularSettings & { can
     maxConsecutiveSkips: options.maxConsecutiveSkips ?? 3,
   });
   if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const path = issue?.path.map(String).join('.') ?? '';
-  const value: unknown = Reflect.get(options, path);
-  throw new ConfigError(
-    `createTabularLearner: ${path} must be ${issue?.message ?? 'valid'}, got ${JSON.stringify(value)}.`,
-    { path, context: { value } },
-  );
+  const { path, value, message } = firstIssue(parsed.error, options);
+  throw new ConfigError(`createTabularLearner: ${path} must be ${message}, got ${JSON.stringify(value)}.`, {
+    path,
+    context: { value },
+  });
 }
 
 /** A `LearnerV1` over a table of candidate logits (see the module comment). */

@@ -1,8 +1,8 @@
 /** Sampling one response from the tabular policy, with temperature, top-k and top-p. */
 
-import { at } from '../arrays';
+import type { PolicyRequestV1, PolicyResponseV1, SamplingOptions } from '@mage-rl/spec';
+import { at } from '@mage-rl/spec';
 import { createRng } from '../rng';
-import type { PolicyRequestV1, PolicyResponseV1, SamplingOptions } from '../spec';
 import { encodePromptKey } from './tabular-prompt-key';
 import { logprobsOf, type TabularState } from './tabular-state';
 

@@ -1,8 +1,8 @@
 /** The tabular learner's state: per prompt key a row of candidate logits with its Adam moments. */
 
-import { InvalidArgumentError } from '../errors';
+import type { LearnerRowV1 } from '@mage-rl/spec';
+import { InvalidArgumentError } from '@mage-rl/spec';
 import type { Rng } from '../rng';
-import type { LearnerRowV1 } from '../spec';
 
 export interface TabularEntry {
   readonly logits: Float64Array;

@@ -1,7 +1,7 @@
 /** `LearnerV1.update` of the tabular learner: epochs of shuffled mini-batches, NaN/Inf steps skipped. */
 
-import { InvalidArgumentError, NumericInstabilityError, throwIfAborted } from '../errors';
-import type { LearnerRowV1, LearnerUpdateRequest, LearnerUpdateResult } from '../spec';
+import type { LearnerRowV1, LearnerUpdateRequest, LearnerUpdateResult } from '@mage-rl/spec';
+import { InvalidArgumentError, NumericInstabilityError, throwIfAborted } from '@mage-rl/spec';
 import { unpackRows } from '../training/packing';
 import { emptyUpdateTotals, type UpdateTotals, updateResultOf } from '../training/update-totals';
 import { applyStep, gradients, gradNorm, type KeyedRow, tokenLossInput } from './tabular-gradient';

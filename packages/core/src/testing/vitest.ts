@@ -3,8 +3,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { EnvV1 } from '@mage-rl/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EnvV1 } from '../spec';
 import { CONFORMANCE_CHECKS, type ConformanceOptions, checkEnvConformance } from './conformance';
 
 /** Registers the env conformance suite as vitest tests: one test per check. */

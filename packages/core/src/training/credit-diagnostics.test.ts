@@ -1,5 +1,5 @@
+import type { AttemptRecord, MetaEpisodeBatchRecord, RowRecord } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import type { AttemptRecord, MetaEpisodeBatchRecord, RowRecord } from '../records';
 import { rowRecord } from '../testing';
 import { creditDiagnostics } from './credit-diagnostics';
 

@@ -4,8 +4,7 @@
  * loss weighs) by turn kind, and the longest prompt. See `architecture/training.md`.
  */
 
-import type { MetaEpisodeBatchRecord } from '../records';
-import type { TurnPhase } from '../spec';
+import type { MetaEpisodeBatchRecord, TurnPhase } from '@mage-rl/spec';
 
 /** Mean, population std and count of a set of values. */
 export interface MomentsV1 {

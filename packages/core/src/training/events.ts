@@ -1,7 +1,7 @@
 /** Typed progress events of `iterateTraining` and the JSON lines of metrics.jsonl. */
 
+import type { MetaEpisodeBatchRecord } from '@mage-rl/spec';
 import type { MetaEpisodeMetricsV1 } from '../metrics';
-import type { MetaEpisodeBatchRecord } from '../records';
 import type { CreditDiagnosticsV1 } from './credit-diagnostics';
 import type { ResolvedTrainingConfig } from './options';
 

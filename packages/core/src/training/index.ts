@@ -69,5 +69,5 @@ export {
   readCheckpointState,
   runPaths,
 } from './run-dir';
-export { lockRunDir, RUN_LOCK_FILE, type RunLock, withRunLock } from './run-lock';
+export { lockRunDir, RUN_LOCK_FILE, type RunLock, runLockPath, withRunLock } from './run-lock';
 export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';

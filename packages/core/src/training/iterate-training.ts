@@ -6,14 +6,14 @@
  */
 
 import { join } from 'node:path';
-import { throwIfAborted } from '../errors';
+import { InvalidArgumentError, throwIfAborted } from '@mage-rl/spec';
 import type { EvalStatsV1, MetricsLineV1, TrainingEvent, TrainingResultV1 } from './events';
 import { openRun } from './open-run';
 import { type ResolvedTrainingConfig, resolveTrainingOptions, type TrainingOptions } from './options';
 import { REPLAY_TRAIN_SAMPLE, type ReplayEpisodeV1, replayEpisodes, writeEpisodes } from './replay-record';
 import { evaluationPhase, rolloutPhase } from './rollout-phase';
 import { CHECKPOINT_STATE_FORMAT, type MetricsWriter, writeCheckpoint } from './run-dir';
-import { lockRunDir } from './run-lock';
+import { lockRunDir, runLockPath } from './run-lock';
 import { updatePhase } from './update-phase';
 
 const now = (): number => performance.now();
@@ -54,7 +54,16 @@ export async function* iterateTraining<S, A>(
 ): AsyncGenerator<TrainingEvent, TrainingResultV1, undefined> {
   const config = resolveTrainingOptions(options);
   throwIfAborted(options.signal);
-  // One writer per run directory (see run-lock.ts); released however the loop ends.
+  // One writer per run directory (see run-lock.ts): the caller's lock, or one taken here and released
+  // however the loop ends.
+  if (options.runLock !== undefined) {
+    if (options.runDir === undefined || options.runLock.path !== runLockPath(options.runDir)) {
+      throw new InvalidArgumentError(
+        `runLock '${options.runLock.path}' is not the lock of runDir '${options.runDir ?? '(none)'}'.`,
+      );
+    }
+    return yield* trainingLoop(options, config);
+  }
   const lock = options.runDir ? await lockRunDir(options.runDir) : null;
   try {
     return yield* trainingLoop(options, config);

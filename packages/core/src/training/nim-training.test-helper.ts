@@ -7,12 +7,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { at } from '../arrays';
-import { CheckpointError } from '../errors';
+import type { MemoryV1, RowRecord, TokenLossFn } from '@mage-rl/spec';
+import { at, CheckpointError } from '@mage-rl/spec';
 import { writeFileAtomic } from '../io';
-import type { MemoryV1 } from '../memory';
-import type { RowRecord } from '../records';
-import type { TokenLossFn } from '../spec';
 import { createNimEnv, type NimAction, type NimState, nimGame } from '../testing/nim';
 import { randomLegalOpponent } from '../testing/scripted';
 import { createTabularLearner, type TabularLearner } from '../testing/tabular-learner';

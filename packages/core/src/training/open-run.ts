@@ -1,11 +1,10 @@
 /** Opening a run directory: a fresh start, or a resume from its latest complete checkpoint. */
 
 import { promises as fs } from 'node:fs';
+import type { JsonObject, PopulationV1 } from '@mage-rl/spec';
+import { CheckpointError, ConfigError } from '@mage-rl/spec';
 import { z } from 'zod';
-import { CheckpointError, ConfigError } from '../errors';
 import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
-import type { JsonObject } from '../json';
-import type { PopulationV1 } from '../population';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import {
   assertFreshRunDir,
@@ -58,20 +57,19 @@ function runConfig<S, A>(
 }
 
 /**
- * Paths of the run record (and everything under them) that may change on resume; they do not forbid it,
- * and the saved config.json keeps its original value (`--iterations` extends or shortens a run without
- * rewriting its record). `extra.memory` is the CLI's memory budget: it sizes caches and generation
- * chunks, not what is computed, so a run may resume on another machine, and a record written before the
- * setting existed resumes with its default.
+ * Paths of the loop's own run record (and everything under them) that may change on resume; they do not
+ * forbid it, and the saved config.json keeps its original value (more iterations extend a run without
+ * rewriting its record). Paths inside the caller's record (`extra`) are the caller's to name
+ * (`resumeSafePaths`).
  */
-export const RESUME_SAFE_PATHS: readonly string[] = [
-  'training.iterations',
-  'extra.train.iterations',
-  'extra.memory',
-];
+export const RESUME_SAFE_PATHS: readonly string[] = ['training.iterations'];
 
-const resumeSafe = (path: string): boolean =>
-  RESUME_SAFE_PATHS.some((safe) => path === safe || path.startsWith(`${safe}.`));
+const resumeSafe =
+  (extraSafe: readonly string[]) =>
+  (path: string): boolean =>
+    [...RESUME_SAFE_PATHS, ...extraSafe.map((p) => `extra.${p}`)].some(
+      (safe) => path === safe || path.startsWith(`${safe}.`),
+    );
 
 const recordSchema = z.object({ format: z.literal(RUN_CONFIG_FORMAT) }).loose();
 
@@ -86,17 +84,22 @@ export async function readRunConfig(runDir: string): Promise<Record<string, unkn
 
 /**
  * Differences between the saved run record and the current one that forbid a resume: every path but the
- * `RESUME_SAFE_PATHS`, compared over the top-level parts `current` has. Paths inside the caller's record
- * (`extra`) come first and without their prefix, as the user knows them (`advantage.metaReward`).
+ * `RESUME_SAFE_PATHS` and the caller's `extraSafe` paths inside its record, compared over the top-level
+ * parts `current` has. Paths inside the caller's record (`extra`) come first and without their prefix, as
+ * the user knows them (`advantage.metaReward`).
  */
-export function resumeDifferences(saved: unknown, current: Partial<RunConfigRecordV1>): string[] {
+export function resumeDifferences(
+  saved: unknown,
+  current: Partial<RunConfigRecordV1>,
+  extraSafe: readonly string[] = [],
+): string[] {
   const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null));
   const savedObject = (typeof saved === 'object' && saved !== null ? saved : {}) as Record<string, unknown>;
   const keys = Object.keys(current);
   const diff = jsonDiff(
     plain(Object.fromEntries(keys.map((k) => [k, savedObject[k]]))),
     plain(current),
-  ).filter((path) => !resumeSafe(path));
+  ).filter((path) => !resumeSafe(extraSafe)(path));
   const inExtra = diff.filter((p) => p.startsWith('extra.')).map((p) => p.slice('extra.'.length));
   return [...inExtra, ...diff.filter((p) => !p.startsWith('extra.'))];
 }
@@ -104,11 +107,15 @@ export function resumeDifferences(saved: unknown, current: Partial<RunConfigReco
 /**
  * Refuses a resume whose configuration differs from the run's saved config.json (nothing to check when
  * there is none). Callers that do expensive work before training (a warm start) call it first with the
- * parts of the record they know.
+ * parts of the record they know, and the paths of their record that may change (`resumeSafePaths`).
  */
-export async function checkResumeConfig(runDir: string, current: Partial<RunConfigRecordV1>): Promise<void> {
+export async function checkResumeConfig(
+  runDir: string,
+  current: Partial<RunConfigRecordV1>,
+  extraSafe: readonly string[] = [],
+): Promise<void> {
   if (!(await pathExists(runPaths(runDir).config))) return;
-  const diff = resumeDifferences(await readRunConfig(runDir), current);
+  const diff = resumeDifferences(await readRunConfig(runDir), current, extraSafe);
   if (diff.length > 0) {
     const shown = diff.slice(0, 8).join(', ') + (diff.length > 8 ? `, and ${diff.length - 8} more` : '');
     throw new ConfigError(
@@ -159,7 +166,7 @@ export async function openRun<S, A>(
   const configJson = runConfig(options, config);
   await cleanRunDir(runDir);
   const hasRecord = await pathExists(paths.config);
-  if (options.resume) await checkResumeConfig(runDir, configJson);
+  if (options.resume) await checkResumeConfig(runDir, configJson, options.resumeSafePaths);
   else await assertFreshRunDir(runDir);
   const checkpoint = options.resume ? await latestCheckpoint(runDir) : null;
   let opened: OpenedRun;

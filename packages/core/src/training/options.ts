@@ -1,12 +1,21 @@
 /** Options of the training loop and their validation. */
 
+import type {
+  ContextLayout,
+  EnvV1,
+  JsonObject,
+  JsonValue,
+  LearnerV1,
+  MemoryV1,
+  PromptStyle,
+  RowRecord,
+  SamplingOptions,
+  TokenLossFn,
+} from '@mage-rl/spec';
+import { ConfigError, firstIssue, showValue } from '@mage-rl/spec';
 import { z } from 'zod';
-import { ConfigError } from '../errors';
-import { type JsonObject, type JsonValue, valueAt } from '../json';
-import type { ContextLayout, MemoryV1 } from '../memory';
-import type { RowRecord } from '../records';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
-import type { EnvV1, LearnerV1, PromptStyle, SamplingOptions, TokenLossFn } from '../spec';
+import type { RunLock } from './run-lock';
 
 /** One evaluation suite: opponents (for two-player envs) and optionally another env configuration. */
 export interface EvaluationSuiteOptions<S = unknown, A = unknown> {
@@ -99,6 +108,13 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
   readonly resume?: boolean;
   /** Extra JSON written into config.json under `extra` (e.g. the CLI's resolved method preset). */
   readonly config?: JsonObject;
+  /**
+   * Dotted paths inside `config` that may change on resume (a path covers everything under it): the
+   * caller knows which of its values do not change what a run computes. Default none.
+   */
+  readonly resumeSafePaths?: readonly string[];
+  /** The lock of `runDir` when the caller already holds it (see run-lock.ts); else the loop takes it. */
+  readonly runLock?: RunLock;
   readonly memoryState?: MemoryStateOptions;
   /** Sees every runner event of training rollouts and evaluations (for progress bars). */
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -168,6 +184,8 @@ const KNOWN_KEYS = [
   'keepCheckpoints',
   'resume',
   'config',
+  'resumeSafePaths',
+  'runLock',
   'memoryState',
   'packRows',
   'onRunnerEvent',
@@ -248,16 +266,6 @@ const schema = z.looseObject({
     .optional(),
 });
 
-function show(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
 function missing(path: string, what: string): never {
   throw new ConfigError(`Invalid training option '${path}': missing; give ${what}.`, { path });
 }
@@ -276,12 +284,13 @@ export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): Re
   }
   const result = schema.safeParse(options);
   if (!result.success) {
-    const issue = result.error.issues[0];
-    const path = issue?.path.map(String).join('.') ?? '';
-    const value = issue ? valueAt(options, issue.path) : undefined;
+    const { path, value, message } = firstIssue(result.error, options);
     throw new ConfigError(
-      `Invalid training option '${path}': got ${show(value)}; allowed: ${issue?.message ?? 'see the docs'}.`,
-      { path, context: { value: show(value), allowed: issue?.message } },
+      `Invalid training option '${path}': got ${showValue(value)}; allowed: ${message}.`,
+      {
+        path,
+        context: { value: showValue(value), allowed: message },
+      },
     );
   }
   if (typeof options.env?.createEpisode !== 'function') missing('env', 'an EnvV1');
@@ -303,7 +312,7 @@ export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): Re
       const suite = ev[name];
       if (suite && (suite.env ?? options.env).needsOpponent && (suite.opponents?.length ?? 0) === 0) {
         throw new ConfigError(
-          `Invalid training option 'evaluation.${name}.opponents': got ${show(suite.opponents)}; allowed: a non-empty list of opponent ids.`,
+          `Invalid training option 'evaluation.${name}.opponents': got ${showValue(suite.opponents)}; allowed: a non-empty list of opponent ids.`,
           { path: `evaluation.${name}.opponents` },
         );
       }

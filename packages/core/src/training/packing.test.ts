@@ -1,6 +1,6 @@
+import type { LearnerRowV1 } from '@mage-rl/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { LearnerRowV1 } from '../spec';
 import { packRows, unpackLogprobRows, unpackRow, unpackRows, validatePackedRow } from './packing';
 
 const tokens = (min = 0, max = 6) =>

@@ -4,21 +4,15 @@
  * forward pass over the last sequence instead of one pass per turn over a repeated prefix.
  */
 
-import { InvalidArgumentError } from '../errors';
-import type {
-  LearnerInputRowV1,
-  LearnerRowV1,
-  LogprobRowV1,
-  PackedRowV1,
-  PackedSpanV1,
-} from '../spec/learner';
+import type { LearnerInputRowV1, LearnerRowV1, LogprobRowV1, PackedRowV1, PackedSpanV1 } from '@mage-rl/spec';
+import { InvalidArgumentError } from '@mage-rl/spec';
 
 export type {
   LearnerInputRowV1,
   LogprobRowV1,
   PackedRowV1,
   PackedSpanV1,
-} from '../spec/learner';
+} from '@mage-rl/spec';
 
 /** True for a `PackedRowV1` (or the packed form of a `LogprobRowV1`). */
 export function isPackedRow<R extends object>(row: R): row is Extract<R, { readonly spans: unknown }> {

@@ -7,8 +7,8 @@
  */
 
 import { join } from 'node:path';
+import type { AttemptRecord, MetaEpisodeBatchRecord, TaskRecord } from '@mage-rl/spec';
 import { writeFileAtomic } from '../io';
-import type { AttemptRecord, MetaEpisodeBatchRecord, TaskRecord } from '../records';
 
 export const EPISODES_FORMAT = 'mage-rl/episodes@1';
 /** Meta-episodes of a training iteration that are recorded (the first slot of groups spread evenly). */

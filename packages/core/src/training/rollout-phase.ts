@@ -3,10 +3,10 @@
  * (seed, iteration)) and the periodic evaluation of the policy on the in-domain and out-of-domain suites.
  */
 
-import { InvalidArgumentError } from '../errors';
+import type { MetaEpisodeBatchRecord } from '@mage-rl/spec';
+import { InvalidArgumentError } from '@mage-rl/spec';
 import { evaluate } from '../evaluation';
 import { computeMetrics, type MetaEpisodeMetricsV1 } from '../metrics';
-import type { MetaEpisodeBatchRecord } from '../records';
 import { iterateMetaEpisodes } from '../runner';
 import type { EvalStatsV1, RolloutStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';

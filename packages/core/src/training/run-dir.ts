@@ -11,8 +11,9 @@
 
 import { promises as fs } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { JsonValue } from '@mage-rl/spec';
+import { CheckpointError, ConfigError, IoError } from '@mage-rl/spec';
 import { z } from 'zod';
-import { CheckpointError, ConfigError, IoError } from '../errors';
 import {
   appendFileDurable,
   pathExists,
@@ -22,7 +23,6 @@ import {
   writeFileAtomic,
   writeJsonAtomic,
 } from '../io';
-import type { JsonValue } from '../json';
 
 export const CHECKPOINT_STATE_FORMAT = 'mage-rl/training-checkpoint@1';
 export const RUN_CONFIG_FORMAT = 'mage-rl/run-config@1';

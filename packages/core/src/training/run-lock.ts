@@ -2,16 +2,16 @@
  * One writer per run directory: `<runDir>/.mage-lock` holds `{ pid, hostname, started }` of the process
  * that writes the run. A second process is refused with a message naming the holder. A lock left by a
  * killed process (SIGKILL, power cut) is stale when its host is this machine and its pid is no longer
- * alive; it is then taken over. The lock is re-entrant inside one process (the CLI holds it around
- * warm start, training and report while the training loop takes it again), and released when the last
- * holder releases it.
+ * alive; it is then taken over. It is taken once per run: a caller that holds it around more than the
+ * training loop (the trainer: warm start, training and report) passes it to the loop as `runLock`, and a
+ * second `lockRunDir` of the same directory is refused, in this process too.
  */
 
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ConfigError, IoError } from '@mage-rl/spec';
 import { z } from 'zod';
-import { ConfigError, IoError } from '../errors';
 import { fsyncDir, tempSibling } from '../io';
 import { parseJsonChecked } from '../io/read-checked';
 
@@ -19,7 +19,7 @@ export const RUN_LOCK_FILE = '.mage-lock';
 
 export interface RunLock {
   readonly path: string;
-  /** Releases this hold; the file is removed when the process holds the lock no more. */
+  /** Releases the lock: removes the file. */
   release(): Promise<void>;
 }
 
@@ -29,12 +29,6 @@ const lockSchema = z.object({
   started: z.string(),
 });
 type LockRecord = z.output<typeof lockSchema>;
-
-// Holds per lock path of this process, shared by duplicate installs of this package.
-const HELD_KEY = Symbol.for('mage-rl.run-locks');
-const registry = globalThis as Record<symbol, unknown>;
-if (!(registry[HELD_KEY] instanceof Map)) registry[HELD_KEY] = new Map<string, number>();
-const held = registry[HELD_KEY] as Map<string, number>;
 
 function alive(pid: number): boolean {
   try {
@@ -114,32 +108,22 @@ async function removeStale(path: string, stale: LockRecord): Promise<void> {
   await fs.rm(aside, { force: true });
 }
 
+/** The lock file of `runDir` (absolute). */
+export function runLockPath(runDir: string): string {
+  return resolve(join(runDir, RUN_LOCK_FILE));
+}
+
 /**
  * Takes the lock of `runDir` (creating the directory), or throws a `ConfigError` naming the process that
  * holds it. A lock of a dead process on this host is taken over.
  */
 export async function lockRunDir(runDir: string): Promise<RunLock> {
-  const path = resolve(join(runDir, RUN_LOCK_FILE));
-  const release = async (): Promise<void> => {
-    const count = (held.get(path) ?? 1) - 1;
-    if (count > 0) {
-      held.set(path, count);
-      return;
-    }
-    held.delete(path);
-    await fs.rm(path, { force: true });
-  };
-  const holds = held.get(path);
-  if (holds !== undefined) {
-    held.set(path, holds + 1);
-    return { path, release };
-  }
+  const path = runLockPath(runDir);
   await fs.mkdir(runDir, { recursive: true });
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await tryCreate(path)) {
       await fsyncDir(runDir);
-      held.set(path, 1);
-      return { path, release };
+      return { path, release: () => fs.rm(path, { force: true }) };
     }
     const holder = await readLock(path);
     if (holder === 'missing') continue;
@@ -150,12 +134,15 @@ export async function lockRunDir(runDir: string): Promise<RunLock> {
   throw refuse(runDir, path, 'corrupt');
 }
 
-/** Runs `work` holding the lock of `runDir` (nothing to lock without one). */
-export async function withRunLock<T>(runDir: string | null | undefined, work: () => Promise<T>): Promise<T> {
-  if (runDir === null || runDir === undefined) return work();
+/** Runs `work` holding the lock of `runDir` (nothing to lock without one); `work` gets the lock. */
+export async function withRunLock<T>(
+  runDir: string | null | undefined,
+  work: (lock: RunLock | null) => Promise<T>,
+): Promise<T> {
+  if (runDir === null || runDir === undefined) return work(null);
   const lock = await lockRunDir(runDir);
   try {
-    return await work();
+    return await work(lock);
   } finally {
     await lock.release();
   }

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CheckpointError, ConfigError, MageError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { CheckpointError, ConfigError, MageError } from '../errors';
 import type { TrainingEvent } from './events';
 import { iterateTraining } from './iterate-training';
 import { crashRunOptions, nimLearner, nimTrainingOptions } from './nim-training.test-helper';
@@ -83,14 +83,22 @@ describe('run directory lock', () => {
     await expect(lockRunDir(runDir)).rejects.toThrow(/unreadable lock file/);
   });
 
-  it('is re-entrant inside one process and removed after the last release', async () => {
+  it('is taken once: a second lock in the same process is refused, the holder passes it to the loop', async () => {
     const runDir = await tempDir();
-    const outer = await lockRunDir(runDir);
-    const inner = await lockRunDir(runDir);
-    await inner.release();
-    expect(await readFile(outer.path, 'utf8')).toContain(`"pid":${process.pid}`);
-    await outer.release();
-    await expect(readFile(outer.path, 'utf8')).rejects.toThrow();
+    const lock = await lockRunDir(runDir);
+    await expect(lockRunDir(runDir)).rejects.toThrow(new RegExp(`in use by process ${process.pid}`));
+    await expect(collect(run(runDir))).rejects.toThrow(/in use by process/);
+    const events = await collect({ ...run(runDir), runLock: lock });
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', iterations: 2 });
+    // The loop leaves the caller's lock alone; the caller releases it.
+    expect(await readFile(lock.path, 'utf8')).toContain(`"pid":${process.pid}`);
+    const other = await lockRunDir(await tempDir());
+    await expect(collect({ ...run(runDir), resume: true, runLock: other })).rejects.toThrow(
+      /is not the lock of runDir/,
+    );
+    await other.release();
+    await lock.release();
+    await expect(readFile(lock.path, 'utf8')).rejects.toThrow();
   });
 });
 
@@ -116,21 +124,30 @@ describe('resume safety', () => {
     const config = { train: { iterations: 1 } };
     await collect(run(runDir, { config, iterations: 1 }));
     const before = await readFile(join(runDir, 'config.json'), 'utf8');
-    const more = await collect({ ...run(runDir, { config: { train: { iterations: 2 } } }), resume: true });
+    // The caller's iteration count is safe only when the caller says so.
+    await expect(
+      collect({ ...run(runDir, { config: { train: { iterations: 2 } } }), resume: true }),
+    ).rejects.toThrow(/differs from its config\.json at train\.iterations/);
+    const more = await collect({
+      ...run(runDir, { config: { train: { iterations: 2 } } }),
+      resume: true,
+      resumeSafePaths: ['train.iterations'],
+    });
     expect(more[0]).toMatchObject({ type: 'run-start', startIteration: 1, iterations: 2 });
     expect(await readFile(join(runDir, 'config.json'), 'utf8')).toBe(before);
   });
 
-  it('lets the memory budget change or be missing from an older record, nothing beside it', () => {
+  it('lets the paths the caller names change or be missing from an older record, nothing beside them', () => {
+    const safe = ['memory'];
     const saved = { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } };
-    expect(resumeDifferences(saved, { extra: { ppo: { lr: 1e-4 }, memory: { budget: '16GiB' } } })).toEqual(
-      [],
-    );
+    const bigger = { extra: { ppo: { lr: 1e-4 }, memory: { budget: '16GiB' } } };
+    expect(resumeDifferences(saved, bigger, safe)).toEqual([]);
+    expect(resumeDifferences(saved, bigger)).toEqual(['memory.budget']);
     const older = { extra: { ppo: { lr: 1e-4 } } };
-    expect(resumeDifferences(older, { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } })).toEqual(
-      [],
-    );
-    expect(resumeDifferences(older, { extra: { ppo: { lr: 3e-4 }, memoryKind: 'x' } })).toEqual([
+    expect(
+      resumeDifferences(older, { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } }, safe),
+    ).toEqual([]);
+    expect(resumeDifferences(older, { extra: { ppo: { lr: 3e-4 }, memoryKind: 'x' } }, safe)).toEqual([
       'ppo.lr',
       'memoryKind',
     ]);

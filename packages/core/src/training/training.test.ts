@@ -1,10 +1,9 @@
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { JsonValue, LearnerRowV1, LearnerV1, TokenLossFn } from '@mage-rl/spec';
+import { AbortedError, ConfigError, InvalidArgumentError, NumericInstabilityError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { AbortedError, ConfigError, InvalidArgumentError, NumericInstabilityError } from '../errors';
-import type { JsonValue } from '../json';
-import type { LearnerRowV1, LearnerV1, TokenLossFn } from '../spec';
 import { scriptedPolicy } from '../testing/scripted';
 import { createTabularLearner } from '../testing/tabular-learner';
 import type { MetricsLineV1, TrainingEvent } from './events';

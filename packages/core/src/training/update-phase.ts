@@ -4,10 +4,15 @@
  * statistics with the credit diagnostics.
  */
 
-import { InvalidArgumentError, MageError, NumericInstabilityError } from '../errors';
-import type { MetaEpisodeBatchRecord, RowRecord } from '../records';
-import type { LearnerRowV1, LearnerV1 } from '../spec';
-import type { LearnerInputRowV1, PackedRowV1 } from '../spec/learner';
+import type {
+  LearnerInputRowV1,
+  LearnerRowV1,
+  LearnerV1,
+  MetaEpisodeBatchRecord,
+  PackedRowV1,
+  RowRecord,
+} from '@mage-rl/spec';
+import { InvalidArgumentError, MageError, NumericInstabilityError } from '@mage-rl/spec';
 import { creditDiagnostics } from './credit-diagnostics';
 import type { UpdateStatsV1 } from './events';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';

@@ -1,6 +1,6 @@
 /** Running sums over the mini-batches of one `LearnerV1.update`, and the result they average to. */
 
-import type { LearnerUpdateResult } from '../spec';
+import type { LearnerUpdateResult } from '@mage-rl/spec';
 
 /** Sums over the mini-batches of one update (a skipped step counts in `skipped` only). */
 export interface UpdateTotals {

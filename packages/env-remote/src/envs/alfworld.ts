@@ -5,24 +5,15 @@
  * won when the server reports the task won.
  */
 
-import {
-  type AttemptOutcome,
-  type EnvEpisodeV1,
-  type EnvObservationV1,
-  type EnvStepV1,
-  type EnvTaskV1,
-  type EnvV1,
-  InvalidArgumentError,
-  type ParsedAction,
-  PROMPT_STYLES,
-} from '@mage-rl/core';
+import type { AttemptOutcome, EnvObservationV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/core';
 import { z } from 'zod';
 import { AlfWorldDialect } from '../dialects/alfworld';
-import { remoteConnectionShape, taskIndex, taskRange, validateRemoteOptions } from '../options';
+import { remoteTaskShape, validateRemoteOptions } from '../options';
 import { firstActionBody, normalizeCommand, shorten } from '../text';
 import { LazyConnection } from './connection';
-import { type RemoteStateBase, remoteGameModel } from './remote-game';
-import { jsonOptions, splitRange } from './splits';
+import { RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
+import type { RemoteStateBase } from './remote-game';
+import { splitRange } from './splits';
 
 export const ALFWORLD_ENV_ID = 'alfworld';
 
@@ -32,12 +23,7 @@ export const ALFWORLD_ENV_ID = 'alfworld';
  * (`valid_unseen`) games, so `outOfDomainTasks` is unset unless a server provides them.
  */
 export const alfWorldOptionsSchema = z.strictObject({
-  ...remoteConnectionShape,
-  maxTurns: z.number().int().min(1).max(200).default(10),
-  split: z.enum(['train', 'in-domain', 'out-of-domain']).default('train'),
-  trainTasks: taskRange.default([0, 2420]),
-  inDomainTasks: taskRange.default([2420, 2620]),
-  outOfDomainTasks: taskRange.nullable().default(null),
+  ...remoteTaskShape({ maxTurns: 10, trainTasks: [0, 2420], inDomainTasks: [2420, 2620] }),
   worldType: z.enum(['Text', 'Embody', 'Hybrid']).default('Text'),
   /** Env reward of a won attempt (0 otherwise). */
   winReward: z.number().finite().default(10),
@@ -91,63 +77,33 @@ export function createAlfWorld(input: unknown): EnvV1<AlfWorldState, string> {
     // AgentGym's ALFWorld server has no close: instances are reused by the pool until the process ends.
     return { dialect, backend: { create: () => dialect.create(), close: () => {} } };
   });
-  return {
-    specificationVersion: 'v1',
+  return remoteEnv({
     id: ALFWORLD_ENV_ID,
-    options: jsonOptions(options),
-    game: remoteGameModel<AlfWorldState>('ALFWorld'),
-    promptStyles: PROMPT_STYLES,
-    maxTurns: options.maxTurns,
-    needsOpponent: false,
-    createEpisode: (task) => new AlfWorldEpisode(task, options, taskIndex(task.seed, range), connection),
-    formatAction: (action) => `<action>${action}</action>`,
-  };
+    label: 'ALFWorld',
+    options,
+    range,
+    createEpisode: (task, game) => new AlfWorldEpisode(task, options, game, connection),
+  });
 }
 
-class AlfWorldEpisode implements EnvEpisodeV1<AlfWorldState, string> {
-  private current: AlfWorldState;
-  private initial = '';
-  private turns = 0;
-  private instance: number | undefined;
-  /** Mid-attempt: the pool must not give the instance away. */
-  busy = false;
-
+class AlfWorldEpisode extends RemoteEpisode<AlfWorldState, AlfWorldDialect> {
   constructor(
-    readonly task: EnvTaskV1<AlfWorldState, string>,
+    task: EnvTaskV1<AlfWorldState, string>,
     private readonly options: AlfWorldOptions,
     private readonly game: number,
-    private readonly connection: LazyConnection<AlfWorldDialect>,
+    connection: LazyConnection<AlfWorldDialect>,
   ) {
-    this.current = { game, taskType: '', observation: '', actions: [], done: true, won: false, score: 0 };
-  }
-
-  get state(): AlfWorldState {
-    return this.current;
-  }
-  get turn(): number {
-    return this.turns;
-  }
-  get done(): boolean {
-    return this.current.done;
+    const before = { game, taskType: '', observation: '', actions: [], done: true, won: false, score: 0 };
+    super(task, 'ALFWorld', options.maxTurns, connection, before);
   }
 
   rules(): string {
     return alfWorldRules(this.options.maxTurns);
   }
-  initialText(): string {
-    return this.initial;
-  }
-  reveal(): undefined {
-    return undefined;
-  }
 
-  reset(_attempt: number): EnvObservationV1 {
-    const { dialect, pool } = this.connection.get();
-    this.busy = false;
-    this.instance = pool.acquire(this, this.instance);
-    const r = dialect.reset(this.instance, this.game, this.options.worldType);
-    this.turns = 0;
-    this.current = {
+  protected resetOn(dialect: AlfWorldDialect, instance: number): AlfWorldState {
+    const r = dialect.reset(instance, this.game, this.options.worldType);
+    return {
       game: this.game,
       taskType: r.task_type ?? '',
       observation: r.observation,
@@ -156,9 +112,6 @@ class AlfWorldEpisode implements EnvEpisodeV1<AlfWorldState, string> {
       won: false,
       score: 0,
     };
-    this.initial = renderAlfWorld(this.current);
-    this.busy = true;
-    return this.observe();
   }
 
   parse(response: string): ParsedAction<string> {
@@ -166,51 +119,44 @@ class AlfWorldEpisode implements EnvEpisodeV1<AlfWorldState, string> {
     if (!block.ok) return { valid: false, reason: block.reason };
     const command = normalizeCommand(block.body);
     if (command === '') return { valid: false, reason: 'empty command' };
-    const match = this.current.actions.find((a) => normalizeCommand(a) === command);
+    const match = this.state.actions.find((a) => normalizeCommand(a) === command);
     if (match === undefined)
       return { valid: false, reason: `'${shorten(command)}' is not an admissible command` };
     return { valid: true, action: match, text: match };
   }
 
-  step(action: ParsedAction<string>): EnvStepV1 {
-    if (this.current.done) {
-      throw new InvalidArgumentError('ALFWorld: step() after the attempt ended; call reset() first.');
-    }
-    this.turns++;
-    if (!action.valid) return this.finish(0, false, `invalid: ${action.reason}`, this.current);
-    const { dialect, pool } = this.connection.get();
-    if (!pool.holds(this, this.instance) || this.instance === undefined) {
-      throw new InvalidArgumentError('ALFWorld: step() before reset().');
-    }
-    const r = dialect.step(this.instance, action.action);
+  protected stepOn(
+    dialect: AlfWorldDialect,
+    instance: number,
+    action: string,
+    state: AlfWorldState,
+  ): RemoteStepResult<AlfWorldState> {
+    const r = dialect.step(instance, action);
     const won = r.reward >= 1;
     const next: AlfWorldState = {
-      ...this.current,
+      ...state,
       observation: r.observation,
       actions: visible(r.available_actions),
       done: won || r.done,
       won,
       score: won ? this.options.winReward : 0,
     };
-    return this.finish(next.score, true, `${action.action}: ${shorten(r.observation, 200)}`, next);
+    return { next, event: `${action}: ${shorten(r.observation, 200)}` };
   }
 
-  private finish(reward: number, valid: boolean, event: string, next: AlfWorldState): EnvStepV1 {
-    const truncated = !next.done && this.turns >= this.options.maxTurns;
-    this.current = truncated ? { ...next, done: true } : next;
-    const observation = this.observe();
-    if (!this.current.done) return { observation, reward, valid, event, done: false };
-    this.busy = false;
-    const outcome = this.current.won
+  protected render(state: AlfWorldState): string {
+    return renderAlfWorld(state);
+  }
+
+  protected outcome(state: AlfWorldState, truncated: boolean): AttemptOutcome {
+    return state.won
       ? ALFWORLD_OUTCOMES.won
       : truncated
         ? ALFWORLD_OUTCOMES.truncated
         : ALFWORLD_OUTCOMES.lost;
-    return { observation, reward, valid, event, done: true, outcome };
   }
 
-  private observe(): EnvObservationV1 {
-    const s = this.current;
+  protected observation(s: AlfWorldState): EnvObservationV1 {
     return {
       text: renderAlfWorld(s),
       anchor: `alfworld:${s.game}:${s.observation}`,

@@ -5,24 +5,15 @@
  * `<action>…</action>`; the attempt succeeds when it ends with a purchase scored exactly 1.0.
  */
 
-import {
-  type AttemptOutcome,
-  type EnvEpisodeV1,
-  type EnvObservationV1,
-  type EnvStepV1,
-  type EnvTaskV1,
-  type EnvV1,
-  InvalidArgumentError,
-  type ParsedAction,
-  PROMPT_STYLES,
-} from '@mage-rl/core';
+import type { AttemptOutcome, EnvObservationV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/core';
 import { z } from 'zod';
 import { WebShopDialect } from '../dialects/webshop';
-import { remoteConnectionShape, taskIndex, taskRange, validateRemoteOptions } from '../options';
+import { remoteTaskShape, validateRemoteOptions } from '../options';
 import { firstActionBody, normalizeCommand, shorten } from '../text';
 import { LazyConnection } from './connection';
-import { type RemoteStateBase, remoteGameModel } from './remote-game';
-import { jsonOptions, splitRange } from './splits';
+import { RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
+import type { RemoteStateBase } from './remote-game';
+import { splitRange } from './splits';
 
 export const WEBSHOP_ENV_ID = 'webshop';
 
@@ -32,12 +23,7 @@ export const WEBSHOP_ENV_ID = 'webshop';
  * server here: set `trainTasks` to your server's goal count.
  */
 export const webShopOptionsSchema = z.strictObject({
-  ...remoteConnectionShape,
-  maxTurns: z.number().int().min(1).max(200).default(12),
-  split: z.enum(['train', 'in-domain', 'out-of-domain']).default('train'),
-  trainTasks: taskRange.default([500, 6000]),
-  inDomainTasks: taskRange.default([0, 500]),
-  outOfDomainTasks: taskRange.nullable().default(null),
+  ...remoteTaskShape({ maxTurns: 12, trainTasks: [500, 6000], inDomainTasks: [0, 500] }),
   /** Env reward of an attempt that ends with a score of exactly 1.0 (0 otherwise; the score is kept in the info). */
   successReward: z.number().finite().default(10),
 });
@@ -137,33 +123,23 @@ export function createWebShop(input: unknown): EnvV1<WebShopState, string> {
     const dialect = new WebShopDialect(client);
     return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
   });
-  return {
-    specificationVersion: 'v1',
+  return remoteEnv({
     id: WEBSHOP_ENV_ID,
-    options: jsonOptions(options),
-    game: remoteGameModel<WebShopState>('WebShop'),
-    promptStyles: PROMPT_STYLES,
-    maxTurns: options.maxTurns,
-    needsOpponent: false,
-    createEpisode: (task) => new WebShopEpisode(task, options, taskIndex(task.seed, range), connection),
-    formatAction: (action) => `<action>${action}</action>`,
-  };
+    label: 'WebShop',
+    options,
+    range,
+    createEpisode: (task, goal) => new WebShopEpisode(task, options, goal, connection),
+  });
 }
 
-class WebShopEpisode implements EnvEpisodeV1<WebShopState, string> {
-  private current: WebShopState;
-  private initial = '';
-  private turns = 0;
-  private instance: number | undefined;
-  busy = false;
-
+class WebShopEpisode extends RemoteEpisode<WebShopState, WebShopDialect> {
   constructor(
-    readonly task: EnvTaskV1<WebShopState, string>,
+    task: EnvTaskV1<WebShopState, string>,
     private readonly options: WebShopOptions,
     private readonly goal: number,
-    private readonly connection: LazyConnection<WebShopDialect>,
+    connection: LazyConnection<WebShopDialect>,
   ) {
-    this.current = {
+    const before: WebShopState = {
       goal,
       instruction: '',
       page: '',
@@ -174,36 +150,18 @@ class WebShopEpisode implements EnvEpisodeV1<WebShopState, string> {
       score: 0,
       purchaseScore: null,
     };
+    super(task, 'WebShop', options.maxTurns, connection, before);
   }
 
-  get state(): WebShopState {
-    return this.current;
-  }
-  get turn(): number {
-    return this.turns;
-  }
-  get done(): boolean {
-    return this.current.done;
-  }
   rules(): string {
     return webShopRules(this.options.maxTurns);
   }
-  initialText(): string {
-    return this.initial;
-  }
-  reveal(): undefined {
-    return undefined;
-  }
 
-  reset(_attempt: number): EnvObservationV1 {
-    const { dialect, pool } = this.connection.get();
-    this.busy = false;
-    this.instance = pool.acquire(this, this.instance);
-    const { observation } = dialect.reset(this.instance, this.goal);
-    const instruction = webShopInstruction(dialect.instructionText(this.instance));
-    const available = dialect.availableActions(this.instance);
-    this.turns = 0;
-    this.current = {
+  protected resetOn(dialect: WebShopDialect, instance: number): WebShopState {
+    const { observation } = dialect.reset(instance, this.goal);
+    const instruction = webShopInstruction(dialect.instructionText(instance));
+    const available = dialect.availableActions(instance);
+    return {
       goal: this.goal,
       instruction,
       page: observation,
@@ -214,32 +172,23 @@ class WebShopEpisode implements EnvEpisodeV1<WebShopState, string> {
       score: 0,
       purchaseScore: null,
     };
-    this.initial = renderWebShop(this.current);
-    this.busy = true;
-    return this.observe();
   }
 
   parse(response: string): ParsedAction<string> {
-    return parseWebShopAction(response, this.current);
+    return parseWebShopAction(response, this.state);
   }
 
-  step(action: ParsedAction<string>): EnvStepV1 {
-    if (this.current.done) {
-      throw new InvalidArgumentError('WebShop: step() after the attempt ended; call reset() first.');
-    }
-    this.turns++;
-    if (!action.valid) return this.finish(0, false, `invalid: ${action.reason}`, this.current);
-    const { dialect, pool } = this.connection.get();
-    if (this.instance === undefined || !pool.holds(this, this.instance)) {
-      throw new InvalidArgumentError('WebShop: step() before reset().');
-    }
-    const r = dialect.step(this.instance, action.action);
-    const available = r.done
-      ? { has_search_bar: false, clickables: [] }
-      : dialect.availableActions(this.instance);
+  protected stepOn(
+    dialect: WebShopDialect,
+    instance: number,
+    action: string,
+    state: WebShopState,
+  ): RemoteStepResult<WebShopState> {
+    const r = dialect.step(instance, action);
+    const available = r.done ? { has_search_bar: false, clickables: [] } : dialect.availableActions(instance);
     const success = r.done && isPerfect(r.reward);
     const next: WebShopState = {
-      ...this.current,
+      ...state,
       page: r.state,
       hasSearchBar: available.has_search_bar,
       clickables: available.clickables,
@@ -248,26 +197,22 @@ class WebShopEpisode implements EnvEpisodeV1<WebShopState, string> {
       score: success ? this.options.successReward : 0,
       purchaseScore: r.done ? r.reward : null,
     };
-    const event = `${action.action} → ${shorten(renderWebShopPage(r.state), 160)}`;
-    return this.finish(next.score, true, event, next);
+    return { next, event: `${action} → ${shorten(renderWebShopPage(r.state), 160)}` };
   }
 
-  private finish(reward: number, valid: boolean, event: string, next: WebShopState): EnvStepV1 {
-    const truncated = !next.done && this.turns >= this.options.maxTurns;
-    this.current = truncated ? { ...next, done: true } : next;
-    const observation = this.observe();
-    if (!this.current.done) return { observation, reward, valid, event, done: false };
-    this.busy = false;
-    const outcome = truncated
+  protected render(state: WebShopState): string {
+    return renderWebShop(state);
+  }
+
+  protected outcome(state: WebShopState, truncated: boolean): AttemptOutcome {
+    return truncated
       ? WEBSHOP_OUTCOMES.truncated
-      : isPerfect(this.current.purchaseScore)
+      : isPerfect(state.purchaseScore)
         ? WEBSHOP_OUTCOMES.purchased
         : WEBSHOP_OUTCOMES.mismatch;
-    return { observation, reward, valid, event, done: true, outcome };
   }
 
-  private observe(): EnvObservationV1 {
-    const s = this.current;
+  protected observation(s: WebShopState): EnvObservationV1 {
     return {
       text: renderWebShop(s),
       anchor: `webshop:${s.goal}:${s.page}`,

@@ -3,6 +3,7 @@
  * errors, and `RemoteEnvError`s that name the server, the endpoint and the fix.
  */
 
+import { firstIssue } from '@mage-rl/core';
 import type { z } from 'zod';
 import { RemoteEnvError } from '../errors';
 import { type HttpReply, SyncHttp, sleepSync } from './sync-http';
@@ -93,10 +94,9 @@ export class JsonClient {
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const at = issue && issue.path.length > 0 ? ` at '${issue.path.join('.')}'` : '';
+      const { path: at, message } = firstIssue(parsed.error);
       throw new RemoteEnvError(
-        `${this.label} answered ${where} with an unexpected shape${at}: ${issue?.message ?? 'invalid'}; got ${excerpt(reply.body)}. This client follows the protocol described in the env-remote README.`,
+        `${this.label} answered ${where} with an unexpected shape${at === '' ? '' : ` at '${at}'`}: ${message}; got ${excerpt(reply.body)}. This client follows the protocol described in the env-remote README.`,
         { context: { url: this.base, endpoint: path, reason: 'bad-response' } },
       );
     }

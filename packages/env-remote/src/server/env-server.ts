@@ -6,7 +6,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { EnvV1, OpponentV1, PromptStyle, Seat } from '@mage-rl/core';
+import { type EnvV1, firstIssue, type OpponentV1, type PromptStyle, type Seat } from '@mage-rl/core';
 import {
   closeServer,
   createHardenedServer,
@@ -183,7 +183,6 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const at = issue && issue.path.length > 0 ? `'${issue.path.join('.')}': ` : '';
-  throw new HttpError(400, `bad request body: ${at}${issue?.message ?? 'invalid'}`);
+  const { path, message } = firstIssue(r.error);
+  throw new HttpError(400, `bad request body: ${path === '' ? '' : `'${path}': `}${message}`);
 }

@@ -1,6 +1,6 @@
 /** Asking a two-player env's opponent for its move, with the checks every env makes. */
 
-import { type EnvTaskV1, type GameModelV1, InvalidArgumentError, RolloutError } from '@mage-rl/core';
+import { type EnvTaskV1, type GameModelV1, InvalidArgumentError, RolloutError } from '@mage-rl/spec';
 
 export interface OpponentMoveRequest<S, A> {
   readonly task: EnvTaskV1<S, A>;

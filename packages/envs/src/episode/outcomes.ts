@@ -1,6 +1,6 @@
 /** Outcome records and step-result assembly shared by the three envs. */
 
-import type { AttemptOutcome, EnvObservationV1, EnvStepV1, Seat } from '@mage-rl/core';
+import type { AttemptOutcome, EnvObservationV1, EnvStepV1, Seat } from '@mage-rl/spec';
 
 export const OUTCOME_WIN: AttemptOutcome = { success: true, draw: false, truncated: false, label: 'win' };
 export const OUTCOME_LOSS: AttemptOutcome = { success: false, draw: false, truncated: false, label: 'loss' };

@@ -8,7 +8,7 @@ import {
   type JsonObject,
   PROMPT_STYLES,
   type PromptStyle,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import type { z } from 'zod';
 import { validateOptions } from '../options/validate-options';
 

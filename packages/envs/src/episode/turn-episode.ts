@@ -13,7 +13,7 @@ import {
   type EnvTaskV1,
   InvalidArgumentError,
   type ParsedAction,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import { stepResult } from './outcomes';
 import { invalidEvent } from './text-env';
 

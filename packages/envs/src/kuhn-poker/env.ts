@@ -12,7 +12,7 @@ import type {
   ParsedAction,
   PromptStyle,
   Rng,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import { z } from 'zod';
 import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';

@@ -12,7 +12,7 @@ import {
   type GameModelV1,
   InvalidArgumentError,
   TERMINAL_PLAYER,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 
 export type KuhnCard = 'J' | 'Q' | 'K';
 export type KuhnDeal = `deal:${KuhnCard}${KuhnCard}`;

@@ -1,6 +1,6 @@
 /** The Kuhn Poker text face: the agent's card and the betting so far, and the PASS/BET parser. */
 
-import type { ParsedAction, PromptStyle } from '@mage-rl/core';
+import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
 import { excerpt, firstActionBlock } from '../text/action-tag';
 import {
   isKuhnTerminalHistory,

@@ -1,6 +1,6 @@
 /** Zod validation of env options, turned into `ConfigError`s that name the path and the allowed values. */
 
-import { ConfigError } from '@mage-rl/core';
+import { ConfigError, firstIssue } from '@mage-rl/spec';
 import type { z } from 'zod';
 
 /** Parse `input` with `schema`; throw a `ConfigError` (path `<envId>.<key>`) describing the first problem. */
@@ -9,16 +9,11 @@ export function validateOptions<T extends z.ZodType>(envId: string, schema: T, i
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (!issue) throw new ConfigError(`Invalid ${envId} options.`, { path: envId });
-  const keyPath = issue.path.map(String).join('.');
+  const first = firstIssue(result.error, input);
+  const keyPath = first.path;
   const path = keyPath === '' ? envId : `${envId}.${keyPath}`;
+  const value = keyPath === '' ? undefined : first.value;
   let allowed = '';
-  let value: unknown;
-  if (keyPath !== '' && typeof input === 'object' && input !== null) {
-    value = issue.path.reduce<unknown>(
-      (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
-      input,
-    );
-  }
   switch (issue.code) {
     case 'invalid_value':
       allowed = ` Allowed values: ${issue.values.map((v) => JSON.stringify(v)).join(', ')}.`;

@@ -11,7 +11,7 @@ import type {
   EnvTaskV1,
   EnvV1,
   ParsedAction,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';

@@ -5,7 +5,7 @@
  * Deadlocks are judged by the env (`isDeadlocked`), not by the game model.
  */
 
-import { type GameModelV1, InvalidArgumentError, TERMINAL_PLAYER } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError, TERMINAL_PLAYER } from '@mage-rl/spec';
 import {
   isSolved,
   SOKOBAN_MOVES,

@@ -5,7 +5,7 @@
  * is repeated (bounded) until that length is inside the requested range.
  */
 
-import { MageError, type Rng } from '@mage-rl/core';
+import { MageError, type Rng } from '@mage-rl/spec';
 import { createRoom, type SokobanMove, type SokobanState } from './room';
 import { solveSokoban } from './solver';
 

@@ -5,7 +5,7 @@
  * target.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
+import { InvalidArgumentError } from '@mage-rl/spec';
 
 export type SokobanMove = 'up' | 'down' | 'left' | 'right';
 export const SOKOBAN_MOVES: readonly SokobanMove[] = ['up', 'down', 'left', 'right'];

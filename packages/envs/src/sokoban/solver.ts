@@ -3,7 +3,7 @@
  * (cells from which no box can ever reach a target) pruned, and the deadlock test built on it.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
+import { InvalidArgumentError } from '@mage-rl/spec';
 import { isSolved, SOKOBAN_MOVES, type SokobanMove, type SokobanRoom, type SokobanState } from './room';
 
 const DEAD_CACHE = new WeakMap<SokobanRoom, Uint8Array>();

@@ -1,6 +1,6 @@
 /** The Sokoban text face: room rendering and the `up, left, …` move-list parser. */
 
-import type { ParsedAction, PromptStyle } from '@mage-rl/core';
+import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
 import { excerpt, firstActionBlock } from '../text/action-tag';
 import type { SokobanAction } from './game';
 import {

@@ -7,7 +7,7 @@ import type {
   EnvTaskV1,
   EnvV1,
   ParsedAction,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import { z } from 'zod';
 import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_DRAW, OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';

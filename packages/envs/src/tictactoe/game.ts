@@ -4,7 +4,7 @@
  * owns `o`. (The text face draws the *agent* as X whatever its seat; the game model only knows players.)
  */
 
-import { type GameModelV1, InvalidArgumentError, TERMINAL_PLAYER } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError, TERMINAL_PLAYER } from '@mage-rl/spec';
 
 export interface TicTacToeState {
   readonly size: number;

@@ -3,7 +3,7 @@
  * opponent `O`, empty cells `.`), 1-based rows and columns, and the `(row, col)` action parser.
  */
 
-import type { ParsedAction, PromptStyle } from '@mage-rl/core';
+import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
 import { excerpt, firstActionBlock } from '../text/action-tag';
 import { emptyCells, type TicTacToeAction, type TicTacToeState } from './game';
 

@@ -3,7 +3,8 @@
  * of every row (architecture/gigpo.md).
  */
 
-import { at, itemAt } from '../columns/at';
+import { at } from '@mage-rl/spec';
+
 import { metaRewards } from '../meta-reward/meta-reward';
 import { fillAttemptValues } from '../returns/step-returns';
 import { bucketTotals } from './buckets';
@@ -29,7 +30,7 @@ export function attemptValues(
   o: ResolvedAdvantageOptions,
 ): AttemptValues {
   const rewards = new Float64Array(rows.length);
-  for (let i = 0; i < rows.length; i++) rewards[i] = itemAt(rows, i).reward;
+  for (let i = 0; i < rows.length; i++) rewards[i] = at(rows, i).reward;
   const { sums, counts: playTurns } = bucketTotals(rewards, index.playAttempt, index.nAttempts);
   const meta = new Float64Array(index.nAttempts);
   const values = new Float64Array(index.nAttempts);

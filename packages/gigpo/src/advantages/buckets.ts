@@ -4,7 +4,7 @@
  * order of the rows.
  */
 
-import { at } from '../columns/at';
+import { at } from '@mage-rl/spec';
 
 /** Added to the unbiased std under `mean-std`. */
 export const STD_EPSILON = 1e-6;

@@ -8,7 +8,8 @@
  * `stepAdvantages` → the weighted sum (reflect rows scaled by `reflectWeight`).
  */
 
-import { at } from '../columns/at';
+import { at } from '@mage-rl/spec';
+
 import { subtractRowPenalties } from '../penalties/penalties';
 import { attemptValues, rowReturns } from './attempt-returns';
 import { episodeAdvantages } from './episode-baselines';

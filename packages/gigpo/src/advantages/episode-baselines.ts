@@ -3,7 +3,8 @@
  * slots, attempts of the same index, or (GRPO) attempts.
  */
 
-import { at, itemAt } from '../columns/at';
+import { at } from '@mage-rl/spec';
+
 import { intern } from '../columns/intern';
 import { bucketBaseline, bucketTotals, centre } from './buckets';
 import type { RowIndex } from './row-index';
@@ -81,7 +82,7 @@ function attemptBaseline(
   const unitBucket = new Int32Array(index.nAttempts + rows.length).fill(-1);
   let nUnits = index.nAttempts;
   for (let i = 0; i < rows.length; i++) {
-    const row = itemAt(rows, i);
+    const row = at(rows, i);
     const a = at(index.playAttempt, i);
     const key = `${at(index.rowGroup, i)}\u0000${row.attempt}\u0000${a >= 0 ? 'p' : 'r'}`;
     const b = intern(buckets, key);

@@ -1,4 +1,4 @@
-import { ConfigError } from '@mage-rl/core';
+import { ConfigError } from '@mage-rl/spec';
 import { effectiveTrajGamma, META_REWARD_MODES } from '../meta-reward/meta-reward';
 import { type AdvantageOptions, EPISODE_BASELINES, type ResolvedAdvantageOptions } from './types';
 

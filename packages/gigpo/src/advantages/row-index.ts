@@ -3,8 +3,7 @@
  * small integers, so that later passes work on typed columns.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
-import { itemAt } from '../columns/at';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 import type { AdvantageRowInput } from './types';
 
 /** A slot (meta-episode); its attempts 0..attempts−1 have the ids offset..offset+attempts−1. */
@@ -63,7 +62,7 @@ export function indexRows(rows: readonly AdvantageRowInput[]): RowIndex {
   const rowSlot = new Int32Array(rows.length);
   let maxAttempt = 0;
   for (let i = 0; i < rows.length; i++) {
-    const row = itemAt(rows, i);
+    const row = at(rows, i);
     checkFields(i, row);
     let g = groups.get(row.group);
     if (g === undefined) {
@@ -102,8 +101,8 @@ export function indexRows(rows: readonly AdvantageRowInput[]): RowIndex {
   const rowAttempt = new Int32Array(rows.length);
   const playAttempt = new Int32Array(rows.length);
   for (let i = 0; i < rows.length; i++) {
-    const row = itemAt(rows, i);
-    const a = itemAt(rowSlots, i).offset + row.attempt;
+    const row = at(rows, i);
+    const a = at(rowSlots, i).offset + row.attempt;
     rowAttempt[i] = a;
     playAttempt[i] = row.phase === 'play' ? a : -1;
   }

@@ -3,7 +3,8 @@
  * group, and each row's step return is compared with its step group's.
  */
 
-import { at, itemAt } from '../columns/at';
+import { at } from '@mage-rl/spec';
+
 import { intern } from '../columns/intern';
 import { bucketBaseline, centre } from './buckets';
 import type { RowIndex } from './row-index';
@@ -43,7 +44,7 @@ function assignStepGroups(
   if (rows.length * nGroups * attemptStride < Number.MAX_SAFE_INTEGER) {
     const steps = new Map<number, number>();
     for (let i = 0; i < rows.length; i++) {
-      const row = itemAt(rows, i);
+      const row = at(rows, i);
       let anchor = anchors.get(row.anchor);
       if (anchor === undefined) {
         anchor = anchors.size;
@@ -57,7 +58,7 @@ function assignStepGroups(
   }
   const steps = new Map<string, number>();
   for (let i = 0; i < rows.length; i++) {
-    const row = itemAt(rows, i);
+    const row = at(rows, i);
     rowStep[i] = intern(steps, `${at(rowGroup, i)}\u0000${local ? row.attempt : 0}\u0000${row.anchor}`);
   }
   return steps.size;

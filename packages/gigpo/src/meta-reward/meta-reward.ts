@@ -2,8 +2,7 @@
  * Meta-reward transforms: what each attempt of a meta-episode is rewarded for.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 
 /**
  * - `differential` (MAGE): r̃_0 = R_0, r̃_k = R_k − R_{k−1} — improvement over the previous attempt.

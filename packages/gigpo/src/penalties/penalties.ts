@@ -2,8 +2,9 @@
  * Row penalties. They lower the episode-level score of a row only; step returns never see them.
  */
 
+import { at } from '@mage-rl/spec';
+
 import type { AdvantageRowInput, LengthPenaltyOptions } from '../advantages/types';
-import { at, itemAt } from '../columns/at';
 
 /**
  * coef × min(1, (L − M/2)/(M/2)) when the response length L exceeds half the limit M, else 0.
@@ -52,7 +53,7 @@ export function subtractRowPenalties(
 ): void {
   if (penaltyFree(o)) return;
   for (let i = 0; i < rows.length; i++) {
-    const row = itemAt(rows, i);
+    const row = at(rows, i);
     scores[i] = at(scores, i) - rowPenaltyResolved(row.valid, row.responseTokens, o);
   }
 }

@@ -1,6 +1,5 @@
-import type { TokenLossInput } from '@mage-rl/core';
-import { InvalidArgumentError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import type { TokenLossInput } from '@mage-rl/spec';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 
 /**
  * How per-token losses become one scalar:

@@ -9,9 +9,8 @@
  * the full distribution, so the learner adds it (`LearnerUpdateRequest.entropyCoef`).
  */
 
-import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
-import { ConfigError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
+import { at, ConfigError } from '@mage-rl/spec';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
 import { DEFAULT_KL_CLAMP } from './kl';
 

@@ -4,9 +4,8 @@
  * Advantages, old and reference log-probs are ignored.
  */
 
-import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/core';
-import { InvalidArgumentError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 import { aggregationScales, type LossAggregation } from './aggregation';
 
 export interface WeightedNllLossOptions {

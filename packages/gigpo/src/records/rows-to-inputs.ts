@@ -2,7 +2,7 @@
  * From core's `RowRecord` (what the runner records) to `AdvantageRowInput` (what `computeAdvantages` reads).
  */
 
-import type { RowRecord } from '@mage-rl/core';
+import type { RowRecord } from '@mage-rl/spec';
 import type { AdvantageRowInput } from '../advantages/types';
 
 export interface RowsToAdvantageInputsOptions {

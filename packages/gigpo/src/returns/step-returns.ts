@@ -6,8 +6,7 @@
  * the second term present only if attempt k+1 has play rows. A reflect turn before attempt k gets G_{k,1}.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
-import { at } from '../columns/at';
+import { at, InvalidArgumentError } from '@mage-rl/spec';
 
 /**
  * The hot-loop kernel. For attempts `offset .. offset+count−1` of one slot it writes

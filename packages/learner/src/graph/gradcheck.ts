@@ -4,7 +4,7 @@
  * gradient with central finite differences.
  */
 
-import { createRng, type Rng } from '@mage-rl/core';
+import { at, createRng, type Rng } from '@mage-rl/core';
 import {
   createOrtSession,
   type OrtSession,
@@ -12,7 +12,6 @@ import {
   type TensorArray,
   type TensorValue,
 } from '../runtime/session';
-import { at } from '../util/arrays';
 import { gradients } from './autodiff';
 import { createGraph, type Graph } from './graph';
 import { serializeGraph } from './serialize';

@@ -4,9 +4,9 @@
  * [rows, bucket length] inputs of one graph.
  */
 
+import { at } from '@mage-rl/core';
 import { bucketLength, nextPow2 } from '../sampling/generator';
-import { at } from '../util/arrays';
-import { inputLength, type Seq, spanTokens, type Unit } from './rows';
+import { inputLength, type Seq, spanTokens } from './rows';
 
 export interface MicroBatchLimits {
   /** At most this many rows per graph run. */
@@ -61,24 +61,61 @@ export function microBatches(items: readonly Placed[], limits: MicroBatchLimits)
 }
 
 /**
- * Mini-batches of whole units in the given order (a plain row is one span): a batch closes when the
- * spans so far reach the next multiple of `rowsPerBatch`, so there are as many steps as for the plain
- * rows (or one fewer) and batch sizes average `rowsPerBatch` spans.
+ * Consecutive runs of `items` in the given order; `full(held, total, closed)` closes the open run after
+ * an item, given the spans in the open run, the spans so far and how many runs are closed.
  */
-export function miniBatches(units: readonly Unit[], rowsPerBatch: number): Unit[][] {
-  const out: Unit[][] = [];
-  let open: Unit[] = [];
-  let spansSoFar = 0;
-  for (const u of units) {
-    open.push(u);
-    spansSoFar += Math.max(1, u.spans.length);
-    if (spansSoFar >= (out.length + 1) * rowsPerBatch) {
+function spanRuns<T>(
+  items: readonly T[],
+  spansOf: (item: T) => number,
+  full: (held: number, total: number, closed: number) => boolean,
+): T[][] {
+  const out: T[][] = [];
+  let open: T[] = [];
+  let held = 0;
+  let total = 0;
+  for (const item of items) {
+    open.push(item);
+    held += spansOf(item);
+    total += spansOf(item);
+    if (full(held, total, out.length)) {
       out.push(open);
       open = [];
+      held = 0;
     }
   }
   if (open.length > 0) out.push(open);
   return out;
+}
+
+/**
+ * Mini-batches of whole units in the given order (a plain row is one span): a batch closes when the
+ * spans so far reach the next multiple of `rowsPerBatch`, so there are as many steps as for the plain
+ * rows (or one fewer) and batch sizes average `rowsPerBatch` spans.
+ */
+export function miniBatches<U extends { readonly spans: readonly unknown[] }>(
+  units: readonly U[],
+  rowsPerBatch: number,
+): U[][] {
+  return spanRuns(
+    units,
+    (u) => Math.max(1, u.spans.length),
+    (_held, total, closed) => total >= (closed + 1) * rowsPerBatch,
+  );
+}
+
+/**
+ * Consecutive runs of packed rows, each closed once it holds at least `spans` spans (the last may hold
+ * fewer): the warm start's chunks, one optimizer step each.
+ */
+export function spanChunks<R extends { readonly spans: readonly unknown[] }>(
+  rows: readonly R[],
+  spans: number,
+): R[][] {
+  return spanRuns(
+    rows,
+    (r) => r.spans.length,
+    (held) => held >= spans,
+  );
 }
 
 /** A packed sequence: where its scored tokens go (`offset`) and their flat positions (b·T + t) in the run. */

@@ -7,7 +7,7 @@
  * next turn of the same transcript) restores them and prefills only its new tokens.
  */
 
-import { createRng, InvalidArgumentError, type Rng, throwIfAborted } from '@mage-rl/core';
+import { at, createRng, InvalidArgumentError, type Rng, throwIfAborted } from '@mage-rl/core';
 import { serializeGraph } from '../graph/serialize';
 import type { ModelConfig } from '../model/config';
 import { estimateSessionBytes } from '../model/memory-estimate';
@@ -15,7 +15,7 @@ import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
 import type { GraphRunner, LoadOptions } from '../runtime/runner';
 import { outputData, type TensorValue } from '../runtime/session';
-import { at, zip } from '../util/arrays';
+import { zip } from '../util/arrays';
 import { buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
 import {
   createPrefixIndex,

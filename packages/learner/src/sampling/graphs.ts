@@ -46,12 +46,20 @@ function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor
   return g.logSoftmax(g.gemm(hidden, headWeight(config, params), { transB: true }), -1);
 }
 
-export function buildPrefillGraph(options: InferenceGraphOptions & { readonly seqLen: number }): Graph {
+/**
+ * A causal pass over `input_ids` [B, T] from position 0, with the LM head applied only at the flat
+ * positions of the int64 input `index` [size] (a full [B·T, vocab] block is large for big vocabularies):
+ * their log-softmax rows and each layer's keys/values.
+ */
+function causalPass(
+  g: Graph,
+  options: InferenceGraphOptions & { readonly seqLen: number },
+  index: { readonly name: string; readonly size: number },
+) {
   const { config: c, batch: B, seqLen: T } = options;
-  const g = createGraph();
   const { params, hook } = paramsWithExtras(g, options);
   const tokens = g.input('input_ids', [B, T], 'int64');
-  const last = g.input('last_index', [B], 'int64');
+  const at = g.input(index.name, [index.size], 'int64');
   const rope = ropeTables(c, T);
   const { hidden, kv } = transformerForward(g, {
     config: c,
@@ -65,12 +73,30 @@ export function buildPrefillGraph(options: InferenceGraphOptions & { readonly se
     },
     ...(hook === undefined ? {} : { linearHook: hook }),
   });
-  const rows = g.gather(g.reshape(hidden, [B * T, c.hiddenSize]), last);
-  g.output('logprobs', logprobsOf(g, c, params, rows));
+  const rows = g.gather(g.reshape(hidden, [B * T, c.hiddenSize]), at);
+  return { logprobs: logprobsOf(g, c, params, rows), kv };
+}
+
+export function buildPrefillGraph(options: InferenceGraphOptions & { readonly seqLen: number }): Graph {
+  const g = createGraph();
+  const { logprobs, kv } = causalPass(g, options, { name: 'last_index', size: options.batch });
+  g.output('logprobs', logprobs);
   kv.forEach((layer, i) => {
     g.output(`present.${i}.key`, layer.key);
     g.output(`present.${i}.value`, layer.value);
   });
+  return g;
+}
+
+/**
+ * Full next-token distributions (serve's `top_logprobs`): log-softmax rows [R, vocab] at the flat
+ * positions `rows` [R] of a causal pass over `input_ids` [B, T], without the cache outputs.
+ */
+export function buildDistributionGraph(
+  options: InferenceGraphOptions & { readonly seqLen: number; readonly rows: number },
+): Graph {
+  const g = createGraph();
+  g.output('logprobs', causalPass(g, options, { name: 'rows', size: options.rows }).logprobs);
   return g;
 }
 

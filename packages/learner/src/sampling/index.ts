@@ -8,7 +8,13 @@ export {
   type GeneratorStats,
   nextPow2,
 } from './generator';
-export { addParamInputs, buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
+export {
+  addParamInputs,
+  buildDecodeGraph,
+  buildDistributionGraph,
+  buildPrefillGraph,
+  type InferenceGraphOptions,
+} from './graphs';
 export {
   createPrefixIndex,
   DEFAULT_PREFIX_CACHE_BYTES,

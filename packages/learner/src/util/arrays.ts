@@ -1,4 +1,4 @@
-/** Small checked helpers for parallel lists and typed arrays. */
+/** Pairing parallel lists, checked (checked index reads are core's `at`). */
 
 import { InvalidArgumentError } from '@mage-rl/core';
 
@@ -13,11 +13,4 @@ export function zip<A, B>(as: readonly A[], bs: readonly B[]): [A, B][] {
     if (b.done === true) throw new InvalidArgumentError('zip(): the second list ended early.');
     return [a, b.value];
   });
-}
-
-/** `values[i]`, checked to be in range (for the few reads whose index comes from another array). */
-export function at(values: Float32Array | Float64Array, i: number): number {
-  const v = values[i];
-  if (v === undefined) throw new RangeError(`Index ${i} is outside an array of ${values.length} values.`);
-  return v;
 }

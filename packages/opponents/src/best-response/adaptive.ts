@@ -10,7 +10,7 @@
  * up chips now for information that pays later); the `myopic` one best-responds to the current belief.
  */
 
-import { type GameModelV1, InvalidArgumentError } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError } from '@mage-rl/spec';
 import type { PolicyFn } from '../strategy/strategy';
 
 export interface AdaptiveOpponent<S> {

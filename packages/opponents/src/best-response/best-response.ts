@@ -3,7 +3,7 @@
  * games (OpenSpiel conventions: NashConv = Σ_p (BR value_p − value_p); exploitability = NashConv / 2).
  */
 
-import { type GameModelV1, InvalidArgumentError } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError } from '@mage-rl/spec';
 import {
   type GameTree,
   gameTreeOf,

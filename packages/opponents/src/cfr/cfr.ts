@@ -10,7 +10,7 @@
  * tree; regrets, strategies and sums live in `Float64Array`s indexed by precomputed information-set slots.
  */
 
-import { type GameModelV1, InvalidArgumentError, throwIfAborted } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError, throwIfAborted } from '@mage-rl/spec';
 import {
   type GameTree,
   gameTreeOf,

@@ -1,4 +1,4 @@
-import type { GameModelV1 } from '@mage-rl/core';
+import type { GameModelV1 } from '@mage-rl/spec';
 import { profileNashConv, profileValues } from '../best-response/best-response';
 import type { TabularStrategy } from '../strategy/strategy';
 import { type CfrAlgorithm, createCfrSolver } from './cfr';

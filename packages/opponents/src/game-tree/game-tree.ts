@@ -7,7 +7,7 @@
  * loop propagates reach probabilities and one backward loop computes values.
  */
 
-import { CHANCE_PLAYER, type GameModelV1, InvalidArgumentError } from '@mage-rl/core';
+import { CHANCE_PLAYER, type GameModelV1, InvalidArgumentError } from '@mage-rl/spec';
 
 export const NODE_TERMINAL = 0;
 export const NODE_CHANCE = 1;

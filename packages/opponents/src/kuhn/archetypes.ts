@@ -4,8 +4,8 @@
  * observed state (`kuhnGame.observe`), and expose their policy for exact best-response analysis.
  */
 
-import { InvalidArgumentError } from '@mage-rl/core';
 import { type KuhnAction, type KuhnCard, type KuhnState, kuhnGame } from '@mage-rl/envs/kuhn-poker';
+import { InvalidArgumentError } from '@mage-rl/spec';
 import { type PolicyOpponentV1, policyOpponent } from '../strategy/policy-opponent';
 import type { PolicyFn } from '../strategy/strategy';
 

@@ -10,7 +10,7 @@ import {
   type OpponentV1,
   type Rng,
   RolloutError,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 
 export type MatchSeat = 'first' | 'second' | 'alternate';
 export const MATCH_SEATS: readonly MatchSeat[] = ['first', 'second', 'alternate'];

@@ -4,7 +4,7 @@
  * engine. A player "wins" a terminal state when its return is higher than the other player's.
  */
 
-import { CHANCE_PLAYER, type GameModelV1, InvalidArgumentError, type Rng } from '@mage-rl/core';
+import { CHANCE_PLAYER, type GameModelV1, InvalidArgumentError, type Rng } from '@mage-rl/spec';
 import type { MctsChildStats, MctsSearchResult, ProvenValue } from './tictactoe-mcts';
 
 export interface GenericMctsOptions<S, A> {

@@ -1,5 +1,5 @@
-import { InvalidArgumentError, type OpponentV1 } from '@mage-rl/core';
 import type { TicTacToeAction, TicTacToeState } from '@mage-rl/envs/tictactoe';
+import { InvalidArgumentError, type OpponentV1 } from '@mage-rl/spec';
 import { createTicTacToeMcts } from './tictactoe-mcts';
 
 export interface MctsOpponentOptions {

@@ -16,8 +16,8 @@
  * reallocated), and the simulation loop allocates nothing.
  */
 
-import { InvalidArgumentError, type Rng } from '@mage-rl/core';
 import { lineMasks, type TicTacToeState } from '@mage-rl/envs/tictactoe';
+import { InvalidArgumentError, type Rng } from '@mage-rl/spec';
 
 /** Proven value of a node for the player who moved into it. */
 export type ProvenValue = -1 | 0 | 1;

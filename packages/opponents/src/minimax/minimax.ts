@@ -9,7 +9,7 @@ import {
   InvalidArgumentError,
   type OpponentV1,
   RolloutError,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 
 const MEMO = new WeakMap<object, Map<string, number>>();
 

@@ -1,9 +1,9 @@
 /**
  * Population presets: the training and out-of-domain opponent mixes of Tic-Tac-Toe and Kuhn Poker, on top
- * of `createPopulation` from `@mage-rl/core`.
+ * of `createPopulation` from `@mage-rl/spec`.
  */
 
-import { createPopulation, type PopulationMode, type PopulationV1, UnknownIdError } from '@mage-rl/core';
+import { createPopulation, type PopulationMode, type PopulationV1, UnknownIdError } from '@mage-rl/spec';
 import { PATTERN_NAMES } from '../tictactoe/patterns';
 
 export type PopulationEnvId = 'tictactoe' | 'kuhn-poker';

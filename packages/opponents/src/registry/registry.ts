@@ -4,9 +4,9 @@
  * `aggressive`, `intermediate`, `cfr`, `cfr-sampled`, `random`.
  */
 
-import { type OpponentV1, UnknownIdError } from '@mage-rl/core';
 import { type KuhnAction, type KuhnState, kuhnGame } from '@mage-rl/envs/kuhn-poker';
 import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from '@mage-rl/envs/tictactoe';
+import { type OpponentV1, UnknownIdError } from '@mage-rl/spec';
 import { kuhnArchetypeOpponent } from '../kuhn/archetypes';
 import { kuhnCfrOpponent } from '../kuhn/cfr-opponents';
 import { MAX_MCTS_SIMULATIONS, mctsOpponent, parseMctsId } from '../mcts/mcts-opponent';

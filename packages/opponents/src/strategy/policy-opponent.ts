@@ -1,4 +1,4 @@
-import { type GameModelV1, type OpponentV1, RolloutError } from '@mage-rl/core';
+import { type GameModelV1, type OpponentV1, RolloutError } from '@mage-rl/spec';
 import { argmaxIndex, type PolicyFn } from './strategy';
 
 /** An opponent whose behaviour is a known policy: best response and exploitability can read it exactly. */

@@ -4,7 +4,7 @@
  * the solvers.
  */
 
-import { type GameModelV1, InvalidArgumentError } from '@mage-rl/core';
+import { type GameModelV1, InvalidArgumentError } from '@mage-rl/spec';
 import type { GameTree } from '../game-tree/game-tree';
 
 /** Information-state key → action key → probability. JSON-safe. */

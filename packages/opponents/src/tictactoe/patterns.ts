@@ -3,8 +3,8 @@
  * cells, playing the first empty one. They never block or complete lines on purpose.
  */
 
-import { InvalidArgumentError, type OpponentV1, RolloutError } from '@mage-rl/core';
 import type { TicTacToeAction, TicTacToeState } from '@mage-rl/envs/tictactoe';
+import { InvalidArgumentError, type OpponentV1, RolloutError } from '@mage-rl/spec';
 
 export const PATTERN_NAMES = [
   'centre-first',

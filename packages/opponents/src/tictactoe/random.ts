@@ -1,4 +1,4 @@
-import { type GameModelV1, type OpponentV1, RolloutError } from '@mage-rl/core';
+import { type GameModelV1, type OpponentV1, RolloutError } from '@mage-rl/spec';
 
 /** `random`: a uniformly random legal action (a random empty cell in Tic-Tac-Toe). */
 export function randomOpponent<S, A>(game: GameModelV1<S, A>, id = 'random'): OpponentV1<S, A> {

@@ -189,7 +189,7 @@ export async function useEnvPackage(
   if (spec === undefined) return { overrides };
   const definition = await loadEnvPackage(spec, cwd);
   return {
-    overrides: mergeConfig(overrides, { env: { package: spec } }) as TrainConfigInput,
+    overrides: mergeConfig<TrainConfigInput>(overrides, { env: { package: spec } }),
     definition,
   };
 }

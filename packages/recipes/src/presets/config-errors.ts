@@ -1,16 +1,7 @@
 /** Zod issues → `ConfigError`s that name the dotted path, the bad value and what is allowed. */
 
-import { ConfigError } from '@mage-rl/core';
+import { ConfigError, firstIssue, showValue as show } from '@mage-rl/core';
 import type { z } from 'zod';
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let v = input;
-  for (const key of path) {
-    if (typeof v !== 'object' || v === null) return undefined;
-    v = (v as Record<PropertyKey, unknown>)[key];
-  }
-  return v;
-}
 
 /** Keys of the object schema at `path` (through nested strict objects). */
 function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
@@ -24,21 +15,11 @@ function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
   return shape ? Object.keys(shape) : [];
 }
 
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
 /** The first issue of a failed parse of `input` against `schema`, as a `ConfigError`. */
 export function configErrorFromZod(error: z.ZodError, input: unknown, schema: z.ZodType): ConfigError {
   const issue = error.issues[0];
   if (!issue) return new ConfigError('Invalid configuration.');
-  const dotted = issue.path.map(String).join('.');
-  const value = valueAt(input, issue.path);
+  const { path: dotted, value } = firstIssue(error, input);
   let allowed: string;
   let message: string;
   switch (issue.code) {

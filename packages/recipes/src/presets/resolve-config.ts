@@ -30,18 +30,26 @@ type Plain = Record<string, unknown>;
 const isPlain = (v: unknown): v is Plain =>
   typeof v === 'object' && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
 
-/** Deep merge of plain objects; arrays, primitives and `null` replace; `undefined` is skipped. */
-export function mergeConfig(...layers: readonly unknown[]): Plain {
+function mergePlain(layers: readonly unknown[]): Plain {
   const out: Plain = {};
   for (const layer of layers) {
     if (!isPlain(layer)) continue;
     for (const [key, value] of Object.entries(layer)) {
       if (value === undefined) continue;
       const prev = out[key];
-      out[key] = isPlain(value) ? mergeConfig(isPlain(prev) ? prev : {}, value) : value;
+      out[key] = isPlain(value) ? mergePlain([isPlain(prev) ? prev : {}, value]) : value;
     }
   }
   return out;
+}
+
+/**
+ * Deep merge of plain objects; arrays, primitives and `null` replace; `undefined` is skipped. Layers of
+ * one partial config type (`TrainConfigInput`) merge into that type: every key of the result comes from
+ * a layer, and a nested object from merging the layers' objects at that key.
+ */
+export function mergeConfig<T extends object = Plain>(...layers: readonly (T | undefined)[]): T {
+  return mergePlain(layers) as T;
 }
 
 // gigpo's defaults; the method layer sets the anchor scope and episode baseline.

@@ -15,8 +15,8 @@ import type {
   MemoryV1,
   ParsedReflectionV1,
   PromptStyle,
-} from '@mage-rl/core';
-import { ConfigError } from '@mage-rl/core';
+} from '@mage-rl/spec';
+import { ConfigError } from '@mage-rl/spec';
 import {
   attemptHeading,
   attemptHistory,

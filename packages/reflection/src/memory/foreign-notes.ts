@@ -10,7 +10,7 @@ import type {
   MemorySlotInfoV1,
   MemorySlotV1,
   MemoryV1,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 
 /** A reflection written in another meta-episode, with the result of the attempt it was written after. */
 export interface ForeignNoteV1 {

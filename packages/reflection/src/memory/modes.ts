@@ -1,6 +1,6 @@
 /** The four in-context memory modes: what attempt k's prompts carry about attempts 0..k−1. */
 
-import { ConfigError, type MemoryV1, UnknownIdError } from '@mage-rl/core';
+import { ConfigError, type MemoryV1, UnknownIdError } from '@mage-rl/spec';
 import { createContextMemory, type LayoutOptions } from './context-memory';
 
 export type MemoryMode = 'reflection' | 'history' | 'reflection+history' | 'none';

@@ -4,7 +4,7 @@
  * a tiny word-level tokenizer can read it.
  */
 
-import type { AttemptOutcome, MemoryAttemptV1, MemoryStepV1, PromptStyle } from '@mage-rl/core';
+import type { AttemptOutcome, MemoryAttemptV1, MemoryStepV1, PromptStyle } from '@mage-rl/spec';
 
 /** Every word the compact scaffolding may use (env text, notes and numbers come on top). */
 export const COMPACT_VOCABULARY: readonly string[] = [

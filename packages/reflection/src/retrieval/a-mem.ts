@@ -5,7 +5,7 @@
  * similarity, no embedding model; notes persist across meta-episodes (`commit()` after a run).
  */
 
-import { ConfigError, type MemoryV1, type PromptStyle } from '@mage-rl/core';
+import { ConfigError, type MemoryV1, type PromptStyle } from '@mage-rl/spec';
 import { createContextMemory } from '../memory/context-memory';
 import { addTokens, cosine, keywords, taskFeatures, words } from './lexical';
 import { type RetrievalOptions, retrievalK, type StoredAttemptContext } from './retrieval-options';

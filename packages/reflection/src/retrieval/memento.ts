@@ -10,7 +10,7 @@ import {
   type MemorySlotInfoV1,
   type MemoryV1,
   type PromptStyle,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 import { createContextMemory } from '../memory/context-memory';
 import { resultWord } from '../prompts/phrases';
 import { cosine, taskFeatures } from './lexical';

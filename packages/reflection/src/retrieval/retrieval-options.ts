@@ -1,6 +1,6 @@
 /** What the retrieval memories (`memento`, `a-mem`) share: the attempt context they store and their `k`. */
 
-import { ConfigError, type Seat } from '@mage-rl/core';
+import { ConfigError, type Seat } from '@mage-rl/spec';
 import type { LayoutOptions } from '../memory/context-memory';
 
 /** The attempt a stored note or case comes from: its task and how it ended. */

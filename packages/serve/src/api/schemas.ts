@@ -4,6 +4,7 @@
  * suffix) are refused with a 400 naming the field rather than silently dropped.
  */
 
+import { firstIssue } from '@mage-rl/core';
 import { z } from 'zod';
 import { badRequest } from '../http/errors';
 
@@ -98,9 +99,8 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
     throw badRequest('The request body must be a JSON object.');
   const r = schema.safeParse(body);
   if (r.success) return r.data;
-  const issue = r.error.issues[0];
-  const param = issue?.path.map(String).join('.') || null;
-  throw badRequest(`Invalid value for '${param ?? 'body'}': ${issue?.message ?? 'invalid'}.`, param);
+  const { path, message } = firstIssue(r.error);
+  throw badRequest(`Invalid value for '${path || 'body'}': ${message}.`, path || null);
 }
 
 type Common = { [K in keyof typeof common]?: z.infer<(typeof common)[K]> };

@@ -7,50 +7,13 @@
 
 import { MageError } from '@mage-rl/core';
 import {
-  addLoraInputs,
-  addParamInputs,
   bucketLength,
-  causalMask,
-  createGraph,
+  buildDistributionGraph,
   type GraphRunner,
-  headWeight,
   type LoraOptions,
   type ModelConfig,
-  ropeTables,
   serializeGraph,
-  transformerForward,
 } from '@mage-rl/learner';
-
-/** Log-softmax rows [R, vocab] at positions `rows` [R] of a causal pass over `input_ids` [1, T]. */
-function buildDistributionGraph(
-  c: ModelConfig,
-  T: number,
-  R: number,
-  lora: LoraOptions | undefined,
-): Uint8Array {
-  const g = createGraph();
-  let params = addParamInputs(g, c);
-  const adapters = lora === undefined ? undefined : addLoraInputs(g, c, lora);
-  if (adapters) params = { ...params, ...adapters.params };
-  const tokens = g.input('input_ids', [1, T], 'int64');
-  const rope = ropeTables(c, T);
-  const { hidden } = transformerForward(g, {
-    config: c,
-    params,
-    tokens,
-    attention: {
-      mask: g.constant(causalMask(T), [T, T]),
-      cos: g.constant(rope.cos, [T, 1, c.headDim]),
-      sin: g.constant(rope.sin, [T, 1, c.headDim]),
-    },
-    ...(adapters ? { linearHook: adapters.hook } : {}),
-  });
-  const at = g.input('rows', [R], 'int64');
-  // Only the asked positions go through the LM head (a full [T, vocab] block is large for big vocabularies).
-  const rows = g.gather(g.reshape(hidden, [T, c.hiddenSize]), at);
-  g.output('logprobs', g.logSoftmax(g.gemm(rows, headWeight(c, params), { transB: true }), -1));
-  return serializeGraph(g);
-}
 
 export interface TopLogprob {
   readonly token: number;
@@ -78,7 +41,17 @@ export async function topLogprobs(
   const T = bucketLength(seq.length, 16, Math.max(c.maxPositions, seq.length));
   const R = bucketLength(o.response.length, 16, T);
   const key = `serve:dist:${o.layoutKey}:${T}x${R}`;
-  await runner.load(key, () => buildDistributionGraph(c, T, R, o.lora));
+  await runner.load(key, () =>
+    serializeGraph(
+      buildDistributionGraph({
+        config: c,
+        batch: 1,
+        seqLen: T,
+        rows: R,
+        ...(o.lora ? { lora: o.lora } : {}),
+      }),
+    ),
+  );
   const ids = new BigInt64Array(T);
   seq.forEach((t, i) => {
     ids[i] = BigInt(t);

@@ -4,7 +4,7 @@
  */
 
 import { basename, resolve } from 'node:path';
-import { ConfigError, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
+import { ConfigError, firstIssue, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
 import type { PlayAgentV1 } from '@mage-rl/dashboard';
 import { loadRunOrModel } from '@mage-rl/learner';
 import {
@@ -38,7 +38,7 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
   const parsed = trainConfigSchema.safeParse(config);
   if (!parsed.success) {
     throw new ConfigError(
-      `\`agent\` '${dir}': its config.json's training config is not one this version reads (${parsed.error.issues[0]?.message ?? 'invalid'}).`,
+      `\`agent\` '${dir}': its config.json's training config is not one this version reads (${firstIssue(parsed.error).message}).`,
       { path: 'agent' },
     );
   }

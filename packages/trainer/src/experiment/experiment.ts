@@ -17,13 +17,13 @@ import {
   type MetaEpisodeMetricsV1,
   pathExists,
   readJsonChecked,
-  readJsonFile,
   type TrainingEvent,
   writeJsonAtomic,
 } from '@mage-rl/core';
 import { loadModel } from '@mage-rl/learner';
 import {
   evaluateConfig,
+  MEMORY_KINDS,
   METHODS,
   type MemoryKind,
   type MethodId,
@@ -135,22 +135,23 @@ export function experimentPolicies(spec: Pick<ExperimentSpecV1, 'methods' | 'gri
 }
 
 /** `{ 'a.b': 1 }` → `{ a: { b: 1 } }`. */
-function nested(variant: Readonly<Record<string, unknown>>): TrainConfigInput {
-  let out: Record<string, unknown> = {};
-  for (const [path, value] of Object.entries(variant)) {
-    let layer: Record<string, unknown> = { [path.split('.').at(-1) as string]: value };
-    for (const key of path.split('.').slice(0, -1).reverse()) layer = { [key]: layer };
-    out = mergeConfig(out, layer);
-  }
-  return out as TrainConfigInput;
+function nested(variant: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const wrap = (keys: readonly string[], value: unknown): Record<string, unknown> => {
+    const [key = '', ...rest] = keys;
+    return { [key]: rest.length === 0 ? value : wrap(rest, value) };
+  };
+  return mergeConfig(...Object.entries(variant).map(([path, value]) => wrap(path.split('.'), value)));
 }
 
 /** A file-name-safe form of a label. */
 export const fileLabel = (label: string): string => label.replace(/[^\w.=+-]+/g, '_');
 
 /** A policy's values over the preset: the experiment's, its switch values, no in-loop evaluation. */
+// The grid's values are the user's, typed only once `resolveTrainConfig` has validated the merged config.
 const policyOverrides = (spec: ExperimentSpecV1, policy: ExperimentPolicy): TrainConfigInput =>
-  mergeConfig(spec.overrides, nested(policy.variant), { train: { evaluate: false } }) as TrainConfigInput;
+  mergeConfig<TrainConfigInput>(spec.overrides, nested(policy.variant) as TrainConfigInput, {
+    train: { evaluate: false },
+  });
 
 /** The resolved config of a policy at a seed (the warm start uses MAGE's, for the suites and sampling). */
 export function policyConfig(spec: ExperimentSpecV1, policy: ExperimentPolicy, seed: number): TrainConfig {
@@ -283,6 +284,35 @@ export interface ExperimentRecordV1 {
   readonly started: string;
 }
 
+/** An `evals/*.json` file: the record's fields checked, the metrics as the evaluation wrote them. */
+const evalSchema = z.looseObject({
+  format: z.literal(EXPERIMENT_EVAL_FORMAT),
+  label: z.string(),
+  method: z.string(),
+  variant: z.record(z.string(), z.unknown()),
+  seed: z.number(),
+  memory: z.enum(MEMORY_KINDS),
+  policy: z.string(),
+  suites: z.array(
+    z.looseObject({
+      name: z.string(),
+      domain: z.enum(['in', 'out']),
+      metrics: z.custom<MetaEpisodeMetricsV1>((m) => typeof m === 'object' && m !== null && 'overall' in m),
+    }),
+  ),
+  trainSeconds: z.number(),
+  evalSeconds: z.number(),
+});
+
+const evalSpec = {
+  what: 'experiment evaluation record',
+  fix: 'delete it and run the experiment again to redo that evaluation',
+  schema: evalSchema,
+} as const;
+
+/** `experiment-timing.json` of a trained run. */
+const timingSchema = z.looseObject({ seconds: z.number().optional() });
+
 /** Every evaluation record of an experiment directory (all the calls that wrote into it). */
 export async function readExperimentEvals(outDir: string): Promise<ExperimentEvalV1[]> {
   const dir = join(outDir, 'evals');
@@ -290,8 +320,12 @@ export async function readExperimentEvals(outDir: string): Promise<ExperimentEva
   const files = (await readdir(dir)).filter((f) => f.endsWith('.json')).sort();
   const out: ExperimentEvalV1[] = [];
   for (const f of files) {
-    const record = (await readJsonFile(join(dir, f))) as ExperimentEvalV1 | null;
-    if (record?.format === EXPERIMENT_EVAL_FORMAT) out.push(record);
+    // Files of another format (an older version's) are skipped; ours must have the record's shape.
+    const { format } = await readJsonChecked(join(dir, f), {
+      ...evalSpec,
+      schema: z.looseObject({ format: z.unknown() }),
+    });
+    if (format === EXPERIMENT_EVAL_FORMAT) out.push(await readJsonChecked(join(dir, f), evalSpec));
   }
   return out;
 }
@@ -307,8 +341,12 @@ async function trainUnit(
   const done = await latestCheckpoint(runDir);
   const timingPath = join(runDir, 'experiment-timing.json');
   if (done && done.state.nextIteration >= config.train.iterations && (await pathExists(timingPath))) {
-    const timing = (await readJsonFile(timingPath)) as { seconds?: number } | null;
-    return { checkpoint: done.dir, seconds: timing?.seconds ?? 0 };
+    const timing = await readJsonChecked(timingPath, {
+      what: 'training time of an experiment run',
+      fix: 'delete it and run the experiment again',
+      schema: timingSchema,
+    });
+    return { checkpoint: done.dir, seconds: timing.seconds ?? 0 };
   }
   options.log?.(`train ${policy.label}, seed ${seed}: ${runDir}`);
   const started = performance.now();
@@ -431,9 +469,7 @@ export async function runExperiment(options: ExperimentOptions): Promise<Experim
     for (const policy of policies) {
       await evaluateUnit(options, policy, seed, warmStart);
       for (const memory of policyMemories(options.spec, policy.method)) {
-        out.push(
-          (await readJsonFile(evalPath(options.outDir, policy.label, seed, memory))) as ExperimentEvalV1,
-        );
+        out.push(await readJsonChecked(evalPath(options.outDir, policy.label, seed, memory), evalSpec));
       }
     }
   }

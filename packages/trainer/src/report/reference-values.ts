@@ -69,9 +69,14 @@ export function referenceValues(
   const solver = createCfrSolver({ game, root, algorithm: 'cfr+' });
   solver.run(EQUILIBRIUM_ITERATIONS);
   const equilibrium = tablePolicy(game, solver.averageStrategy());
+  // Each opponent is created once: the ceiling and the reference values read the same policy.
+  const policies = new Map<string, PolicyFn<unknown> | undefined>();
   const known = (id: string): PolicyFn<unknown> | undefined => {
-    const policy: unknown = Reflect.get(opponents.create(id), 'policy');
-    return typeof policy === 'function' ? (policy as PolicyFn<unknown>) : undefined;
+    if (!policies.has(id)) {
+      const policy: unknown = Reflect.get(opponents.create(id), 'policy');
+      policies.set(id, typeof policy === 'function' ? (policy as PolicyFn<unknown>) : undefined);
+    }
+    return policies.get(id);
   };
   const adapted =
     ceiling && match.freshGamePerAttempt?.(options)

@@ -14,6 +14,7 @@ import {
   latestCheckpoint,
   MageError,
   pathExists,
+  type RunLock,
   type RunnerEvent,
   readRunConfig,
   removeDirAtomic,
@@ -191,6 +192,14 @@ const runRecordOf = (config: TrainConfig, warmStart: string): JsonObject => ({
 });
 
 /**
+ * Paths of that record a resume may change (the saved record keeps its value): the iteration count
+ * extends or shortens a run, and the memory budget sizes caches and generation chunks, not what is
+ * computed, so a run may resume on another machine (and a record written before the budget existed
+ * resumes with its default).
+ */
+export const RESUME_SAFE_CONFIG_PATHS: readonly string[] = ['train.iterations', 'memory'];
+
+/**
  * The result of a resumed run that has already trained all its iterations (nothing is loaded or
  * pretrained; the report is written again), or null when there is work left.
  */
@@ -251,19 +260,28 @@ function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string
  */
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
   const config = options.config ?? trainConfigOf(options);
-  return withRunLock(options.runDir, async () => {
+  return withRunLock(options.runDir, async (lock) => {
     if (options.resume) {
-      await checkResumeConfig(options.runDir, { extra: runRecordOf(config, plannedWarmStart(options)) });
+      await checkResumeConfig(
+        options.runDir,
+        { extra: runRecordOf(config, plannedWarmStart(options)) },
+        RESUME_SAFE_CONFIG_PATHS,
+      );
       const finished = await finishedRun(options, config);
       if (finished) return finished;
     } else {
       await assertFreshRunDir(options.runDir);
     }
-    return trainLoaded(options, config);
+    return trainLoaded(options, config, lock);
   });
 }
 
-async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): Promise<TrainPipelineResult> {
+/** Trains holding `lock`, the run directory's (the loop does not take it again). */
+async function trainLoaded(
+  options: TrainPipelineOptions,
+  config: TrainConfig,
+  lock: RunLock | null,
+): Promise<TrainPipelineResult> {
   const optimizer = {
     lr: config.ppo.lr,
     weightDecay: config.ppo.weightDecay,
@@ -304,7 +322,12 @@ async function trainLoaded(options: TrainPipelineOptions, config: TrainConfig): 
     });
     let result: TrainingResultV1 | undefined;
     let lastEval: TrainingResultV1['lastEval'] = null;
-    for await (const event of iterateTraining({ ...training, config: runRecordOf(config, warmStart) })) {
+    for await (const event of iterateTraining({
+      ...training,
+      config: runRecordOf(config, warmStart),
+      resumeSafePaths: RESUME_SAFE_CONFIG_PATHS,
+      ...(lock === null ? {} : { runLock: lock }),
+    })) {
       options.onEvent?.(event);
       if (event.type === 'eval-end') lastEval = event;
       if (event.type === 'run-end') {

@@ -16,6 +16,7 @@ import {
   createLrSchedule,
   type LrSchedule,
   type OnnxLearner,
+  spanChunks,
   type WordLevelTokenizer,
 } from '@mage-rl/learner';
 import type { TrainConfig, WarmStartExample } from '@mage-rl/recipes';
@@ -101,24 +102,6 @@ export interface LossPoint {
   readonly loss: number;
 }
 
-/** Consecutive runs of `rows`, each closed once it holds at least `spans` spans (the last may hold fewer). */
-export function chunksOf(rows: readonly PackedRowV1[], spans: number): PackedRowV1[][] {
-  const chunks: PackedRowV1[][] = [];
-  let part: PackedRowV1[] = [];
-  let held = 0;
-  for (const row of rows) {
-    part.push(row);
-    held += row.spans.length;
-    if (held >= spans) {
-      chunks.push(part);
-      part = [];
-      held = 0;
-    }
-  }
-  if (part.length > 0) chunks.push(part);
-  return chunks;
-}
-
 /** The epochs: each shuffles the sequences (its own rng stream) and trains on them chunk by chunk. */
 export async function trainEpochs(
   learner: OnnxLearner,
@@ -133,7 +116,7 @@ export async function trainEpochs(
   let step = 0;
   for (let epoch = 0; epoch < plan.epochs; epoch++) {
     const order = rng.split(`epoch-${epoch}`).shuffle(packed.slice());
-    for (const part of chunksOf(order, plan.chunk)) {
+    for (const part of spanChunks(order, plan.chunk)) {
       throwIfAborted(options.signal);
       const r = await learner.update({
         rows: part,

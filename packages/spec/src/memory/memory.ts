@@ -6,9 +6,9 @@
  * the shapes so the runner can take any memory by injection.
  */
 
-import type { JsonObject } from '../json';
-import type { AttemptOutcome, EnvObservationV1, PromptStyle, Seat } from '../spec/env';
-import type { ChatMessage } from '../spec/policy';
+import type { AttemptOutcome, EnvObservationV1, PromptStyle, Seat } from '../interfaces/env';
+import type { ChatMessage } from '../interfaces/policy';
+import type { JsonObject } from '../json/json';
 
 /**
  * `turn` (the paper's): every turn is one fresh prompt that re-renders rules, initial state, the memory

@@ -1,4 +1,4 @@
-import type { Rng } from '../rng';
+import type { Rng } from '../rng/rng';
 
 /**
  * An opponent: a scripted or search-based player. All randomness comes from the injected `rng`, so an

@@ -3,8 +3,8 @@
  * row per policy call, with the advantage of the row given to every one of its response tokens.
  */
 
-import type { AttemptOutcome, Seat } from '../spec/env';
-import type { TurnPhase } from '../spec/policy';
+import type { AttemptOutcome, Seat } from '../interfaces/env';
+import type { TurnPhase } from '../interfaces/policy';
 
 /** Identity of a task: env id (+ the env's options), seed, opponent and seat determine the game. */
 export interface TaskRecord {

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../json';
-import type { PopulationEntry } from '../population';
+import type { JsonObject } from '../json/json';
+import type { PopulationEntry } from '../population/population';
 import type { EnvV1, PromptStyle } from './env';
 import type { GameModelV1 } from './game-model';
 import type { OpponentV1 } from './opponent';

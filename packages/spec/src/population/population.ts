@@ -4,9 +4,9 @@
  * Pure and seeded; opponent *construction* lives with the opponents.
  */
 
-import { at } from '../arrays';
-import { ConfigError } from '../errors';
-import type { Rng } from '../rng';
+import { at } from '../arrays/at';
+import { ConfigError } from '../errors/mage-error';
+import type { Rng } from '../rng/rng';
 
 export interface PopulationEntry {
   readonly id: string;

@@ -1,6 +1,6 @@
 /** A checked element read, for the few places where an index is known to be in range. */
 
-import { InvalidArgumentError } from '../errors';
+import { InvalidArgumentError } from '../errors/mage-error';
 
 /** `items[index]`; throws an `InvalidArgumentError` when the index is out of range. */
 export function at<T>(items: ArrayLike<T>, index: number): T {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidArgumentError } from '../errors';
+import { InvalidArgumentError } from '../errors/mage-error';
 import { at } from './at';
 
 describe('at', () => {

@@ -1,5 +1,5 @@
-import type { JsonObject } from '../json';
-import type { Rng } from '../rng';
+import type { JsonObject } from '../json/json';
+import type { Rng } from '../rng/rng';
 import type { GameModelV1 } from './game-model';
 import type { OpponentV1 } from './opponent';
 

@@ -1,1 +1,0 @@
-export { at } from './at';

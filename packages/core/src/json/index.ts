@@ -1,1 +1,0 @@
-export { isJsonSafe, type JsonObject, type JsonPrimitive, type JsonValue, valueAt } from './json';

@@ -1,8 +1,0 @@
-export {
-  assignOpponents,
-  createPopulation,
-  fixedPopulation,
-  type PopulationEntry,
-  type PopulationMode,
-  type PopulationV1,
-} from './population';

@@ -1,8 +1,0 @@
-export type {
-  AttemptRecord,
-  GroupRecord,
-  MetaEpisodeBatchRecord,
-  RowRecord,
-  SlotRecord,
-  TaskRecord,
-} from './records';
