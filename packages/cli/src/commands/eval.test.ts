@@ -76,7 +76,9 @@ describe('mage eval --memory', () => {
     const foreign = rates(r.withForeignNotes as Metrics);
     // Attempt 1 has no notes yet: the same play either way.
     expect(foreign[0]).toBe(own[0]);
-    r.notesBenefit?.passAtK.forEach((m, k) => expect(m.mean).toBeCloseTo(own[k]! - foreign[k]!, 12));
+    r.notesBenefit?.passAtK.forEach((m, k) => {
+      expect(m.mean).toBeCloseTo(own[k]! - foreign[k]!, 12);
+    });
     const none = await runCaptured(argv('--memory', 'none', '--foreign-notes'));
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/does not show; use reflection or reflection\+history/);
