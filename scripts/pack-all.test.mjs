@@ -4,9 +4,9 @@ import { installLine, installSet } from './pack-all.mjs';
 
 describe('pack-all: what a project installs from the tarballs', () => {
   it('names the packages asked for and every @mage-rl package they import', () => {
-    const light = ['core', 'env-remote', 'envs', 'gigpo', 'opponents', 'recipes', 'reflection'];
+    const light = ['core', 'env-remote', 'envs', 'gigpo', 'opponents', 'recipes', 'reflection', 'spec'];
     expect(installSet(['recipes'])).toEqual({ names: light.map((s) => `@mage-rl/${s}`), mlRuntime: false });
-    expect(installSet(['@mage-rl/envs']).names).toEqual(['@mage-rl/core', '@mage-rl/envs']);
+    expect(installSet(['@mage-rl/envs']).names).toEqual(['@mage-rl/envs', '@mage-rl/spec']);
     const trainer = installSet(['trainer']);
     expect(trainer.mlRuntime).toBe(true);
     expect(trainer.names).toContain('@mage-rl/learner');
@@ -15,7 +15,7 @@ describe('pack-all: what a project installs from the tarballs', () => {
 
   it('prints one npm install line of absolute tarball paths, with the onnxruntime variable only when needed', () => {
     expect(installLine(['envs'], 'tarballs')).toBe(
-      `npm install ${join(process.cwd(), 'tarballs', 'mage-rl-core-0.1.0.tgz')} ${join(process.cwd(), 'tarballs', 'mage-rl-envs-0.1.0.tgz')}`,
+      `npm install ${join(process.cwd(), 'tarballs', 'mage-rl-envs-0.1.0.tgz')} ${join(process.cwd(), 'tarballs', 'mage-rl-spec-0.1.0.tgz')}`,
     );
     expect(installLine(['serve'], '/t')).toMatch(
       /^ONNXRUNTIME_NODE_INSTALL=skip npm install \/t\/mage-rl-core-/,
