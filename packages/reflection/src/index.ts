@@ -5,7 +5,7 @@ export {
   type RetrievalSlot,
 } from './memory/context-memory';
 export { type ForeignNoteV1, withForeignNotes } from './memory/foreign-notes';
-export { createMemory, MEMORY_MODES, type MemoryMode, type MemoryOptions } from './memory/modes';
+export { createMemory, MEMORY_MODES, type MemoryMode, type MemoryOptions, NOTE_MODES } from './memory/modes';
 export { COMPACT_VOCABULARY, outcomePhrase, reflectInstruction, resultWord } from './prompts/phrases';
 export { type AMemMemory, type AMemNote, type AMemOptions, createAMemMemory } from './retrieval/a-mem';
 export { contentWords, cosine, type FeatureBag, keywords, words } from './retrieval/lexical';

@@ -2,7 +2,7 @@
 // runExperiment. The other exports are the building blocks the `mage` command prints around.
 
 export { evalPlayOptions } from './evaluate/eval-play';
-export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy } from './evaluate/load-policy';
+export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
 export {
   type EvaluateWithMemoryOptions,
   evaluateWithMemory,

@@ -1,9 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RUN_CONFIG_FORMAT } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
-import { trainedWith } from './eval';
 
 const tmp = useTempDir('mage-eval-');
 
@@ -94,20 +92,4 @@ describe('mage eval --memory', () => {
     expect(bad.code).toBe(1);
     expect(bad.err).toMatch(/--memory.*reflection/);
   }, 60_000);
-});
-
-describe('mage eval --policy <run> without --method', () => {
-  it("plays with the run's own method and memory; anything but a run keeps reflexion", async () => {
-    const run = join(tmp.path, 'gigpo-run');
-    await mkdir(run, { recursive: true });
-    const record = (extra: unknown) => JSON.stringify({ format: RUN_CONFIG_FORMAT, extra });
-    await writeFile(join(run, 'config.json'), record({ method: 'gigpo', rollout: { memory: 'none' } }));
-    expect(await trainedWith(run)).toEqual({ method: 'gigpo', memory: 'none' });
-    // A run trained with another memory than its method's keeps it.
-    await writeFile(join(run, 'config.json'), record({ method: 'mage', rollout: { memory: 'history' } }));
-    expect(await trainedWith(run)).toEqual({ method: 'mage', memory: 'history' });
-    for (const other of ['teacher', 'http://127.0.0.1:1/v1', tmp.path, join(tmp.path, 'missing')]) {
-      expect(await trainedWith(other)).toBeUndefined();
-    }
-  });
 });

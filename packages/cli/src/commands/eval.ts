@@ -1,25 +1,17 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { join, resolve } from 'node:path';
-import {
-  type MetaEpisodeMetricsV1,
-  meanInterval,
-  type PairedPassBenefitV1,
-  pathExists,
-  readRunConfig,
-} from '@mage-rl/core';
+import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
 import {
   envDefinition,
   MEMORY_KINDS,
   METHOD_IDS,
   METHODS,
   type MemoryKind,
-  type MethodId,
   RUN_PRESET_IDS,
   resolveTrainConfig,
   useEnvPackage,
 } from '@mage-rl/recipes';
-import { evaluateWithMemory, loadPolicy, signed } from '@mage-rl/trainer';
+import { evaluateWithMemory, loadPolicy, signed, trainedWith } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -175,25 +167,6 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   } finally {
     await dispose();
   }
-}
-
-/**
- * The method and memory a run directory trained with (its config.json); undefined for anything else (the
- * teacher, a server, a model directory) or a record this version does not read.
- */
-export async function trainedWith(
-  policy: string,
-): Promise<{ method: MethodId; memory: MemoryKind } | undefined> {
-  if (policy === 'teacher' || /^https?:\/\//.test(policy)) return undefined;
-  const dir = resolve(policy);
-  if (!(await pathExists(join(dir, 'config.json')))) return undefined;
-  const extra = (await readRunConfig(dir).catch(() => undefined))?.extra as
-    | { method?: unknown; rollout?: { memory?: unknown } }
-    | undefined;
-  const method = METHOD_IDS.find((id) => id === extra?.method);
-  if (method === undefined) return undefined;
-  const memory = MEMORY_KINDS.find((kind) => kind === extra?.rollout?.memory) ?? METHODS[method].memory;
-  return { method, memory };
 }
 
 /** `memory benefit (reflection − none) …`: pass@k and invalid moves, paired over the meta-episodes. */

@@ -94,10 +94,10 @@ export function createLearnerPolicy(o: LearnerPolicyOptions): PolicyV1 {
                 nextSeed,
               ),
             );
-      const rows = prompts.map((_, i) => {
-        const j = fits.indexOf(i);
-        return j < 0 ? NO_ROOM : (generated[j] as (typeof generated)[number]);
-      });
+      let next = 0;
+      const rows = prompts.map((p) =>
+        roomAfter(o, p) > 0 ? (generated[next++] as (typeof generated)[number]) : NO_ROOM,
+      );
       return zip(prompts, rows).map(([promptTokens, r]) => {
         o.onSampled({ promptTokens, tokens: r.tokens, logprobs: r.logprobs });
         return {

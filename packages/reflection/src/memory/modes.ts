@@ -5,6 +5,8 @@ import { createContextMemory, type LayoutOptions } from './context-memory';
 
 export type MemoryMode = 'reflection' | 'history' | 'reflection+history' | 'none';
 export const MEMORY_MODES: readonly MemoryMode[] = ['reflection', 'history', 'reflection+history', 'none'];
+/** The modes whose prompts show the notes of earlier attempts. */
+export const NOTE_MODES: readonly MemoryMode[] = ['reflection', 'reflection+history'];
 
 export interface MemoryOptions extends LayoutOptions {
   /** Default `reflection`. */
@@ -37,7 +39,7 @@ export function createMemory(options: MemoryOptions = {}): MemoryV1 {
     ...options,
     id: mode,
     reflects: options.reflect ?? mode !== 'none',
-    notes: mode === 'reflection' || mode === 'reflection+history',
+    notes: NOTE_MODES.includes(mode),
     history: mode === 'history' || mode === 'reflection+history',
   });
 }

@@ -43,8 +43,8 @@ export function foreignNoteDonors(batch: MetaEpisodeBatchRecord): NoteDonor {
     a.task.seed !== b.task.seed || otherOpponent(a, b) || a.task.seat !== b.task.seat;
   return (info, attempt) => {
     const i = index.get(info.slot);
-    const self = i === undefined ? undefined : slots[i];
-    if (i === undefined || !self) return undefined;
+    if (i === undefined) return undefined;
+    const self = slots[i] as SlotRecord;
     const wrote = (k: number) => notes.has(`${slots[k]?.slot}#${attempt}`);
     const candidates = Array.from({ length: slots.length - 1 }, (_, step) => (i + 1 + step) % slots.length);
     const differs = candidates.some((k) => wrote(k) && otherOpponent(self, slots[k] as SlotRecord))

@@ -4,10 +4,18 @@
  */
 
 import { stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { ConfigError, type PolicyV1 } from '@mage-rl/core';
+import { join, resolve } from 'node:path';
+import { ConfigError, type PolicyV1, pathExists, readRunConfig } from '@mage-rl/core';
 import { loadRunOrModel } from '@mage-rl/learner';
-import { createEnvById, createTeacher } from '@mage-rl/recipes';
+import {
+  createEnvById,
+  createTeacher,
+  MEMORY_KINDS,
+  METHOD_IDS,
+  METHODS,
+  type MemoryKind,
+  type MethodId,
+} from '@mage-rl/recipes';
 import { createRemotePolicy } from '@mage-rl/serve';
 
 export interface LoadPolicyOptions {
@@ -59,4 +67,23 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   }
   const { learner } = await loadRunOrModel(dir);
   return { policy: learner.policy, dispose: () => learner.dispose() };
+}
+
+/**
+ * The method and memory a run directory trained with (its config.json); undefined for anything else (the
+ * teacher, a server, a model directory) or a record this version does not read.
+ */
+export async function trainedWith(
+  policy: string,
+): Promise<{ method: MethodId; memory: MemoryKind } | undefined> {
+  if (policy === 'teacher' || /^https?:\/\//.test(policy)) return undefined;
+  const dir = resolve(policy);
+  if (!(await pathExists(join(dir, 'config.json')))) return undefined;
+  const extra = (await readRunConfig(dir).catch(() => undefined))?.extra as
+    | { method?: unknown; rollout?: { memory?: unknown } }
+    | undefined;
+  const method = METHOD_IDS.find((id) => id === extra?.method);
+  if (method === undefined) return undefined;
+  const memory = MEMORY_KINDS.find((kind) => kind === extra?.rollout?.memory) ?? METHODS[method].memory;
+  return { method, memory };
 }

@@ -20,7 +20,7 @@ import {
   memoryLayoutOf,
   type TrainConfig,
 } from '@mage-rl/recipes';
-import { withForeignNotes } from '@mage-rl/reflection';
+import { NOTE_MODES, withForeignNotes } from '@mage-rl/reflection';
 import { evalPlayOptions } from './eval-play';
 import { foreignNoteDonors } from './foreign-notes';
 
@@ -52,14 +52,11 @@ export interface MemoryEvaluationV1 {
   readonly foreignNotes?: { readonly result: MethodEvaluationV1; readonly benefit: PairedPassBenefitV1 };
 }
 
-/** Memories whose prompts show the notes of earlier attempts. */
-const NOTE_MEMORIES: readonly MemoryKind[] = ['reflection', 'reflection+history'];
-
 export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Promise<MemoryEvaluationV1> {
   const { config } = options;
-  if (options.foreignNotes && !NOTE_MEMORIES.includes(options.memory)) {
+  if (options.foreignNotes && !(NOTE_MODES as readonly string[]).includes(options.memory)) {
     throw new ConfigError(
-      `Foreign notes replace the notes of earlier attempts, which memory '${options.memory}' does not show; use ${NOTE_MEMORIES.join(' or ')}.`,
+      `Foreign notes replace the notes of earlier attempts, which memory '${options.memory}' does not show; use ${NOTE_MODES.join(' or ')}.`,
       { path: 'memory', context: { memory: options.memory } },
     );
   }
