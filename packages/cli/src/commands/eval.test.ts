@@ -28,7 +28,7 @@ describe('mage eval input errors', () => {
 });
 
 describe('mage eval --memory', () => {
-  type Metrics = { overall: { perAttempt: { passAtK: { rate: number } }[] } };
+  type Metrics = { overall: { perAttempt: { passAtK: { rate: number } }[]; noteRecall?: number } };
   interface EvalJson {
     memory: string;
     metrics: Metrics;
@@ -74,12 +74,22 @@ describe('mage eval --memory', () => {
     const foreign = rates(r.withForeignNotes as Metrics);
     // Attempt 1 has no notes yet: the same play either way.
     expect(foreign[0]).toBe(own[0]);
+    // The teacher's factual notes state every fact of their attempt.
+    expect(r.metrics.overall.noteRecall).toBe(1);
     r.notesBenefit?.passAtK.forEach((m, k) => {
       expect(m.mean).toBeCloseTo(own[k]! - foreign[k]!, 12);
     });
     const none = await runCaptured(argv('--memory', 'none', '--foreign-notes'));
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/does not show; use reflection or reflection\+history/);
+  }, 60_000);
+
+  it('prints how much of each attempt the notes state', async () => {
+    const r = await runCaptured(argv('--no-memory-baseline').filter((a) => a !== '--json'));
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(
+      /notes \(\d+\): state 100\.0% of their attempt's facts \(events and reveal\), \d+\.\d% cut/,
+    );
   }, 60_000);
 
   it('skips the baseline with --no-memory-baseline or with no memory, and names the kinds on a bad one', async () => {

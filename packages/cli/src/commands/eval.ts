@@ -152,6 +152,8 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
     );
     io.stdout(`${evalTable(m)}\n`);
+    const notes = notesLine(m);
+    if (notes) io.stdout(`\n${notes}\n`);
     if (baseline && benefit) {
       io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
       io.stdout(`${evalTable(baseline.metrics)}\n`);
@@ -183,6 +185,14 @@ function benefitLine(
     `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
     `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}`
   );
+}
+
+/** What the policy's notes hold: the share of each attempt's facts they state, and how many the budget cut. */
+function notesLine(m: MetaEpisodeMetricsV1): string | undefined {
+  const { noteRecall, cutReflectionRate, reflectTurns } = m.overall;
+  if (noteRecall === undefined) return undefined;
+  const cut = cutReflectionRate ? `, ${pct(cutReflectionRate.rate)} cut by the note budget` : '';
+  return `notes (${reflectTurns}): state ${pct(noteRecall)} of their attempt's facts (events and reveal)${cut}`;
 }
 
 /** Per opponent and overall: pass@k per attempt (with its interval per opponent), last-attempt draws, invalid moves. */

@@ -94,6 +94,8 @@ describe('mage experiment', () => {
       });
       const markdown = await readFile(first.markdown, 'utf8');
       expect(markdown).toMatch(/\| mage \| reflection \| 1 \|/);
+      // How much of each attempt the model's notes state, beside the share the note budget cut.
+      expect(markdown).toMatch(/notes cut % \| notes recall % \|/);
       expect(markdown).toMatch(/Memory benefit[\s\S]*\| mage \| reflection − none \| 1 \| [+−]\d/);
 
       // A lost evaluation is redone from the finished run, with the same numbers.

@@ -81,8 +81,8 @@ describe('computeMetrics', () => {
   const rows = [
     row('a', 'play', true, 'abcd', 2),
     row('b', 'play', false, 'xx', 4),
-    row('b', 'reflect', true, '<remark>hi</remark>', 6),
-    { ...row('c', 'reflect', false, '<remark> a note cut short', 2), cut: true as const },
+    { ...row('b', 'reflect', true, '<remark>hi</remark>', 6), noteRecall: 0.5 },
+    { ...row('c', 'reflect', false, '<remark> a note cut short', 2), cut: true as const, noteRecall: 0 },
   ];
 
   it('computes pass@k, conditional success, draws and returns per attempt', () => {
@@ -99,6 +99,8 @@ describe('computeMetrics', () => {
     expect(m.invalidReflectionRate).toMatchObject({ successes: 1, trials: 2 });
     // A note stopped by the token budget counts as cut (the play row's budget is not the notes').
     expect(m.cutReflectionRate).toMatchObject({ successes: 1, trials: 2 });
+    // Note recall is the mean over the reflect rows that measured it.
+    expect(m.noteRecall).toBeCloseTo(0.25, 12);
     expect(m.meanResponseChars).toBe(3);
     expect(m.meanReflectionChars).toBe((19 + 25) / 2);
     expect(m.meanResponseTokens).toBe(3);

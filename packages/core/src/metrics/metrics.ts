@@ -41,6 +41,11 @@ export interface MetricsSummaryV1 {
    * that did not fit. Absent in records written before it was measured.
    */
   readonly cutReflectionRate?: RateV1;
+  /**
+   * Mean `noteRecall` of the reflect turns: the share of each finished attempt's facts its note states.
+   * Absent when no reflect turn measured it.
+   */
+  readonly noteRecall?: number;
   readonly playTurns: number;
   readonly reflectTurns: number;
   /** Mean play-response length in characters and in tokens (tokens 0 for text-only policies). */
@@ -79,6 +84,9 @@ interface TurnTally {
   cut: number;
   chars: number;
   tokens: number;
+  /** Sum and count of the rows' `noteRecall`. */
+  recall: number;
+  recalled: number;
 }
 
 /** Per attempt index 0 … attempts − 1 the tally of `slots`; attempts outside that range are ignored. */
@@ -117,13 +125,26 @@ function tallyAttempts(
 
 /** The tallies of the play rows and of the reflect rows. */
 function tallyTurns(rows: readonly RowRecord[]): { play: TurnTally; reflect: TurnTally } {
-  const play: TurnTally = { turns: 0, invalid: 0, cut: 0, chars: 0, tokens: 0 };
-  const reflect: TurnTally = { turns: 0, invalid: 0, cut: 0, chars: 0, tokens: 0 };
+  const empty = (): TurnTally => ({
+    turns: 0,
+    invalid: 0,
+    cut: 0,
+    chars: 0,
+    tokens: 0,
+    recall: 0,
+    recalled: 0,
+  });
+  const play = empty();
+  const reflect = empty();
   for (const row of rows) {
     const tally = row.phase === 'play' ? play : reflect;
     tally.turns++;
     if (!row.valid) tally.invalid++;
     if (row.cut) tally.cut++;
+    if (row.noteRecall !== undefined) {
+      tally.recall += row.noteRecall;
+      tally.recalled++;
+    }
     tally.chars += row.responseText.length;
     tally.tokens += row.responseTokens.length;
   }
@@ -155,6 +176,7 @@ export function summarizeSlots(
     invalidActionRate: rate(play.invalid, play.turns),
     invalidReflectionRate: rate(reflect.invalid, reflect.turns),
     cutReflectionRate: rate(reflect.cut, reflect.turns),
+    ...(reflect.recalled > 0 ? { noteRecall: reflect.recall / reflect.recalled } : {}),
     playTurns: play.turns,
     reflectTurns: reflect.turns,
     meanResponseChars: mean(play.chars, play.turns),

@@ -4,6 +4,7 @@ import type { MemoryReflectionV1, RowRecord } from '@mage-rl/spec';
 import { reflectAnchor } from '@mage-rl/spec';
 import { guardSlot } from './failures';
 import { announceAttempt } from './finish-attempt';
+import { noteRecall } from './note-recall';
 import type { RolloutState } from './rollout-state';
 import type { ResponseRowBase } from './rows';
 import { lastFinished, type SlotState, startAttempt } from './slot-state';
@@ -26,6 +27,7 @@ export function applyReflectTurn<S, A>(
     `Memory '${run.options.memory.id}' failed to parse a reflection`,
     () => slot.memory.parseReflection(text),
   );
+  const last = lastFinished(slot);
   const row: RowRecord = {
     ...base,
     attempt: slot.attempt + 1,
@@ -34,6 +36,7 @@ export function applyReflectTurn<S, A>(
     anchor: reflectAnchor(slot.opponentId ?? undefined),
     reward: 0,
     valid: parsed.valid,
+    noteRecall: parsed.valid ? noteRecall(parsed.note, last.attempt) : 0,
   };
   slot.rows.push(row);
   const reflection: MemoryReflectionV1 = {
@@ -43,7 +46,6 @@ export function applyReflectTurn<S, A>(
     note: parsed.note,
     valid: parsed.valid,
   };
-  const last = lastFinished(slot);
   const finished = { ...last.attempt, reflection };
   slot.earlier[last.index] = finished;
   const record = { ...last.record, reflection: parsed.note };

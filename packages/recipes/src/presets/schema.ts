@@ -188,6 +188,13 @@ export const trainConfigSchema = z.strictObject({
      * so attempts after a note are in the corpus whatever attempt 1 did.
      */
     earlyStop: z.boolean(),
+    /**
+     * What earlier attempts leave in the context of the corpus's reflecting layout (the one the warm model
+     * is evaluated with). Absent: the memory MAGE trains with. Set it with the same `rollout.memory` when a
+     * run trains with another memory, e.g. `reflection+history` to keep each attempt's transcript beside
+     * its note.
+     */
+    memory: z.enum(['reflection', 'reflection+history']).optional(),
   }),
   /** What one run may use of the machine's memory. */
   memory: z.strictObject({

@@ -10,9 +10,9 @@ import { createTeacher, TEACHER_ENV_IDS } from './create-teacher';
  * notes that evaluation cuts. Compact notes are whitespace-separated words of the embedded model's
  * word-level vocabulary: one token per word.
  */
-describe('teacher notes fit the note budget', () => {
+describe('teacher notes fit the note budget and state their facts', () => {
   for (const env of TEACHER_ENV_IDS) {
-    it(`${env}: every note of the reading and note-blind teachers, with mistakes, within maxTokens.reflect`, async () => {
+    it(`${env}: every note of the reading and note-blind teachers, with mistakes, within maxTokens.reflect and stating all its attempt's facts`, async () => {
       let checked = 0;
       // `smoke` is a plumbing check: its 16-token note budget cuts notes on purpose, to stay fast.
       for (const preset of RUN_PRESET_IDS.filter((p) => p !== 'smoke')) {
@@ -39,6 +39,9 @@ describe('teacher notes fit the note budget', () => {
         expect(words.length).toBeGreaterThan(0);
         checked++;
         expect(Math.max(...words)).toBeLessThanOrEqual(config.rollout.maxTokens.reflect);
+        // Factual notes state every fact of their attempt (events and reveal): what a reader could use.
+        const recall = batch.rows.filter((r) => r.phase === 'reflect').map((r) => r.noteRecall);
+        expect(recall.every((x) => x === 1)).toBe(true);
       }
       expect(checked).toBeGreaterThan(0);
     }, 60_000);

@@ -43,6 +43,12 @@ export interface RowRecord {
   readonly invalid?: 'format' | 'rule';
   /** The response stopped at its token budget (the policy's `finishReason` was `length`). */
   readonly cut?: true;
+  /**
+   * Reflect rows: the share of the finished attempt's facts (its distinct event lines and the env's reveal)
+   * that the note states word for word, spacing aside. 1 for the warm-start teachers' factual notes; a note
+   * that invents its facts scores near 0. Absent on play rows and in records written before it was measured.
+   */
+  readonly noteRecall?: number;
 }
 
 export interface AttemptRecord {

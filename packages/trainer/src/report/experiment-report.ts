@@ -32,6 +32,8 @@ export interface SummaryAggregateV1 {
   readonly invalidActionRate: MeanIntervalV1;
   /** Notes stopped by the note budget over all reflect turns (when measured and notes were written). */
   readonly cutNoteRate?: MeanIntervalV1;
+  /** The share of each finished attempt's facts its note states (when measured and notes were written). */
+  readonly noteRecall?: MeanIntervalV1;
   /** Mean return R_k of the attempts played at k. */
   readonly meanReturn: readonly MeanIntervalV1[];
   readonly metaEpisodesPerSeed: number;
@@ -95,6 +97,9 @@ function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV
     invalidActionRate: meanInterval(summaries.map((s) => s.invalidActionRate.rate)),
     ...(summaries.every((s) => (s.cutReflectionRate?.trials ?? 0) > 0)
       ? { cutNoteRate: meanInterval(summaries.map((s) => s.cutReflectionRate?.rate ?? 0)) }
+      : {}),
+    ...(summaries.every((s) => s.noteRecall !== undefined)
+      ? { noteRecall: meanInterval(summaries.map((s) => s.noteRecall ?? 0)) }
       : {}),
     meanReturn: Array.from({ length: k }, (_, i) => at(i, (a) => a.meanReturn)),
     metaEpisodesPerSeed: summaries[0]?.metaEpisodes ?? 0,
@@ -239,16 +244,22 @@ const withInterval = (m: MeanIntervalV1, rate = true) => {
 /** The markdown table of one suite: a row per policy and protocol. */
 export function suiteTable(rows: readonly ExperimentRowV1[]): string[] {
   const k = Math.max(...rows.map((r) => r.overall.passAtK.length));
-  // Notes cut by their budget, once measured (records written before it have no such column).
-  const cut = rows.some((r) => r.overall.cutNoteRate);
-  const cutCell = (r: ExperimentRowV1) =>
-    cut ? ` ${r.overall.cutNoteRate ? withInterval(r.overall.cutNoteRate) : ''} |` : '';
+  // Note columns once measured (records written before them have none).
+  const noteColumns = [
+    { title: 'notes cut %', of: (r: ExperimentRowV1) => r.overall.cutNoteRate },
+    { title: 'notes recall %', of: (r: ExperimentRowV1) => r.overall.noteRecall },
+  ].filter((c) => rows.some((r) => c.of(r)));
+  const noteCells = (r: ExperimentRowV1) =>
+    noteColumns.map((c) => {
+      const m = c.of(r);
+      return ` ${m ? withInterval(m) : ''} |`;
+    });
   return [
-    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |${cut ? ' notes cut % |' : ''}`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|${cut ? '---:|' : ''}`,
+    `| policy | eval memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} %`).join(' | ')} | gain 1→${k} (pts) | invalid moves % |${noteColumns.map((c) => ` ${c.title} |`).join('')}`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|${'---:|'.repeat(noteColumns.length)}`,
     ...rows.map(
       (r) =>
-        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |${cutCell(r)}`,
+        `| ${r.label} | ${r.memory} | ${r.overall.seeds.length} | ${r.overall.passAtK.map((m) => withInterval(m)).join(' | ')} | ${withInterval(r.overall.gain, false)} | ${withInterval(r.overall.invalidActionRate)} |${noteCells(r).join('')}`,
     ),
   ];
 }

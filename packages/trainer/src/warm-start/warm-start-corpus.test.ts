@@ -21,3 +21,30 @@ describe('teacherCorpus', () => {
     expect(every[2]).toBe(every[1]);
   });
 });
+
+describe('envPlans', () => {
+  it("takes the reflecting layout's memory from warmStart.memory, and MAGE's memory without it", async () => {
+    const plans = (memory?: 'reflection+history') =>
+      envPlans({
+        envs: ['tictactoe'],
+        preset: 'smoke',
+        seed: 3,
+        ...(memory ? { warmStart: { memory } } : {}),
+      });
+    expect(plans()[0].layouts.map((l) => l.config.rollout.memory)).toEqual(['reflection', 'none']);
+    const withHistory = plans('reflection+history');
+    expect(withHistory[0].layouts.map((l) => l.config.rollout.memory)).toEqual([
+      'reflection+history',
+      'none',
+    ]);
+    // Attempt 2's prompts then show attempt 1's moves as the env reported them, not only in its note.
+    const attempt1Moves = async (p: ReturnType<typeof plans>) => {
+      const corpus = await teacherCorpus(p, { seed: 3 }, () => {});
+      const second = corpus.examples.find((e) => e.phase === 'play' && e.attempt === 1 && e.turn === 0);
+      const earlier = second?.messages.slice(0, -1) ?? [];
+      return earlier.filter((m) => m.role === 'user' && m.content.startsWith('you (')).length;
+    };
+    expect(await attempt1Moves(withHistory)).toBeGreaterThan(0);
+    expect(await attempt1Moves(plans())).toBe(0);
+  });
+});

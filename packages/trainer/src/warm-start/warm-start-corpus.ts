@@ -29,8 +29,8 @@ export interface EnvPlan {
   readonly env: string;
   readonly definition: EnvDefinitionV1;
   /**
-   * Reflection memory with K = 3 (MAGE's config: also the one the warm model is evaluated with), then no
-   * memory with K = 1 (GRPO's).
+   * Reflection memory (or `warmStart.memory`) with K = 3 (MAGE's config: also the one the warm model is
+   * evaluated with), then no memory with K = 1 (GRPO's).
    */
   readonly layouts: readonly [WarmStartLayout, WarmStartLayout];
 }
@@ -45,6 +45,7 @@ export function envPlans(options: PlanOptions): readonly [EnvPlan, ...EnvPlan[]]
   const [first, ...rest] = options.envs;
   if (first === undefined) throw new InvalidArgumentError('pretrain needs at least one env.');
   for (const env of options.envs) assertWarmStartTeacher(envDefinition(env));
+  const memory = options.warmStart?.memory;
   const layout = (env: string, tag: WarmStartLayout['tag'], method: MethodId): WarmStartLayout => ({
     tag,
     config: resolveTrainConfig(
@@ -52,6 +53,7 @@ export function envPlans(options: PlanOptions): readonly [EnvPlan, ...EnvPlan[]]
         seed: options.seed,
         ...(options.warmStart ? { warmStart: options.warmStart } : {}),
         ...(options.envOptions ? { env: { options: options.envOptions } } : {}),
+        ...(tag === 'reflection' && memory ? { rollout: { memory } } : {}),
       },
       { preset: options.preset, method, env },
     ),
