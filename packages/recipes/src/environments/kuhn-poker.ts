@@ -56,9 +56,11 @@ export const kuhnPokerEnvDefinition: EnvDefinitionV1<KuhnState, KuhnAction> = {
   id: KUHN_ENV_ID,
   description: 'Kuhn Poker (3 cards, one betting round) against archetype and CFR opponents',
   create: (options) => createKuhnPoker(options as KuhnPokerOptions),
-  // Showdown cards revealed in training, hidden in evaluation.
+  // Showdown cards revealed in training, hidden in evaluation. A hand stopped by the turn limit scores as
+  // a fold: scored 0, stalling with invalid answers beat folding, and trained policies learned it (a
+  // J facing a bet stalled in 92% of hands), which no exact tool (best response, adaptation ceiling) models.
   defaults: twoPlayerDefaults(populations, {
-    envOptions: { revealShowdown: true },
+    envOptions: { revealShowdown: true, truncation: 'loss' },
     advantage: { trajGamma: 0.6, invalidPenalty: 2, lengthPenaltyCoef: 2 },
     evalEnvOptions: { revealShowdown: false },
   }),

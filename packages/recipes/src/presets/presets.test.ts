@@ -110,7 +110,7 @@ describe('resolveTrainConfig', () => {
     expect(c.advantage.metaReward).toBe('differential');
     expect(c.advantage.anchorScope).toBe('local');
     expect(c.ppo.klCoef).toBe(0);
-    expect(c.env.options).toEqual({ revealShowdown: true, mode: 'new-deal' });
+    expect(c.env.options).toEqual({ revealShowdown: true, truncation: 'loss', mode: 'new-deal' });
     expect(c.train.iterations).toBe(RUN_PRESETS.smoke.train.iterations);
   });
 
