@@ -4,18 +4,10 @@ import type { ServerResponse } from 'node:http';
 import type { ChatMessage } from '@mage-rl/core';
 import type { TokenizerV1 } from '@mage-rl/learner';
 import { badRequest } from '../http/errors';
-import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
-import {
-  type ChoiceOutput,
-  createTextStream,
-  type GenerationSpec,
-  rowsOf,
-  runGeneration,
-  tokenText,
-  usageOf,
-} from './generation';
+import { type ApiContext, adapterOf, streamChunks } from './context';
+import { type ChoiceOutput, createTextStream, type GenerationSpec, tokenText } from './generation';
 import { type ChatRequest, chatRequestSchema, parseBody, refuseUnsupported } from './schemas';
-import { generationSpecOf, streamGeneration } from './stream';
+import { generationAnswer, generationSpecOf, streamGeneration } from './stream';
 
 /** The request's messages as the tokenizer's chat messages (text parts joined; other parts refused). */
 function messagesOf(r: ChatRequest): ChatMessage[] {
@@ -75,23 +67,20 @@ export async function chatCompletions(ctx: ApiContext, body: unknown, res: Serve
   const spec = specOf(ctx, r);
   if (r.stream) return streamChat(ctx, r, spec, res);
   const tok = ctx.engine.model.tokenizer;
-  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
-  return {
-    id: ctx.nextId('chatcmpl'),
-    object: 'chat.completion',
-    created: unixTime(),
-    model: r.model,
-    choices: choices.map((c) => ({
+  return generationAnswer(
+    ctx,
+    spec,
+    { prefix: 'chatcmpl', object: 'chat.completion', model: r.model },
+    (c) => ({
       index: c.index,
       message: { role: 'assistant', content: c.text },
       logprobs: r.logprobs ? { content: logprobsContent(tok, c) } : null,
       finish_reason: c.finishReason,
       stop_reason: c.stopReason,
       ...(r.return_token_ids ? { token_ids: c.tokens } : {}),
-    })),
-    usage: usageOf(spec, choices),
-    ...(r.return_token_ids ? { prompt_token_ids: spec.prompts[0] } : {}),
-  };
+    }),
+    r.return_token_ids ? { prompt_token_ids: spec.prompts[0] } : {},
+  );
 }
 
 /**

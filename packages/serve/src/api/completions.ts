@@ -7,18 +7,10 @@
 import type { ServerResponse } from 'node:http';
 import type { TokenizerV1 } from '@mage-rl/learner';
 import { badRequest } from '../http/errors';
-import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
-import {
-  type ChoiceOutput,
-  createTextStream,
-  type GenerationSpec,
-  rowsOf,
-  runGeneration,
-  tokenText,
-  usageOf,
-} from './generation';
+import { type ApiContext, adapterOf, streamChunks } from './context';
+import { type ChoiceOutput, createTextStream, type GenerationSpec, tokenText } from './generation';
 import { type CompletionRequest, completionRequestSchema, parseBody, refuseUnsupported } from './schemas';
-import { generationSpecOf, streamGeneration } from './stream';
+import { generationAnswer, generationSpecOf, streamGeneration } from './stream';
 
 /** OpenAI's default `max_tokens` for completions. */
 const DEFAULT_COMPLETION_TOKENS = 16;
@@ -83,15 +75,9 @@ export async function completions(ctx: ApiContext, body: unknown, res: ServerRes
   const spec = specOf(ctx, r);
   const tok = ctx.engine.model.tokenizer;
   if (r.stream) return streamCompletions(ctx, r, spec, res);
-  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
-  return {
-    id: ctx.nextId('cmpl'),
-    object: 'text_completion',
-    created: unixTime(),
-    model: r.model,
-    choices: choices.map((c) => choiceJson(r, spec, tok, c)),
-    usage: usageOf(spec, choices),
-  };
+  return generationAnswer(ctx, spec, { prefix: 'cmpl', object: 'text_completion', model: r.model }, (c) =>
+    choiceJson(r, spec, tok, c),
+  );
 }
 
 /** Streams text deltas per choice, a final chunk per choice (with log-probs and ids when asked), `[DONE]`. */

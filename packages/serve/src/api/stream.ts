@@ -1,12 +1,13 @@
 /**
  * What `POST /v1/chat/completions` and `POST /v1/completions` share beyond their request shapes: the
- * generation spec's common fields, and streaming a generation as server-sent events.
+ * generation spec's common fields, the whole answer's envelope, and streaming a generation as
+ * server-sent events.
  */
 
 import type { ServerResponse } from 'node:http';
 import { errorBody, toApiError } from '../http/errors';
 import { openEventStream } from '../http/sse';
-import type { ApiContext } from './context';
+import { type ApiContext, unixTime } from './context';
 import {
   type ChoiceOutput,
   type GenerationSpec,
@@ -32,6 +33,33 @@ export function generationSpecOf(
     includeStop: r.include_stop_str_in_output === true,
     topLogprobs: own.topLogprobs,
     adapter: own.adapter,
+  };
+}
+
+/** The envelope of an answer: its id prefix (`chatcmpl`), object type and model name. */
+export interface AnswerHead {
+  readonly prefix: string;
+  readonly object: string;
+  readonly model: string;
+}
+
+/** A whole (not streamed) answer: every choice generated, then one body with the usage. */
+export async function generationAnswer(
+  ctx: ApiContext,
+  spec: GenerationSpec,
+  head: AnswerHead,
+  choiceJson: (c: ChoiceOutput) => unknown,
+  extra: Record<string, unknown> = {},
+): Promise<unknown> {
+  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
+  return {
+    id: ctx.nextId(head.prefix),
+    object: head.object,
+    created: unixTime(),
+    model: head.model,
+    choices: choices.map(choiceJson),
+    usage: usageOf(spec, choices),
+    ...extra,
   };
 }
 
