@@ -2,25 +2,13 @@ import { createRng } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { checkGradients, randomFloat64 } from '../graph/gradcheck';
 import { serializeGraph } from '../graph/serialize';
-import type { Tensor } from '../graph/tensor';
 import { createOrtSession, type TensorValue } from '../runtime/session';
-import { defineModelConfig } from './config';
 import { defaultVocabChunk } from './lm-head-vocab';
+import { paramFeeds, tinyConfig, tokenIds } from './model.test-helper';
 import { initParams, paramSpecs } from './params';
 import { addModelLoss, buildTrainingGraph } from './training-graph';
 
-const tiny = (tie: boolean, vocabSize = 37) =>
-  defineModelConfig({
-    architecture: 'qwen3',
-    vocabSize,
-    hiddenSize: 8,
-    numLayers: 2,
-    numHeads: 4,
-    numKvHeads: 2,
-    headDim: 4,
-    intermediateSize: 12,
-    tieWordEmbeddings: tie,
-  });
+const tiny = (tie: boolean, vocabSize = 37) => tinyConfig('qwen3', vocabSize, tie);
 
 const B = 2;
 const T = 5;
@@ -48,17 +36,8 @@ describe('vocabulary-chunked LM head: gradients (fp64, central differences)', ()
             vocabChunk,
             ...(scored ? { scored: M } : {}),
           });
-          const init = initParams(config, createRng(5), { std: 0.5 });
-          const feeds: { tensor: Tensor; data: Float64Array | BigInt64Array }[] = paramSpecs(config).map(
-            (s) => ({
-              tensor: m.params[s.name] as Tensor,
-              data: Float64Array.from(init.get(s.name) as Float32Array),
-            }),
-          );
-          const ids = (label: string, n: number) =>
-            BigInt64Array.from({ length: n }, (_, i) =>
-              BigInt(rng.split(label).split(i).int(config.vocabSize)),
-            );
+          const feeds = paramFeeds(config, m.params);
+          const ids = (label: string, n: number) => tokenIds(rng, label, n, config.vocabSize);
           feeds.push({ tensor: m.tokens, data: ids('tokens', B * T) });
           // Repeated targets: the one-hot scatter must add, not overwrite.
           const targets = ids('targets', M);
