@@ -31,6 +31,7 @@ export {
   runExperiment,
   WARM_START,
 } from './experiment/experiment';
+export { callLines, experimentReferences, reportExperiment } from './report/experiment-dir-report';
 export {
   EXPERIMENT_RESULTS_FORMAT,
   type ExperimentReportFiles,
