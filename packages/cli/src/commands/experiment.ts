@@ -19,22 +19,14 @@ import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
 import { oneOf } from './game-options';
 import { addEnvFlags, commaList, commandWords, envFlag, seedOf, TRAINING_METHOD_IDS } from './learning-flags';
-import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
-
-function parseValue(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+import { isConfigPath, OVERRIDE_FLAG_HELP, overridesFromFlags, parseSetValue } from './train-overrides';
 
 /** `advantage.episodeBaseline=row,attempt` → an axis of the grid. */
 export function gridAxis(text: string): GridAxis {
   const eq = text.indexOf('=');
   const path = eq > 0 ? text.slice(0, eq).trim() : '';
-  const values = eq > 0 ? commaList(text.slice(eq + 1)).map(parseValue) : [];
-  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path) || values.length === 0) {
+  const values = eq > 0 ? commaList(text.slice(eq + 1)).map(parseSetValue) : [];
+  if (!isConfigPath(path) || values.length === 0) {
     throw new ConfigError(`--grid expects <path>=<v1>,<v2>… (e.g. ppo.lr=1e-4,3e-4), got '${text}'.`, {
       path: '--grid',
     });
