@@ -34,6 +34,27 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
     dashboards.push(d);
     return d;
   };
+  /** A page on the play view of a dashboard over the fixture run, `attempts` attempts against `opponent` started. */
+  const startPlay = async (opponent: string, attempts: number, game?: string) => {
+    const d = await start([FIXTURE_RUN]);
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${d.url}#play`);
+    if (game !== undefined) {
+      await page.waitForSelector(`#play-game option[value="${game}"]`, { timeout: 20_000 });
+      await page.select('#play-game', game);
+    }
+    await page.waitForSelector(`#play-opponent option[value="${opponent}"]`, { timeout: 20_000 });
+    await page.select('#play-opponent', opponent);
+    await page.$eval(
+      '#play-attempts',
+      (e, n) => {
+        (e as HTMLInputElement).value = String(n);
+      },
+      attempts,
+    );
+    await page.click('#play-start');
+    return { page, errors };
+  };
   beforeAll(async () => {
     browser = await launchBrowser();
   });
@@ -143,16 +164,7 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
   });
 
   it('plays a full game of Tic-Tac-Toe through clicks, attempt after attempt', async () => {
-    const d = await start([FIXTURE_RUN]);
-    const { page, errors } = await openPage(browser);
-    await page.goto(`${d.url}#play`);
-    await page.waitForSelector('#play-game option[value="tictactoe"]', { timeout: 20_000 });
-    await page.select('#play-game', 'tictactoe');
-    await page.select('#play-opponent', 'pattern-centre-first');
-    await page.$eval('#play-attempts', (e) => {
-      (e as HTMLInputElement).value = '2';
-    });
-    await page.click('#play-start');
+    const { page, errors } = await startPlay('pattern-centre-first', 2, 'tictactoe');
     for (let attempt = 0; attempt < 2; attempt++) {
       await page.waitForSelector('body[data-play-status="your-move"]');
       for (let moves = 0; moves < 5; moves++) {
@@ -186,15 +198,7 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
   });
 
   it('plays against a trained policy and shows its reflections between attempts', async () => {
-    const d = await start([FIXTURE_RUN]);
-    const { page, errors } = await openPage(browser);
-    await page.goto(`${d.url}#play`);
-    await page.waitForSelector('#play-opponent option[value="agent:teacher"]', { timeout: 20_000 });
-    await page.select('#play-opponent', 'agent:teacher');
-    await page.$eval('#play-attempts', (e) => {
-      (e as HTMLInputElement).value = '2';
-    });
-    await page.click('#play-start');
+    const { page, errors } = await startPlay('agent:teacher', 2);
     await page.waitForSelector('body[data-play-status="your-move"]');
     for (let moves = 0; moves < 12; moves++) {
       if ((await page.$eval('body', (b) => b.dataset.playStatus)) !== 'your-move') break;

@@ -2,6 +2,9 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createRng, type EnvEpisodeV1, type EnvV1 } from '@mage-rl/core';
+import { afterEach } from 'vitest';
+import { closeRemoteEnvs } from './lifecycle';
 
 export interface ChildServer {
   readonly url: string;
@@ -54,4 +57,39 @@ export function spawnTranscript(name: string): Promise<ChildServer> {
 export async function remainingExchanges(server: ChildServer): Promise<number> {
   const r = await fetch(`${server.url}/__remaining`);
   return ((await r.json()) as { remaining: number }).remaining;
+}
+
+/**
+ * Starts transcript servers for the tests of a `describe`: after each test every remote env is closed and
+ * the server it started is stopped.
+ */
+export function useTranscriptServer(): (name: string) => Promise<ChildServer> {
+  let server: ChildServer | undefined;
+  afterEach(async () => {
+    closeRemoteEnvs();
+    await server?.stop();
+    server = undefined;
+  });
+  return async (name) => {
+    server = await spawnTranscript(name);
+    return server;
+  };
+}
+
+/** Short timeouts and no retries: a local test server answers at once or the test fails. */
+export const FAST_REMOTE = { timeoutMs: 5_000, retries: 0, retryDelayMs: 10 } as const;
+
+/** An in-domain episode of the remote env `create` builds on `url`, for task `seed` (first seat, verbose). */
+export function inDomainEpisode<S>(
+  create: (options: unknown) => EnvV1<S, string>,
+  url: string,
+  seed: number,
+  options: Record<string, unknown> = {},
+): EnvEpisodeV1<S, string> {
+  return create({ url, split: 'in-domain', ...FAST_REMOTE, ...options }).createEpisode({
+    seed,
+    seat: 'first',
+    style: 'verbose',
+    rng: createRng(seed),
+  });
 }

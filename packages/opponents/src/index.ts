@@ -20,6 +20,16 @@ export {
   type StrategyQuery,
 } from './best-response/best-response';
 export {
+  ADAPTIVE_PLANNERS,
+  type AdaptationCeilingTable,
+  type AdaptationCeilingTableOptions,
+  ANALYSIS_SEATS,
+  type AnalysisSeat,
+  adaptationCeilingTable,
+  type SeatBestResponse,
+  seatBestResponse,
+} from './best-response/seat-analysis';
+export {
   CFR_ALGORITHMS,
   type CfrAlgorithm,
   type CfrSolver,

@@ -2,6 +2,11 @@
 // runExperiment. The other exports are the building blocks the `mage` command prints around.
 
 export { evalPlayOptions } from './evaluate/eval-play';
+export {
+  type EvaluatePolicyOptions,
+  evaluatePolicy,
+  type PolicyEvaluationV1,
+} from './evaluate/evaluate-policy';
 export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
 export {
   type EvaluateWithMemoryOptions,
@@ -31,6 +36,7 @@ export {
   runExperiment,
   WARM_START,
 } from './experiment/experiment';
+export { callLines, experimentReferences, reportExperiment } from './report/experiment-dir-report';
 export {
   EXPERIMENT_RESULTS_FORMAT,
   type ExperimentReportFiles,

@@ -5,9 +5,10 @@
 
 import { ConfigError } from '@mage-rl/core';
 import {
-  type AdaptivePlanner,
-  adaptiveCeiling,
-  bestResponse,
+  type AdaptationCeilingTable,
+  ANALYSIS_SEATS,
+  type AnalysisSeat,
+  adaptationCeilingTable,
   POPULATION_PRESETS,
   type PopulationEnvId,
 } from '@mage-rl/opponents';
@@ -19,24 +20,12 @@ import { exactOpponent } from './best-response';
 import { oneOf, positiveInt } from './game-options';
 import { solveNames } from './solve';
 
-const SEATS = ['0', '1', 'mixed'] as const;
-const PLANNERS: readonly AdaptivePlanner[] = ['bayes', 'myopic'];
-
-export interface AdaptationCeilingJson {
+export interface AdaptationCeilingJson extends AdaptationCeilingTable {
   readonly game: string;
   readonly attempts: number;
-  readonly seat: '0' | '1' | 'mixed';
+  readonly seat: AnalysisSeat;
   /** The population the opponent is drawn from, with its prior weights. */
   readonly population: readonly { readonly id: string; readonly weight: number }[];
-  /** Per planner: the expected return per game under the prior, mean over the attempts. */
-  readonly value: Readonly<Record<AdaptivePlanner, number>>;
-  readonly opponents: readonly {
-    readonly id: string;
-    /** The exact best response's value: what an agent told the opponent's identity earns per game. */
-    readonly bestResponse: number;
-    /** Expected return of attempt 1..K for each planner. */
-    readonly perAttempt: Readonly<Record<AdaptivePlanner, readonly number[]>>;
-  }[];
 }
 
 /** `balanced` (a preset of the env) or `id[:weight],…` (weights default to 1). */
@@ -76,54 +65,19 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
         const solvable = solvableGame(name);
         const { envId, game, root } = solvable;
         const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
-        const seat = oneOf(opts.seat, '--seat', SEATS);
+        const seat = oneOf(opts.seat, '--seat', ANALYSIS_SEATS);
         // The belief tree grows with the attempts: with a stochastic member about 3× per attempt (8: ~30 s).
         const attempts = positiveInt(opts.attempts, '--attempts', 8);
         const entries = populationEntries(envId, opts.population);
-        const population = entries.map((e) => exactOpponent(envId, e.id, '--population', 'analysis'));
+        const population = entries.map((e) => ({
+          ...exactOpponent(envId, e.id, '--population', 'analysis'),
+          weight: e.weight,
+        }));
         const evaluate = opts.opponents
           ? opts.opponents.split(',').map((id) => exactOpponent(envId, id.trim(), '--opponents', 'analysis'))
           : population;
-        const seats: (0 | 1)[] = seat === 'mixed' ? [0, 1] : [Number(seat) as 0 | 1];
-        const mean = (values: readonly number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-
-        const runs = PLANNERS.map((planner) =>
-          seats.map((player) =>
-            adaptiveCeiling({
-              game,
-              root,
-              player,
-              attempts,
-              population,
-              prior: entries.map((e) => e.weight),
-              evaluate,
-              planner,
-            }),
-          ),
-        );
-        const json: AdaptationCeilingJson = {
-          game: envId,
-          attempts,
-          seat,
-          population: entries,
-          value: Object.fromEntries(
-            PLANNERS.map((planner, p) => [planner, mean(runs[p]!.map((r) => r.value))]),
-          ) as Record<AdaptivePlanner, number>,
-          opponents: evaluate.map((o, e) => ({
-            id: o.id,
-            bestResponse: mean(
-              seats.map((player) => bestResponse({ game, root, strategy: o.policy, player }).value),
-            ),
-            perAttempt: Object.fromEntries(
-              PLANNERS.map((planner, p) => [
-                planner,
-                Array.from({ length: attempts }, (_, k) =>
-                  mean(runs[p]!.map((r) => r.perOpponent[e]!.perAttempt[k]!)),
-                ),
-              ]),
-            ) as Record<AdaptivePlanner, number[]>,
-          })),
-        };
+        const table = adaptationCeilingTable({ game, root, seat, attempts, population, evaluate });
+        const json: AdaptationCeilingJson = { game: envId, attempts, seat, population: entries, ...table };
         if (opts.json) {
           printJson(io, json);
           return;

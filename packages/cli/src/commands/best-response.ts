@@ -1,7 +1,7 @@
 /** `mage best-response <game> --opponent <id> [--seat 0|1|mixed] [--json]` on a game `mage solve` knows. */
 
 import { ConfigError } from '@mage-rl/core';
-import { bestResponse, type PolicyFn } from '@mage-rl/opponents';
+import { ANALYSIS_SEATS, type PolicyFn, type SeatBestResponse, seatBestResponse } from '@mage-rl/opponents';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -9,19 +9,9 @@ import { createCliOpponent, solvableGame } from '../registry';
 import { oneOf } from './game-options';
 import { printStrategy, solveNames } from './solve';
 
-const SEATS = ['0', '1', 'mixed'] as const;
-
-export interface BestResponseJson {
+export interface BestResponseJson extends SeatBestResponse {
   readonly game: string;
   readonly opponent: string;
-  /** The agent's seat: `0` (acts first), `1`, or `mixed` (half the hands each). */
-  readonly seat: '0' | '1' | 'mixed';
-  /** Best-response value for the agent per game (Kuhn: chips per hand; mean of both seats for `mixed`). */
-  readonly value: number;
-  /** Best-response value per agent seat. */
-  readonly valueBySeat: { readonly '0': number; readonly '1': number };
-  /** The agent's best-response strategy (the information sets of its seat or seats). */
-  readonly strategy: Readonly<Record<string, Readonly<Record<string, number>>>>;
 }
 
 /**
@@ -58,30 +48,18 @@ export function bestResponseCommand(program: Command, io: Io): void {
       const solvable = solvableGame(name);
       const { envId, game, root } = solvable;
       const unit = solvable.definition.labels?.returnUnit ?? 'reward units';
-      const seat = oneOf(opts.seat, '--seat', SEATS);
+      const seat = oneOf(opts.seat, '--seat', ANALYSIS_SEATS);
       const opponent = exactOpponent(envId, opts.opponent, '--opponent', 'best response');
-      const { policy } = opponent;
-      const br0 = bestResponse({ game, root, strategy: policy, player: 0 });
-      const br1 = bestResponse({ game, root, strategy: policy, player: 1 });
-      const value = seat === '0' ? br0.value : seat === '1' ? br1.value : (br0.value + br1.value) / 2;
-      const strategy =
-        seat === '0' ? br0.strategy : seat === '1' ? br1.strategy : { ...br0.strategy, ...br1.strategy };
-      const json: BestResponseJson = {
-        game: envId,
-        opponent: opponent.id,
-        seat,
-        value,
-        valueBySeat: { '0': br0.value, '1': br1.value },
-        strategy,
-      };
+      const br = seatBestResponse({ game, root, strategy: opponent.policy, seat });
+      const json: BestResponseJson = { game: envId, opponent: opponent.id, ...br };
       if (opts.json) {
         printJson(io, json);
         return;
       }
       io.stdout(
-        `Best response to '${opponent.id}' (agent seat ${seat}): ${value.toFixed(6)} ${unit}` +
-          ` (seat 0: ${br0.value.toFixed(6)}, seat 1: ${br1.value.toFixed(6)})\n\n`,
+        `Best response to '${opponent.id}' (agent seat ${seat}): ${br.value.toFixed(6)} ${unit}` +
+          ` (seat 0: ${br.valueBySeat['0'].toFixed(6)}, seat 1: ${br.valueBySeat['1'].toFixed(6)})\n\n`,
       );
-      printStrategy(io, solvable, strategy);
+      printStrategy(io, solvable, br.strategy);
     });
 }

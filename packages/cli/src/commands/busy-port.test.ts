@@ -2,10 +2,8 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { useTempDir } from '../testing/cli.test-helper';
+import { saveTinyModel, useTempDir } from '../testing/cli.test-helper';
 
 const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
 
@@ -62,11 +60,7 @@ describe('a server command on a port in use', () => {
   }, 60_000);
 
   it('mage serve loads the model, prints why and exits 1 by itself (its engine worker closed)', async () => {
-    const tokenizer = buildMageTinyTokenizer([]);
-    const model = await createMageTiny(tokenizer, { seed: 3, runner: 'local' });
-    const dir = join(tmp.path, 'tiny');
-    await saveMageTiny(dir, model, tokenizer, { note: 'test' });
-    await model.dispose();
+    const dir = await saveTinyModel(join(tmp.path, 'tiny'), 3);
     const r = await mage(['serve', dir, '--port', String(port)]);
     expect(r).toMatchObject({ code: 1, hung: false });
     expect(r.err).toMatch(busy());

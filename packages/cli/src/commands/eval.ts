@@ -1,17 +1,8 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
 import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
-import {
-  envDefinition,
-  MEMORY_KINDS,
-  METHOD_IDS,
-  METHODS,
-  type MemoryKind,
-  RUN_PRESET_IDS,
-  resolveTrainConfig,
-  useEnvPackage,
-} from '@mage-rl/recipes';
-import { evaluateWithMemory, loadPolicy, signed, trainedWith } from '@mage-rl/trainer';
+import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
+import { evaluatePolicy, signed } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -89,85 +80,64 @@ export function evalCommand(program: Command, io: Io): void {
 async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void> {
   const { definition } = await useEnvPackage(opts.envPackage, {});
   const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
-  // Without --method, a run plays with the method and memory it trained with.
-  const trained = opts.method === undefined ? await trainedWith(opts.policy) : undefined;
-  const method = trained?.method ?? oneOf(opts.method ?? 'reflexion', '--method', METHOD_IDS);
-  const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
-  const config = resolveTrainConfig(envUrlOverride(opts.envUrl), { preset, method, env });
-  const opponents = opts.opponents
-    ? commaList(opts.opponents)
-    : [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const memory: MemoryKind = opts.memory
-    ? oneOf(opts.memory, '--memory', MEMORY_KINDS)
-    : (trained?.memory ?? METHODS[method].memory);
-  const episodes = positiveInt(opts.episodes, '--episodes', 100_000);
-  const attempts = positiveInt(opts.attempts, '--attempts', 20);
-  const seed = seedOf(opts.seed);
-  const { policy, dispose } = await loadPolicy({
+  const r = await evaluatePolicy({
     policy: opts.policy,
     env,
-    envOptions: config.env.options,
-    style: config.rollout.style,
+    ...(opts.method === undefined ? {} : { method: oneOf(opts.method, '--method', METHOD_IDS) }),
+    ...(opts.memory === undefined ? {} : { memory: oneOf(opts.memory, '--memory', MEMORY_KINDS) }),
+    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    overrides: envUrlOverride(opts.envUrl),
+    ...(opts.opponents ? { opponents: commaList(opts.opponents) } : {}),
+    episodes: positiveInt(opts.episodes, '--episodes', 100_000),
+    attempts: positiveInt(opts.attempts, '--attempts', 20),
+    seed: seedOf(opts.seed),
+    baseline: opts.memoryBaseline,
+    foreignNotes: opts.foreignNotes === true,
     ...(opts.model === undefined ? {} : { model: opts.model }),
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
-  try {
-    const { result, withoutMemory, foreignNotes } = await evaluateWithMemory({
-      config,
-      policy,
+  const { method, memory, opponents, result, withoutMemory, foreignNotes } = r;
+  const m = result.metrics;
+  const baseline = withoutMemory?.result;
+  const benefit = withoutMemory?.benefit;
+  if (opts.json) {
+    printJson(io, {
+      env,
       method,
       memory,
+      policy: opts.policy,
       opponents,
-      episodes,
-      attempts,
-      seed,
-      baseline: opts.memoryBaseline,
-      foreignNotes: opts.foreignNotes === true,
+      metrics: m,
+      ...(baseline && benefit
+        ? { withoutMemory: baseline.metrics, memoryBenefit: { versus: 'none', ...benefit } }
+        : {}),
+      ...(foreignNotes
+        ? {
+            withForeignNotes: foreignNotes.result.metrics,
+            notesBenefit: { versus: 'foreign-notes', ...foreignNotes.benefit },
+          }
+        : {}),
     });
-    const m = result.metrics;
-    const baseline = withoutMemory?.result;
-    const benefit = withoutMemory?.benefit;
-    if (opts.json) {
-      printJson(io, {
-        env,
-        method,
-        memory,
-        policy: opts.policy,
-        opponents,
-        metrics: m,
-        ...(baseline && benefit
-          ? { withoutMemory: baseline.metrics, memoryBenefit: { versus: 'none', ...benefit } }
-          : {}),
-        ...(foreignNotes
-          ? {
-              withForeignNotes: foreignNotes.result.metrics,
-              notesBenefit: { versus: 'foreign-notes', ...foreignNotes.benefit },
-            }
-          : {}),
-      });
-      return;
-    }
-    const success = envDefinition(env).labels?.success ?? 'success';
+    return;
+  }
+  const success = envDefinition(env).labels?.success ?? 'success';
+  io.stdout(
+    `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
+  );
+  io.stdout(`${evalTable(m)}\n`);
+  const notes = notesLine(m);
+  if (notes) io.stdout(`\n${notes}\n`);
+  if (baseline && benefit) {
+    io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
+    io.stdout(`${evalTable(baseline.metrics)}\n`);
+    io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
+  }
+  if (foreignNotes) {
+    io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
+    io.stdout(`${evalTable(foreignNotes.result.metrics)}\n`);
     io.stdout(
-      `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
+      `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, 'foreign notes')}\n`,
     );
-    io.stdout(`${evalTable(m)}\n`);
-    const notes = notesLine(m);
-    if (notes) io.stdout(`\n${notes}\n`);
-    if (baseline && benefit) {
-      io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
-      io.stdout(`${evalTable(baseline.metrics)}\n`);
-      io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
-    }
-    if (foreignNotes) {
-      io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
-      io.stdout(`${evalTable(foreignNotes.result.metrics)}\n`);
-      io.stdout(
-        `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, 'foreign notes')}\n`,
-      );
-    }
-  } finally {
-    await dispose();
   }
 }
 

@@ -1,26 +1,15 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
 import { join, resolve } from 'node:path';
-import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
-import {
-  envDefinition,
-  envRegistry,
-  MEMORY_KINDS,
-  RUN_PRESET_IDS,
-  resolveTrainConfig,
-  useEnvPackage,
-} from '@mage-rl/recipes';
+import { ConfigError } from '@mage-rl/core';
+import { envDefinition, MEMORY_KINDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
   EXPERIMENT_FORMAT,
-  type ExperimentRecordV1,
   type ExperimentSpecV1,
   type GridAxis,
-  readExperimentEvals,
-  readExperimentRecord,
-  referenceValues,
+  reportExperiment,
   runExperiment,
-  writeExperimentReport,
 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
@@ -30,91 +19,19 @@ import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
 import { oneOf } from './game-options';
 import { addEnvFlags, commaList, commandWords, envFlag, seedOf, TRAINING_METHOD_IDS } from './learning-flags';
-import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
-
-function parseValue(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
+import { isConfigPath, OVERRIDE_FLAG_HELP, overridesFromFlags, parseSetValue } from './train-overrides';
 
 /** `advantage.episodeBaseline=row,attempt` → an axis of the grid. */
 export function gridAxis(text: string): GridAxis {
   const eq = text.indexOf('=');
   const path = eq > 0 ? text.slice(0, eq).trim() : '';
-  const values = eq > 0 ? commaList(text.slice(eq + 1)).map(parseValue) : [];
-  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path) || values.length === 0) {
+  const values = eq > 0 ? commaList(text.slice(eq + 1)).map(parseSetValue) : [];
+  if (!isConfigPath(path) || values.length === 0) {
     throw new ConfigError(`--grid expects <path>=<v1>,<v2>… (e.g. ppo.lr=1e-4,3e-4), got '${text}'.`, {
       path: '--grid',
     });
   }
   return { path, values };
-}
-
-/** The calls that wrote an experiment directory, with their commits where recorded. */
-function callLines(saved: Partial<ExperimentRecordV1>): string[] {
-  const calls = saved.calls ?? [];
-  if (calls.length === 0) {
-    const commands = saved.commands ?? [];
-    return [`Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`];
-  }
-  return [
-    'Calls (in order):',
-    '',
-    ...calls.map(
-      (c) =>
-        `- \`${c.command ?? 'not recorded'}\` at commit \`${c.commit?.slice(0, 7) ?? 'unknown'}\`, ${c.started}`,
-    ),
-  ];
-}
-
-/** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
-function experimentReferences(definition: EnvDefinitionV1, spec: Partial<ExperimentSpecV1>) {
-  const config = resolveTrainConfig(spec.overrides ?? {}, {
-    env: definition.id,
-    preset: oneOf(String(spec.preset), 'preset', RUN_PRESET_IDS),
-    method: 'mage',
-  });
-  const population = definition.opponents?.populations[config.population.preset];
-  return referenceValues(
-    definition,
-    [...config.eval.inDomain, ...config.eval.outOfDomain],
-    { ...config.env.options, ...config.eval.envOptions },
-    population ? { attempts: config.eval.attempts, population } : undefined,
-  );
-}
-
-/** results.json and report.md of every evaluation in an experiment directory. */
-async function experimentReport(outDir: string) {
-  const path = join(outDir, 'experiment.json');
-  if (!(await pathExists(path))) {
-    throw new ConfigError(`'${outDir}' is not an experiment directory: it has no experiment.json.`, {
-      path: '--out',
-    });
-  }
-  const saved = await readExperimentRecord(path);
-  // What success means in this env, when its definition is at hand (a package env needs --env-package).
-  const registry = envRegistry();
-  const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
-  const success = definition?.labels?.success;
-  return writeExperimentReport(
-    await readExperimentEvals(outDir),
-    outDir,
-    {
-      title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
-      lines: [
-        ...callLines(saved),
-        '',
-        ...(success ? [`Success: ${success}.`, ''] : []),
-        `Machine: ${Object.entries(saved.machine ?? {})
-          .map(([k, v]) => `${k} ${String(v)}`)
-          .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
-      ],
-    },
-    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined,
-  );
 }
 
 interface ExperimentFlags {
@@ -200,7 +117,7 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
   await withInterrupt(async (signal) => {
     try {
       if (opts.reportOnly) {
-        const files = await experimentReport(outDir);
+        const files = await reportExperiment(outDir);
         if (opts.json) printJson(io, { outDir, ...files });
         else io.stdout(`results: ${files.results}\nreport: ${files.markdown}\n`);
         return;
@@ -217,7 +134,7 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
           if (line && e.type !== 'checkpoint-saved') progress.log(`  ${policy} s${seed} ${line}`);
         },
       });
-      const files = await experimentReport(outDir);
+      const files = await reportExperiment(outDir);
       progress.stop();
       if (opts.json) {
         printJson(io, { outDir, ...files, evaluations: evals.length });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
 import { buildMageTinyTokenizer, cachedWarmStart, warmStartDir } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
-import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+import { runCaptured, runJson, saveTinyModel, useTempDir } from '../testing/cli.test-helper';
 
 describe('mage pretrain', () => {
   const tmp = useTempDir('mage-pretrain-');
@@ -46,11 +46,7 @@ describe('mage pretrain', () => {
   });
 
   it('finds no warm start in a model directory that no warm start wrote, or in none', async () => {
-    const tokenizer = buildMageTinyTokenizer([]);
-    const model = await createMageTiny(tokenizer, { seed: 2, runner: 'local' });
-    const dir = join(tmp.path, 'plain');
-    await saveMageTiny(dir, model, tokenizer, { note: 'not a warm start' });
-    await model.dispose();
+    const dir = await saveTinyModel(join(tmp.path, 'plain'), 2, 'not a warm start');
     expect(await cachedWarmStart(dir)).toBeUndefined();
     expect(await cachedWarmStart(join(tmp.path, 'none'))).toBeUndefined();
   });

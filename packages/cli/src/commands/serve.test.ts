@@ -1,22 +1,17 @@
 import { join } from 'node:path';
 import type { PolicyRequestV1 } from '@mage-rl/core';
-import { createMageTiny, loadModel, saveMageTiny } from '@mage-rl/learner';
+import { loadModel } from '@mage-rl/learner';
 import { createRemotePolicy } from '@mage-rl/serve';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
-import { capture, runJson, useTempDir, waitFor } from '../testing/cli.test-helper';
+import { capture, runJson, saveTinyModel, useTempDir, waitFor } from '../testing/cli.test-helper';
 
 describe('mage serve + remote policies', () => {
   const tmp = useTempDir('mage-serve-cli-');
 
   it('serves a model directory; a remote policy and `mage eval --policy <url>` match in-process evaluation', async () => {
-    const tokenizer = buildMageTinyTokenizer([]);
-    const original = await createMageTiny(tokenizer, { seed: 11, runner: 'local' });
-    const dir = join(tmp.path, 'tiny');
-    await saveMageTiny(dir, original, tokenizer, { note: 'test' });
-    await original.dispose();
+    const dir = await saveTinyModel(join(tmp.path, 'tiny'), 11);
 
     const c = capture();
     const done = runCli(['serve', dir, '--port', '0', '--served-model-name', 'tiny', '--api-key', 'k'], c.io);
@@ -80,11 +75,7 @@ describe('mage serve + remote policies', () => {
   }, 120_000);
 
   it('--json prints the address and the model name clients pass (default: the directory name)', async () => {
-    const tokenizer = buildMageTinyTokenizer([]);
-    const model = await createMageTiny(tokenizer, { seed: 5, runner: 'local' });
-    const dir = join(tmp.path, 'my-run');
-    await saveMageTiny(dir, model, tokenizer, { note: 'test' });
-    await model.dispose();
+    const dir = await saveTinyModel(join(tmp.path, 'my-run'), 5);
     const c = capture();
     const done = runCli(['serve', dir, '--port', '0', '--json'], c.io);
     await waitFor(c.out, /\}\n$/);

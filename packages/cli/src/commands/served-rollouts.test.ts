@@ -2,10 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runJson, useTempDir } from '../testing/cli.test-helper';
+import { runJson, saveTinyModel, useTempDir } from '../testing/cli.test-helper';
 
 const repo = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -62,11 +60,7 @@ describe('rollout.backend openai: rollouts through `mage serve` in a second proc
   });
 
   it('trains two smoke iterations, pushing the LoRA adapter after each update; records match an in-process run in kind', async () => {
-    const tokenizer = buildMageTinyTokenizer([]);
-    const model = await createMageTiny(tokenizer, { seed: 4, runner: 'local' });
-    const dir = join(tmp.path, 'tiny');
-    await saveMageTiny(dir, model, tokenizer, { note: 'test' });
-    await model.dispose();
+    const dir = await saveTinyModel(join(tmp.path, 'tiny'), 4);
     const served = await serveInChild(dir, 'tiny', tmp.path);
     child = served.child;
 

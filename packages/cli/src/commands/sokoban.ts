@@ -1,25 +1,10 @@
 /** `mage sokoban generate`: reverse-play Sokoban rooms with their BFS-optimal solution lengths. */
 
 import { ConfigError, createRng } from '@mage-rl/core';
-import { generateRoom, renderSokobanRows, type SokobanMove } from '@mage-rl/envs/sokoban';
+import { generateSokobanRooms } from '@mage-rl/envs/sokoban';
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
-
-export interface GeneratedRoomJson {
-  readonly seed: number;
-  readonly room: string[];
-  readonly boxes: number;
-  readonly optimalLength: number;
-  readonly solution: SokobanMove[];
-}
-
-export interface SokobanGenerateOptions {
-  readonly boxes: number;
-  readonly count: number;
-  readonly seed: number;
-  readonly size: number;
-}
 
 function intOption(name: string, raw: unknown, min: number, max: number): number {
   const value = typeof raw === 'number' ? raw : Number(raw);
@@ -30,30 +15,6 @@ function intOption(name: string, raw: unknown, min: number, max: number): number
     });
   }
   return value;
-}
-
-/**
- * Room `i` uses seed `seed + i` and is generated from the stream `createRng(seed + i).split('room')`,
- * the same stream a `sokoban` episode uses when its task rng is `createRng(seed + i)`.
- */
-export function generateSokobanRooms(options: SokobanGenerateOptions): GeneratedRoomJson[] {
-  const rooms: GeneratedRoomJson[] = [];
-  for (let i = 0; i < options.count; i++) {
-    const seed = options.seed + i;
-    const g = generateRoom(createRng(seed).split('room'), {
-      width: options.size,
-      height: options.size,
-      boxes: options.boxes,
-    });
-    rooms.push({
-      seed,
-      room: renderSokobanRows(g.state),
-      boxes: options.boxes,
-      optimalLength: g.solution.length,
-      solution: g.solution,
-    });
-  }
-  return rooms;
 }
 
 export const sokobanCommand = (program: Command, io: Io): void => {
@@ -67,13 +28,13 @@ export const sokobanCommand = (program: Command, io: Io): void => {
     .option('--size <W>', 'room width and height, outer walls included', '6')
     .option('--json', 'print a JSON array of { seed, room, boxes, optimalLength, solution }')
     .action((raw: { boxes: string; count: string; seed: string; size: string; json?: boolean }) => {
-      const options: SokobanGenerateOptions = {
+      const rooms = generateSokobanRooms({
         boxes: intOption('boxes', raw.boxes, 1, 6),
         count: intOption('count', raw.count, 1, 100_000),
         seed: intOption('seed', raw.seed, -(2 ** 31), 2 ** 31 - 1),
         size: intOption('size', raw.size, 4, 16),
-      };
-      const rooms = generateSokobanRooms(options);
+        rngOf: createRng,
+      });
       if (raw.json) {
         printJson(io, rooms);
         return;

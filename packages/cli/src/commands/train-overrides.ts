@@ -6,7 +6,15 @@
  */
 
 import { ConfigError, readJsonCheckedSync } from '@mage-rl/core';
-import { CONFIG_LIMITS, MEMORY_KINDS, mergeConfig, type TrainConfigInput } from '@mage-rl/recipes';
+import {
+  type AblationSwitches,
+  CONFIG_LIMITS,
+  MEMORY_KINDS,
+  mergeConfig,
+  overrideAt,
+  switchOverrides,
+  type TrainConfigInput,
+} from '@mage-rl/recipes';
 import { z } from 'zod';
 import { oneOf, positiveInt } from './game-options';
 
@@ -42,7 +50,8 @@ export const OVERRIDE_FLAG_HELP = {
   earlyStop: 'keep playing attempts after a success',
 } as const;
 
-function parseSetValue(text: string): unknown {
+/** A `--set` or `--grid` value: JSON when it parses, else the text itself. */
+export function parseSetValue(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -50,14 +59,17 @@ function parseSetValue(text: string): unknown {
   }
 }
 
+/** Whether `path` is a dotted config path (`ppo.lr`). */
+export const isConfigPath = (path: string): boolean => /^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path);
+
 /** How many dotted keys a `--set` path may have (the config nests four levels deep). */
 const MAX_SET_DEPTH = 8;
 
 /** `a.b.c=value` → `{ a: { b: { c: value } } }`. */
-export function setOverride(assignment: string): Record<string, unknown> {
+export function setOverride(assignment: string): TrainConfigInput {
   const eq = assignment.indexOf('=');
   const path = eq > 0 ? assignment.slice(0, eq).trim() : '';
-  if (!/^[A-Za-z][\w-]*(\.[A-Za-z][\w-]*)*$/.test(path)) {
+  if (!isConfigPath(path)) {
     throw new ConfigError(`--set expects <path>=<value> (e.g. ppo.lr=3e-5), got '${assignment}'.`, {
       path: '--set',
     });
@@ -76,9 +88,7 @@ export function setOverride(assignment: string): Record<string, unknown> {
       { path },
     );
   }
-  let out: Record<string, unknown> = { [keys.at(-1) as string]: parseSetValue(text) };
-  for (const key of keys.slice(0, -1).reverse()) out = { [key]: out };
-  return out;
+  return overrideAt(keys, parseSetValue(text));
 }
 
 function readConfigFile(file: string): Record<string, unknown> {
@@ -90,47 +100,36 @@ function readConfigFile(file: string): Record<string, unknown> {
   });
 }
 
-/** The named flags as a partial config. */
+/** `--population`: a preset name, or `fixed:<opponent-id>`. */
+function populationFlag(text: string): AblationSwitches['population'] {
+  const [preset, opponent] = text.split(':', 2);
+  if (preset !== 'fixed') return { preset: text, fixedOpponent: null };
+  if (!opponent) {
+    throw new ConfigError(`--population fixed needs an opponent: fixed:<opponent-id>, got '${text}'.`, {
+      path: '--population',
+    });
+  }
+  return { preset: 'fixed', fixedOpponent: opponent };
+}
+
+/** The named flags as the recipes' ablation switches. */
 function namedOverrides(f: OverrideFlags): TrainConfigInput {
-  const rollout: Record<string, unknown> = {};
-  const advantage: Record<string, unknown> = {};
-  const population: Record<string, unknown> = {};
-  const train: Record<string, unknown> = {};
-  if (f.iterations !== undefined)
-    train.iterations = positiveInt(f.iterations, '--iterations', CONFIG_LIMITS.iterations);
-  if (f.attempts !== undefined) rollout.attempts = positiveInt(f.attempts, '--attempts', 20);
-  if (f.memory !== undefined) rollout.memory = oneOf(f.memory, '--memory', MEMORY_KINDS);
-  if (f.earlyStop === false) rollout.earlyStop = false;
-  if (f.metaReward !== undefined)
-    advantage.metaReward = oneOf(f.metaReward, '--meta-reward', ['differential', 'cumulative', 'single']);
-  if (f.estimator !== undefined) advantage.estimator = oneOf(f.estimator, '--estimator', ['gigpo', 'grpo']);
-  if (f.grouping !== undefined)
-    advantage.grouping = oneOf(f.grouping, '--grouping', ['per-opponent', 'mixed']);
-  if (f.anchorScope !== undefined)
-    advantage.anchorScope = oneOf(f.anchorScope, '--anchor-scope', ['global', 'local']);
-  if (f.population !== undefined) {
-    const [preset, opponent] = f.population.split(':', 2);
-    if (preset === 'fixed') {
-      if (!opponent) {
-        throw new ConfigError(
-          `--population fixed needs an opponent: fixed:<opponent-id>, got '${f.population}'.`,
-          {
-            path: '--population',
-          },
-        );
-      }
-      Object.assign(population, { preset: 'fixed', fixedOpponent: opponent });
-    } else {
-      Object.assign(population, { preset: f.population, fixedOpponent: null });
-    }
-  }
-  if (f.populationMode !== undefined)
-    population.mode = oneOf(f.populationMode, '--population-mode', ['sampled', 'partition']);
-  const out: Record<string, unknown> = {};
-  for (const [key, part] of Object.entries({ rollout, advantage, population, train })) {
-    if (Object.keys(part).length > 0) out[key] = part;
-  }
-  return out as TrainConfigInput;
+  const pick = <T extends string>(value: string | undefined, flag: string, allowed: readonly T[]) =>
+    value === undefined ? undefined : oneOf(value, flag, allowed);
+  const count = (value: string | undefined, flag: string, max: number) =>
+    value === undefined ? undefined : positiveInt(value, flag, max);
+  return switchOverrides({
+    iterations: count(f.iterations, '--iterations', CONFIG_LIMITS.iterations),
+    attempts: count(f.attempts, '--attempts', 20),
+    memory: pick(f.memory, '--memory', MEMORY_KINDS),
+    earlyStop: f.earlyStop === false ? false : undefined,
+    metaReward: pick(f.metaReward, '--meta-reward', ['differential', 'cumulative', 'single']),
+    estimator: pick(f.estimator, '--estimator', ['gigpo', 'grpo']),
+    grouping: pick(f.grouping, '--grouping', ['per-opponent', 'mixed']),
+    anchorScope: pick(f.anchorScope, '--anchor-scope', ['global', 'local']),
+    population: f.population === undefined ? undefined : populationFlag(f.population),
+    populationMode: pick(f.populationMode, '--population-mode', ['sampled', 'partition']),
+  });
 }
 
 /** Everything the flags override, merged in order (config file, named flags, `--set`). */

@@ -1,3 +1,5 @@
+import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer';
 import { expect } from 'vitest';
 import type { Io } from '../program/error-boundary';
 import { runCli } from '../program/program';
@@ -47,3 +49,12 @@ export async function waitFor(read: () => string, pattern: RegExp, ms = 60_000):
 }
 
 export { useTempDir } from '@mage-rl/core/testing/vitest';
+
+/** Writes an untrained mage-tiny (word-level tokenizer, `seed`) into `dir` and returns `dir`. */
+export async function saveTinyModel(dir: string, seed: number, note = 'test'): Promise<string> {
+  const tokenizer = buildMageTinyTokenizer([]);
+  const model = await createMageTiny(tokenizer, { seed, runner: 'local' });
+  await saveMageTiny(dir, model, tokenizer, { note });
+  await model.dispose();
+  return dir;
+}

@@ -28,6 +28,8 @@ export {
   resolveTrainingOptions,
   type TrainingEvaluationOptions,
   type TrainingOptions,
+  trainingConfigOf,
+  validateTrainingOptions,
 } from './options';
 export {
   isPackedRow,

@@ -48,11 +48,14 @@ async function checkpointPhase<S, A>(
  * Runs training and yields typed events; returns a summary. Abort with `signal` (checked between phases and
  * inside rollouts and updates). With `runDir`, writes config.json, metrics.jsonl and checkpoints; with
  * `resume`, continues from the latest complete checkpoint and reproduces the uninterrupted run exactly.
+ * `resolved`: the options' numbers from a caller that has validated what they come from
+ * (`trainingConfigOf(options)`), so they are not validated again; without it they are validated here.
  */
 export async function* iterateTraining<S, A>(
   options: TrainingOptions<S, A>,
+  resolved?: ResolvedTrainingConfig,
 ): AsyncGenerator<TrainingEvent, TrainingResultV1, undefined> {
-  const config = resolveTrainingOptions(options);
+  const config = resolved ?? resolveTrainingOptions(options);
   throwIfAborted(options.signal);
   // One writer per run directory (see run-lock.ts): the caller's lock, or one taken here and released
   // however the loop ends.

@@ -270,8 +270,18 @@ function missing(path: string, what: string): never {
   throw new ConfigError(`Invalid training option '${path}': missing; give ${what}.`, { path });
 }
 
-/** Validates `options`; a bad value throws `ConfigError` naming the path, the value and what is allowed. */
+/**
+ * Validates `options` and fills in the defaults (`trainingConfigOf`); a bad value throws `ConfigError`
+ * naming the path, the value and what is allowed. The loop runs it unless its caller hands it options
+ * that a layer above has already validated (the trainer's path: recipes' schema checks the config).
+ */
 export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): ResolvedTrainingConfig {
+  validateTrainingOptions(options);
+  return trainingConfigOf(options);
+}
+
+/** Throws `ConfigError` for the first bad option: unknown keys, values out of range, missing parts. */
+export function validateTrainingOptions<S, A>(options: TrainingOptions<S, A>): void {
   if (typeof options !== 'object' || options === null) {
     throw new ConfigError('Training options must be an object.', { path: '' });
   }
@@ -318,6 +328,15 @@ export function resolveTrainingOptions<S, A>(options: TrainingOptions<S, A>): Re
       }
     }
   }
+}
+
+/**
+ * The numbers and switches of a run with every default filled in — the one place the loop's defaults
+ * are defined. It checks nothing: its options are valid (`validateTrainingOptions`, or a caller whose own
+ * schema already checked the values they come from).
+ */
+export function trainingConfigOf<S, A>(options: TrainingOptions<S, A>): ResolvedTrainingConfig {
+  const ev = options.evaluation;
   const attempts = options.attempts ?? 3;
   const earlyStop = options.earlyStop ?? true;
   const seats = options.seats ?? 'first';

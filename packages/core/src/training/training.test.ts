@@ -9,6 +9,7 @@ import { createTabularLearner } from '../testing/tabular-learner';
 import type { MetricsLineV1, TrainingEvent } from './events';
 import { iterateTraining, runTraining } from './iterate-training';
 import { clippedPgLoss, NIM_CANDIDATES, nimLearner, nimTrainingOptions } from './nim-training.test-helper';
+import { resolveTrainingOptions, trainingConfigOf } from './options';
 import { readCheckpointState } from './run-dir';
 
 const tempDir = () => mkdtemp(join(tmpdir(), 'mage-train-'));
@@ -420,6 +421,25 @@ describe('iterateTraining', () => {
       expect((error as ConfigError).context.path, path).toBe(path);
       expect((error as ConfigError).message, path).toMatch(message);
     }
+  });
+
+  it('fills the defaults in one place, and runs the same given them resolved as validating them itself', async () => {
+    const opts = nimTrainingOptions(nimLearner(), { iterations: 2 });
+    const resolved = trainingConfigOf(opts);
+    expect(resolveTrainingOptions(opts)).toEqual(resolved);
+    expect(resolved).toMatchObject({ groupSize: 4, epochs: 1, checkpointEvery: 10, keepCheckpoints: 3 });
+    const lines = async (resolvedByCaller: boolean) => {
+      const options = nimTrainingOptions(nimLearner(), { iterations: 2 });
+      const events: TrainingEvent[] = [];
+      const run = resolvedByCaller
+        ? iterateTraining(options, trainingConfigOf(options))
+        : iterateTraining(options);
+      for await (const e of run) events.push(e);
+      return events
+        .filter((e) => e.type === 'update-end')
+        .map((e) => (e.type === 'update-end' ? e.loss : null));
+    };
+    expect(await lines(true)).toEqual(await lines(false));
   });
 
   it('rejects advantage functions that return the wrong number of values or NaN', async () => {

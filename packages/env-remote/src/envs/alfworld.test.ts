@@ -1,28 +1,18 @@
-import { ConfigError, createRng, MageError } from '@mage-rl/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, MageError } from '@mage-rl/core';
+import { describe, expect, it } from 'vitest';
 import { RemoteEnvError } from '../errors';
-import { closeRemoteEnvs } from '../lifecycle';
-import { type ChildServer, remainingExchanges, spawnTranscript } from '../spawn-server.test-helper';
+import { inDomainEpisode, remainingExchanges, useTranscriptServer } from '../spawn-server.test-helper';
 import { createAlfWorld } from './alfworld';
 
-const fast = { timeoutMs: 5_000, retries: 0, retryDelayMs: 10 };
+// In-domain games are 2420–2619: seed 5 is game 2425.
 const episodeOf = (url: string, extra: Record<string, unknown> = {}) =>
-  createAlfWorld({ url, split: 'in-domain', maxTurns: 3, ...fast, ...extra }).createEpisode({
-    seed: 5, // in-domain games are 2420–2619: seed 5 is game 2425
-    seat: 'first',
-    style: 'verbose',
-    rng: createRng(5),
-  });
+  inDomainEpisode(createAlfWorld, url, 5, { maxTurns: 3, ...extra });
 
 describe('ALFWorld over the AgentGym dialect (recorded transcripts)', () => {
-  let server: ChildServer | undefined;
-  afterEach(async () => {
-    closeRemoteEnvs();
-    await server?.stop();
-  });
+  const startTranscript = useTranscriptServer();
 
   it('resets to the seed’s game, lists admissible commands without help, detects the win, restarts the same game', async () => {
-    server = await spawnTranscript('alfworld-play');
+    const server = await startTranscript('alfworld-play');
     const e = episodeOf(server.url);
     const first = e.reset(0);
     expect(e.initialText()).toContain('Your task is to: put a cool mug in cabinet.');
@@ -53,7 +43,7 @@ describe('ALFWorld over the AgentGym dialect (recorded transcripts)', () => {
   });
 
   it('says clearly what is wrong with a malformed or failing answer', async () => {
-    server = await spawnTranscript('alfworld-malformed');
+    const server = await startTranscript('alfworld-malformed');
     const e = episodeOf(server.url);
     const failures: string[] = [];
     for (let i = 0; i < 4; i++) {

@@ -8,12 +8,10 @@
 import type { AttemptOutcome, EnvObservationV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/core';
 import { z } from 'zod';
 import { AlfWorldDialect } from '../dialects/alfworld';
-import { remoteTaskShape, validateRemoteOptions } from '../options';
+import { remoteTaskShape } from '../options';
 import { firstActionBody, normalizeCommand, shorten } from '../text';
-import { LazyConnection } from './connection';
-import { RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
+import { type RemoteEnvParts, RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
 import type { RemoteStateBase } from './remote-game';
-import { splitRange } from './splits';
 
 export const ALFWORLD_ENV_ID = 'alfworld';
 
@@ -66,35 +64,28 @@ export function renderAlfWorld(state: AlfWorldState): string {
 
 /** ALFWorld on the server at `options.url` (the server is contacted on the first reset only). */
 export function createAlfWorld(input: unknown): EnvV1<AlfWorldState, string> {
-  const options = validateRemoteOptions(ALFWORLD_ENV_ID, alfWorldOptionsSchema, input);
-  const range = splitRange(
-    ALFWORLD_ENV_ID,
-    options,
-    'the AgentGym ALFWorld server has no unseen-scene games',
-  );
-  const connection = new LazyConnection(options, 'the ALFWorld server', (client) => {
-    const dialect = new AlfWorldDialect(client);
-    // AgentGym's ALFWorld server has no close: instances are reused by the pool until the process ends.
-    return { dialect, backend: { create: () => dialect.create(), close: () => {} } };
-  });
   return remoteEnv({
     id: ALFWORLD_ENV_ID,
     label: 'ALFWorld',
-    options,
-    range,
-    createEpisode: (task, game) => new AlfWorldEpisode(task, options, game, connection),
+    schema: alfWorldOptionsSchema,
+    input,
+    noOutOfDomain: 'the AgentGym ALFWorld server has no unseen-scene games',
+    open: (client) => {
+      const dialect = new AlfWorldDialect(client);
+      // AgentGym's ALFWorld server has no close: instances are reused by the pool until the process ends.
+      return { dialect, backend: { create: () => dialect.create(), close: () => {} } };
+    },
+    createEpisode: (task, game, env) => new AlfWorldEpisode(task, env, game),
   });
 }
 
-class AlfWorldEpisode extends RemoteEpisode<AlfWorldState, AlfWorldDialect> {
+class AlfWorldEpisode extends RemoteEpisode<AlfWorldState, AlfWorldDialect, AlfWorldOptions> {
   constructor(
     task: EnvTaskV1<AlfWorldState, string>,
-    private readonly options: AlfWorldOptions,
+    env: RemoteEnvParts<AlfWorldOptions, AlfWorldDialect>,
     private readonly game: number,
-    connection: LazyConnection<AlfWorldDialect>,
   ) {
-    const before = { game, taskType: '', observation: '', actions: [], done: true, won: false, score: 0 };
-    super(task, 'ALFWorld', options.maxTurns, connection, before);
+    super(task, env, { game, taskType: '', observation: '', actions: [], done: true, won: false, score: 0 });
   }
 
   rules(): string {

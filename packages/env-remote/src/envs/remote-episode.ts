@@ -1,5 +1,6 @@
 /**
- * What ALFWorld and WebShop share: the env object over a lazy server connection, and an episode that
+ * What ALFWorld and WebShop share: the env object (options checked, the split's task range, a lazy server
+ * connection), and an episode that
  * holds a pooled server instance per attempt, counts turns, truncates at `maxTurns` and reports the
  * outcome. A concrete env supplies the rules text, how a reset and a step read the server, how a
  * response parses, how a state renders and which outcome an ended attempt has.
@@ -16,37 +17,66 @@ import {
   type ParsedAction,
   PROMPT_STYLES,
 } from '@mage-rl/core';
-import { taskIndex } from '../options';
-import type { LazyConnection } from './connection';
+import type { z } from 'zod';
+import type { JsonClient } from '../http/json-client';
+import { type RemoteConnectionOptions, taskIndex, validateRemoteOptions } from '../options';
+import type { InstanceBackend } from '../pool';
+import { LazyConnection } from './connection';
 import { type RemoteStateBase, remoteGameModel } from './remote-game';
-import { jsonOptions, type RemoteSplit } from './splits';
+import { jsonOptions, type RemoteSplit, splitRange } from './splits';
 
 /** The options every remote env has (beyond its own). */
-export interface RemoteEnvOptions extends RemoteSplit {
+export interface RemoteEnvOptions extends RemoteSplit, RemoteConnectionOptions {
   readonly maxTurns: number;
 }
 
-/** An env played on a server: `createEpisode` gets the task index the task's seed picks in `range`. */
-export function remoteEnv<
-  S extends RemoteStateBase,
-  O extends RemoteEnvOptions & Record<string, unknown>,
->(spec: {
-  readonly id: string;
+/** What every episode of a remote env gets: the env's name, its checked options and its server connection. */
+export interface RemoteEnvParts<O extends RemoteEnvOptions, D> {
   /** The env's name in messages (`ALFWorld`). */
   readonly label: string;
   readonly options: O;
-  readonly range: readonly [number, number];
-  readonly createEpisode: (task: EnvTaskV1<S, string>, index: number) => EnvEpisodeV1<S, string>;
+  readonly connection: LazyConnection<D>;
+}
+
+/**
+ * An env played on a server: `input` checked against `schema` (a `ConfigError` names the option), the
+ * split's task range, one lazy connection to `the <label> server` speaking the dialect `open` builds;
+ * `createEpisode` gets the task index the task's seed picks in the range.
+ */
+export function remoteEnv<
+  S extends RemoteStateBase,
+  T extends z.ZodType<RemoteEnvOptions & Record<string, unknown>>,
+  D,
+>(spec: {
+  readonly id: string;
+  readonly label: string;
+  readonly schema: T;
+  readonly input: unknown;
+  /** Why the env has no out-of-domain tasks unless configured (said when the split asks for them). */
+  readonly noOutOfDomain: string;
+  readonly open: (client: JsonClient) => { dialect: D; backend: Omit<InstanceBackend, 'label'> };
+  readonly createEpisode: (
+    task: EnvTaskV1<S, string>,
+    index: number,
+    env: RemoteEnvParts<z.output<T>, D>,
+  ) => EnvEpisodeV1<S, string>;
 }): EnvV1<S, string> {
+  const options = validateRemoteOptions(spec.id, spec.schema, spec.input);
+  const range = splitRange(spec.id, options, spec.noOutOfDomain);
+  const parts: RemoteEnvParts<z.output<T>, D> = {
+    label: spec.label,
+    options,
+    connection: new LazyConnection(options, `the ${spec.label} server`, spec.open),
+  };
   return {
     specificationVersion: 'v1',
     id: spec.id,
-    options: jsonOptions(spec.options),
+    options: jsonOptions(options),
     game: remoteGameModel<S>(spec.label),
     promptStyles: PROMPT_STYLES,
-    maxTurns: spec.options.maxTurns,
+    maxTurns: options.maxTurns,
     needsOpponent: false,
-    createEpisode: (task) => spec.createEpisode(task, taskIndex(task.seed, spec.range)),
+    createEpisode: (task) => spec.createEpisode(task, taskIndex(task.seed, range), parts),
     formatAction: (action) => `<action>${action}</action>`,
   };
 }
@@ -58,7 +88,12 @@ export interface RemoteStepResult<S> {
 }
 
 /** One meta-episode on a server instance (see the module comment); `D` is the server dialect. */
-export abstract class RemoteEpisode<S extends RemoteStateBase, D> implements EnvEpisodeV1<S, string> {
+export abstract class RemoteEpisode<
+  S extends RemoteStateBase,
+  D,
+  O extends RemoteEnvOptions = RemoteEnvOptions,
+> implements EnvEpisodeV1<S, string>
+{
   private current: S;
   private initial = '';
   private turns = 0;
@@ -66,15 +101,19 @@ export abstract class RemoteEpisode<S extends RemoteStateBase, D> implements Env
   /** Mid-attempt: the pool must not give the instance away. */
   busy = false;
 
+  private readonly label: string;
+  protected readonly options: O;
+  private readonly connection: LazyConnection<D>;
+
   constructor(
     readonly task: EnvTaskV1<S, string>,
-    /** The env's name in messages (`ALFWorld`). */
-    private readonly label: string,
-    private readonly maxTurns: number,
-    private readonly connection: LazyConnection<D>,
+    env: RemoteEnvParts<O, D>,
     /** The state before the first reset (done, so `step` refuses it). */
     before: S,
   ) {
+    this.label = env.label;
+    this.options = env.options;
+    this.connection = env.connection;
     this.current = before;
   }
 
@@ -136,7 +175,7 @@ export abstract class RemoteEpisode<S extends RemoteStateBase, D> implements Env
   }
 
   private finish(reward: number, valid: boolean, event: string, next: S): EnvStepV1 {
-    const truncated = !next.done && this.turns >= this.maxTurns;
+    const truncated = !next.done && this.turns >= this.options.maxTurns;
     this.current = truncated ? { ...next, done: true } : next;
     const observation = this.observation(this.current);
     if (!this.current.done) return { observation, reward, valid, event, done: false };

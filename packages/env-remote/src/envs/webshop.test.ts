@@ -1,27 +1,16 @@
-import { createRng } from '@mage-rl/core';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeRemoteEnvs } from '../lifecycle';
-import { type ChildServer, remainingExchanges, spawnTranscript } from '../spawn-server.test-helper';
+import { inDomainEpisode, remainingExchanges, useTranscriptServer } from '../spawn-server.test-helper';
 import { createWebShop, parseWebShopAction, renderWebShopPage, type WebShopState } from './webshop';
 
-const fast = { timeoutMs: 5_000, retries: 0, retryDelayMs: 10 };
-const episodeOf = (url: string) =>
-  createWebShop({ url, split: 'in-domain', ...fast }).createEpisode({
-    seed: 517, // in-domain goals are 0–499: seed 517 is goal 17
-    seat: 'first',
-    style: 'verbose',
-    rng: createRng(517),
-  });
+// In-domain goals are 0–499: seed 517 is goal 17.
+const episodeOf = (url: string) => inDomainEpisode(createWebShop, url, 517);
 
 describe('WebShop over the AgentGym dialect (recorded transcripts)', () => {
-  let server: ChildServer | undefined;
-  afterEach(async () => {
-    closeRemoteEnvs();
-    await server?.stop();
-  });
+  const startTranscript = useTranscriptServer();
 
   it('shows the task apart from the quoted page, parses search/click, scores exactly 1.0 as success', async () => {
-    server = await spawnTranscript('webshop-play');
+    const server = await startTranscript('webshop-play');
     const e = episodeOf(server.url);
     const o = e.reset(0);
     expect(o.text.split('\n')).toEqual([
@@ -65,7 +54,7 @@ describe('WebShop over the AgentGym dialect (recorded transcripts)', () => {
   });
 
   it('names the field of a malformed answer', async () => {
-    server = await spawnTranscript('webshop-malformed');
+    const server = await startTranscript('webshop-malformed');
     const e = episodeOf(server.url);
     expect(() => e.reset(0)).toThrow(/answered POST .*\/create with an unexpected shape/);
     expect(() => e.reset(0)).toThrow(/\/reset with an unexpected shape.*"observation"/);

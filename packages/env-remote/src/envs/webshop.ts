@@ -8,12 +8,10 @@
 import type { AttemptOutcome, EnvObservationV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/core';
 import { z } from 'zod';
 import { WebShopDialect } from '../dialects/webshop';
-import { remoteTaskShape, validateRemoteOptions } from '../options';
+import { remoteTaskShape } from '../options';
 import { firstActionBody, normalizeCommand, shorten } from '../text';
-import { LazyConnection } from './connection';
-import { RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
+import { type RemoteEnvParts, RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
 import type { RemoteStateBase } from './remote-game';
-import { splitRange } from './splits';
 
 export const WEBSHOP_ENV_ID = 'webshop';
 
@@ -117,27 +115,25 @@ export function parseWebShopAction(response: string, state: WebShopState): Parse
 
 /** WebShop on the server at `options.url` (the server is contacted on the first reset only). */
 export function createWebShop(input: unknown): EnvV1<WebShopState, string> {
-  const options = validateRemoteOptions(WEBSHOP_ENV_ID, webShopOptionsSchema, input);
-  const range = splitRange(WEBSHOP_ENV_ID, options, 'WebShop has one goal distribution');
-  const connection = new LazyConnection(options, 'the WebShop server', (client) => {
-    const dialect = new WebShopDialect(client);
-    return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
-  });
   return remoteEnv({
     id: WEBSHOP_ENV_ID,
     label: 'WebShop',
-    options,
-    range,
-    createEpisode: (task, goal) => new WebShopEpisode(task, options, goal, connection),
+    schema: webShopOptionsSchema,
+    input,
+    noOutOfDomain: 'WebShop has one goal distribution',
+    open: (client) => {
+      const dialect = new WebShopDialect(client);
+      return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
+    },
+    createEpisode: (task, goal, env) => new WebShopEpisode(task, env, goal),
   });
 }
 
-class WebShopEpisode extends RemoteEpisode<WebShopState, WebShopDialect> {
+class WebShopEpisode extends RemoteEpisode<WebShopState, WebShopDialect, WebShopOptions> {
   constructor(
     task: EnvTaskV1<WebShopState, string>,
-    private readonly options: WebShopOptions,
+    env: RemoteEnvParts<WebShopOptions, WebShopDialect>,
     private readonly goal: number,
-    connection: LazyConnection<WebShopDialect>,
   ) {
     const before: WebShopState = {
       goal,
@@ -150,7 +146,7 @@ class WebShopEpisode extends RemoteEpisode<WebShopState, WebShopDialect> {
       score: 0,
       purchaseScore: null,
     };
-    super(task, 'WebShop', options.maxTurns, connection, before);
+    super(task, env, before);
   }
 
   rules(): string {

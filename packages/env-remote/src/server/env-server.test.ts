@@ -4,7 +4,7 @@ import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningEnvServer, startEnvServer } from './env-server';
+import { type EnvServerOptions, type RunningEnvServer, startEnvServer } from './env-server';
 
 async function call(
   server: RunningEnvServer,
@@ -21,6 +21,18 @@ async function call(
   const text = await r.text();
   return { status: r.status, json: JSON.parse(text) };
 }
+
+/** Runs `use` against a server of its own on a free port, closed however `use` ends. */
+async function withServer(options: EnvServerOptions, use: (server: RunningEnvServer) => Promise<void>) {
+  const server = await startEnvServer(options, { port: 0 });
+  try {
+    await use(server);
+  } finally {
+    await server.close();
+  }
+}
+
+const sokobanServer: EnvServerOptions = { envId: 'sokoban', createEnv: (o) => createSokoban(o) };
 
 describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
   let sokoban: RunningEnvServer;
@@ -127,35 +139,32 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
   });
 
   it('a slow body holds no slot: other requests are served meanwhile, and the slow one gets 408', async () => {
-    const server = await startEnvServer(
+    await withServer(
       {
         envId: 'sokoban',
         createEnv: (o) => createSokoban(o),
         maxConcurrent: 1,
         http: { headersTimeoutMs: 300, requestTimeoutMs: 600 },
       },
-      { port: 0 },
+      async (server) => {
+        const slow = request(`${server.url}/create`, {
+          method: 'POST',
+          headers: { 'content-length': '2', 'content-type': 'application/json' },
+        });
+        const answered = new Promise<number>((resolve) => {
+          slow.on('response', (r) => resolve(r.statusCode ?? 0));
+          slow.on('error', () => resolve(0));
+        });
+        slow.write('{');
+        await new Promise((r) => setTimeout(r, 100));
+        expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
+        expect(await answered).toBe(408);
+      },
     );
-    try {
-      const slow = request(`${server.url}/create`, {
-        method: 'POST',
-        headers: { 'content-length': '2', 'content-type': 'application/json' },
-      });
-      const answered = new Promise<number>((resolve) => {
-        slow.on('response', (r) => resolve(r.statusCode ?? 0));
-        slow.on('error', () => resolve(0));
-      });
-      slow.write('{');
-      await new Promise((r) => setTimeout(r, 100));
-      expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
-      expect(await answered).toBe(408);
-    } finally {
-      await server.close();
-    }
   });
 
   it('drops instances idle past the TTL (so a full server frees up) and caps client-chosen opponent costs', async () => {
-    const server = await startEnvServer(
+    await withServer(
       {
         envId: 'tictactoe',
         createEnv: (o) => createTicTacToe(o),
@@ -164,56 +173,43 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
         maxInstances: 1,
         instanceTtlMs: 100,
       },
-      { port: 0 },
+      async (server) => {
+        const first = (await call(server, 'POST', '/create', '{}')).json as number;
+        const costly = await call(
+          server,
+          'POST',
+          '/reset',
+          JSON.stringify({ env_idx: first, opponent: 'mcts-9999999' }),
+        );
+        expect(costly.status).toBe(400);
+        expect(JSON.stringify(costly.json)).toMatch(/costs more than this server allows/);
+        await new Promise((r) => setTimeout(r, 250));
+        expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
+        expect((await call(server, 'GET', `/observation?env_idx=${first}`)).status).toBe(404);
+      },
     );
-    try {
-      const first = (await call(server, 'POST', '/create', '{}')).json as number;
-      const costly = await call(
-        server,
-        'POST',
-        '/reset',
-        JSON.stringify({ env_idx: first, opponent: 'mcts-9999999' }),
-      );
-      expect(costly.status).toBe(400);
-      expect(JSON.stringify(costly.json)).toMatch(/costs more than this server allows/);
-      await new Promise((r) => setTimeout(r, 250));
-      expect((await call(server, 'POST', '/create', '{}')).status).toBe(200);
-      expect((await call(server, 'GET', `/observation?env_idx=${first}`)).status).toBe(404);
-    } finally {
-      await server.close();
-    }
   });
 
   it('refuses a forged Host, a cross-site Origin and a text/plain POST', async () => {
-    const server = await startEnvServer(
-      { envId: 'sokoban', createEnv: (o) => createSokoban(o) },
-      { port: 0 },
-    );
-    const status = (headers: Record<string, string>, method = 'POST') =>
-      new Promise<number>((resolve) => {
-        request(`${server.url}/create`, { method, headers }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).end('{}');
-      });
-    try {
+    await withServer(sokobanServer, async (server) => {
+      const status = (headers: Record<string, string>, method = 'POST') =>
+        new Promise<number>((resolve) => {
+          request(`${server.url}/create`, { method, headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          }).end('{}');
+        });
       expect(await status({ 'content-type': 'text/plain' })).toBe(415);
       expect(await status({ 'content-type': 'application/json', origin: 'https://attacker.example' })).toBe(
         403,
       );
       expect(await status({ 'content-type': 'application/json', host: 'attacker.example' })).toBe(421);
       expect(await status({ 'content-type': 'application/json' })).toBe(200);
-    } finally {
-      await server.close();
-    }
+    });
   });
 
   it('never stops on arbitrary bodies: every answer is JSON with a status below 500', async () => {
-    const server = await startEnvServer(
-      { envId: 'sokoban', createEnv: (o) => createSokoban(o) },
-      { port: 0 },
-    );
-    try {
+    await withServer(sokobanServer, async (server) => {
       const paths = ['/create', '/reset', '/step', '/parse', '/close'];
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...paths), fc.oneof(fc.json(), fc.string()), async (path, body) => {
@@ -223,8 +219,6 @@ describe('mage env-serve (the WebShop-dialect server of our envs)', () => {
         { numRuns: 150, seed: 7 },
       );
       expect((await call(server, 'GET', '/')).status).toBe(200);
-    } finally {
-      await server.close();
-    }
+    });
   });
 });

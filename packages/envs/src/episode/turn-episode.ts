@@ -1,8 +1,9 @@
 /**
- * What the episodes of the text envs share: the task, the resolved options, the state and the turn count
- * of the current attempt, and the turn protocol — a turn after the attempt ended is an error, an
- * unparsable or illegal turn changes nothing, and every step record carries the outcome once the attempt
- * is over.
+ * What the episodes of the text envs share: the task, the resolved options, the state, the attempt and
+ * the turn count, restarting an attempt from its initial state, asking the task's opponent for a move,
+ * and the turn protocol — an attempt ends by the game or the turn limit, a turn after it ended is an
+ * error, an unparsable or illegal turn changes nothing, and every step record carries the outcome once
+ * the attempt is over.
  */
 
 import {
@@ -14,6 +15,7 @@ import {
   InvalidArgumentError,
   type ParsedAction,
 } from '@mage-rl/spec';
+import { type OpponentMoveRequest, opponentMove } from './opponent-move';
 import { stepResult } from './outcomes';
 import { invalidEvent } from './text-env';
 
@@ -24,7 +26,11 @@ export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }>
   protected readonly options: O;
   /** The env's name in error messages (`Kuhn Poker`). */
   protected abstract readonly label: string;
+  /** The state the current attempt starts from (`reset` restores it). */
+  protected abstract initial: S;
   protected abstract current: S;
+  /** The attempt being played (0-based). */
+  protected attempt = 0;
   /** Agent turns played in this attempt (invalid ones count). */
   protected turns = 0;
 
@@ -39,12 +45,25 @@ export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }>
   get turn(): number {
     return this.turns;
   }
-  abstract get done(): boolean;
+  get done(): boolean {
+    return this.ended() || this.turns >= this.options.maxTurns;
+  }
   abstract rules(): string;
   abstract initialText(): string;
-  abstract reset(attempt: number): EnvObservationV1;
   abstract parse(response: string): ParsedAction<A>;
-  abstract reveal(): string | undefined;
+
+  reset(attempt: number): EnvObservationV1 {
+    this.restart(attempt);
+    this.attempt = attempt;
+    this.current = this.initial;
+    this.turns = 0;
+    return this.observe();
+  }
+
+  /** Nothing to reveal after an attempt, unless an env says otherwise (Kuhn Poker's showdown). */
+  reveal(): string | undefined {
+    return undefined;
+  }
 
   step(action: ParsedAction<A>): EnvStepV1 {
     if (this.done) {
@@ -52,6 +71,20 @@ export abstract class TurnEpisode<S, A, O extends { readonly maxTurns: number }>
     }
     this.turns++;
     return action.valid ? this.play(action.action) : this.invalid(action.reason);
+  }
+
+  /** Whether the game itself ended the attempt (won, lost, solved, stuck); the turn limit is the base's. */
+  protected abstract ended(): boolean;
+
+  /**
+   * Called by `reset(attempt)` before the attempt starts from `initial`, while `attempt` still holds the
+   * previous one: an env that deals anew or clears per-attempt flags does it here.
+   */
+  protected restart(_attempt: number): void {}
+
+  /** The task opponent's move (see opponent-move.ts), with this episode's task and label. */
+  protected opponentMove(request: Omit<OpponentMoveRequest<S, A>, 'task' | 'label'>): A {
+    return opponentMove({ ...request, task: this.task, label: this.label });
   }
 
   /** A parsed turn of the agent (the turn is already counted). */

@@ -14,7 +14,6 @@ import type {
   Rng,
 } from '@mage-rl/spec';
 import { z } from 'zod';
-import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
 import { TurnEpisode } from '../episode/turn-episode';
@@ -62,16 +61,15 @@ export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
     game: kuhnGame,
     needsOpponent: true,
     createEpisode: (task) => new KuhnEpisode(task, resolved),
-    formatAction: (action, style) => formatKuhnAction(action, style),
+    formatAction: formatKuhnAction,
   }));
 }
 
 class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions> {
   protected readonly label = 'Kuhn Poker';
   private readonly agent: 0 | 1;
-  private initial: KuhnState;
+  protected initial: KuhnState;
   protected current: KuhnState;
-  private attempt = 0;
 
   constructor(task: EnvTaskV1<KuhnState, KuhnAction>, options: KuhnPokerResolvedOptions) {
     super(task, options);
@@ -80,8 +78,8 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     this.current = this.initial;
   }
 
-  get done(): boolean {
-    return isKuhnTerminalHistory(this.current.history) || this.turns >= this.options.maxTurns;
+  protected ended(): boolean {
+    return isKuhnTerminalHistory(this.current.history);
   }
 
   rules(): string {
@@ -92,12 +90,9 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     return renderKuhnState(this.initial, this.agent, this.task.style);
   }
 
-  reset(attempt: number): EnvObservationV1 {
+  /** `new-deal`: a later attempt deals its own cards (a repeated reset of the same attempt keeps them). */
+  protected override restart(attempt: number): void {
     if (attempt !== this.attempt && this.options.mode === 'new-deal') this.initial = this.initialFor(attempt);
-    this.attempt = attempt;
-    this.current = this.initial;
-    this.turns = 0;
-    return this.observe();
   }
 
   parse(response: string): ParsedAction<KuhnAction> {
@@ -118,7 +113,7 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     // the whole betting: a note made of them tells what the opponent did.
     const moves = [...opening, this.describeLast(state, true, style)];
     if (!kuhnGame.isTerminal(state)) {
-      const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
+      const reply = this.opponentReply(state, `attempt-${this.attempt}/turn-${this.turns}`);
       state = kuhnGame.apply(state, reply);
       moves.push(this.describeLast(state, false, style));
     }
@@ -140,7 +135,7 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     return this.result(reward, true, event);
   }
 
-  reveal(): string | undefined {
+  override reveal(): string | undefined {
     if (!this.options.revealShowdown || !this.done) return undefined;
     const { history, cards } = this.current;
     if (!(history === 'pp' || history === 'bb' || history === 'pbb') || !cards) return undefined;
@@ -162,7 +157,7 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     if (this.agent === 1) {
       state = kuhnGame.apply(
         state,
-        this.opponentMove(state, perAttempt ? `reset/attempt-${attempt}` : 'reset'),
+        this.opponentReply(state, perAttempt ? `reset/attempt-${attempt}` : 'reset'),
       );
     }
     return state;
@@ -175,11 +170,9 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     return `${byAgent ? 'you' : 'the opponent'} ${kuhnActionWord(state.history, i)}`;
   }
 
-  private opponentMove(state: KuhnState, stream: string): KuhnAction {
-    return opponentMove({
-      task: this.task,
+  private opponentReply(state: KuhnState, stream: string): KuhnAction {
+    return this.opponentMove({
       game: kuhnGame,
-      label: this.label,
       state,
       player: 1 - this.agent,
       stream,

@@ -102,13 +102,13 @@ export function createSokoban(options: SokobanOptions = {}): SokobanEnv {
     game: sokobanGame,
     needsOpponent: false,
     createEpisode: (task) => new SokobanEpisode(task, resolved),
-    formatAction: (moves, style) => formatSokobanAction(moves, style),
+    formatAction: formatSokobanAction,
   }));
 }
 
 class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanResolvedOptions> {
   protected readonly label = 'Sokoban';
-  private readonly initial: SokobanState;
+  protected readonly initial: SokobanState;
   protected current: SokobanState;
   private deadlocked = false;
 
@@ -126,8 +126,8 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
     this.current = this.initial;
   }
 
-  get done(): boolean {
-    return isSolved(this.current) || this.deadlocked || this.turns >= this.options.maxTurns;
+  protected ended(): boolean {
+    return isSolved(this.current) || this.deadlocked;
   }
 
   rules(): string {
@@ -138,11 +138,8 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
     return renderSokoban(this.initial, this.task.style);
   }
 
-  reset(_attempt: number): EnvObservationV1 {
-    this.current = this.initial;
-    this.turns = 0;
+  protected override restart(): void {
     this.deadlocked = false;
-    return this.observe();
   }
 
   parse(response: string): ParsedAction<SokobanAction> {
@@ -166,10 +163,6 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
     if (solved) event += compact ? ' . solved' : ' All boxes are on targets: solved!';
     else if (this.deadlocked) event += compact ? ' . stuck' : ' The room can no longer be solved.';
     return this.result(played.reward, true, event);
-  }
-
-  reveal(): string | undefined {
-    return undefined;
   }
 
   protected observe(): EnvObservationV1 {

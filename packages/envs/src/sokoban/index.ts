@@ -26,6 +26,7 @@ export {
   sokobanStateKey,
   tryMove,
 } from './room';
+export { generateSokobanRooms, type SeededRoom, type SokobanRoomSetOptions } from './room-set';
 export {
   type DeadlockOptions,
   deadSquares,

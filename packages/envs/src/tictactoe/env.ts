@@ -9,7 +9,6 @@ import type {
   ParsedAction,
 } from '@mage-rl/spec';
 import { z } from 'zod';
-import { opponentMove } from '../episode/opponent-move';
 import { OUTCOME_DRAW, OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
 import { TurnEpisode } from '../episode/turn-episode';
@@ -64,22 +63,22 @@ export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
 class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions> {
   protected readonly label = 'Tic-Tac-Toe';
   private readonly agent: 0 | 1;
-  private readonly initial: TicTacToeState;
+  protected readonly initial: TicTacToeState;
   protected current: TicTacToeState;
-  private attempt = 0;
 
   constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
     super(task, options);
     this.agent = seatPlayer(task.seat);
     let start = initialTicTacToeState(options.size);
     // The opponent's opening move (agent second) is part of the restorable initial state.
-    if (this.agent === 1) start = ticTacToeGame(options.size).apply(start, this.opponentMove(start, 'reset'));
+    if (this.agent === 1)
+      start = ticTacToeGame(options.size).apply(start, this.opponentReply(start, 'reset'));
     this.initial = start;
     this.current = start;
   }
 
-  get done(): boolean {
-    return isTicTacToeOver(this.current) || this.turns >= this.options.maxTurns;
+  protected ended(): boolean {
+    return isTicTacToeOver(this.current);
   }
 
   rules(): string {
@@ -88,13 +87,6 @@ class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicT
 
   initialText(): string {
     return renderBoard(this.initial, this.agent, this.task.style);
-  }
-
-  reset(attempt: number): EnvObservationV1 {
-    this.attempt = attempt;
-    this.current = this.initial;
-    this.turns = 0;
-    return this.observe();
   }
 
   parse(response: string): ParsedAction<TicTacToeAction> {
@@ -114,7 +106,7 @@ class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicT
         ? `you ${moveText(cell, size, style)}`
         : `You played ${moveText(cell, size, style)}`;
     if (!game.isTerminal(state)) {
-      const reply = this.opponentMove(state, `attempt-${this.attempt}/turn-${this.turns}`);
+      const reply = this.opponentReply(state, `attempt-${this.attempt}/turn-${this.turns}`);
       state = game.apply(state, reply);
       event +=
         style === 'compact'
@@ -128,15 +120,9 @@ class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicT
     return this.result(reward, true, event);
   }
 
-  reveal(): string | undefined {
-    return undefined;
-  }
-
-  private opponentMove(state: TicTacToeState, stream: string): TicTacToeAction {
-    return opponentMove({
-      task: this.task,
+  private opponentReply(state: TicTacToeState, stream: string): TicTacToeAction {
+    return this.opponentMove({
       game: ticTacToeGame(state.size),
-      label: this.label,
       state,
       player: state.toMove,
       stream,

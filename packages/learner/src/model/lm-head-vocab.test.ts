@@ -1,26 +1,13 @@
 import { createRng } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
-import { checkGradients, randomFloat64 } from '../graph/gradcheck';
 import { serializeGraph } from '../graph/serialize';
-import type { Tensor } from '../graph/tensor';
 import { createOrtSession, type TensorValue } from '../runtime/session';
-import { defineModelConfig } from './config';
 import { defaultVocabChunk } from './lm-head-vocab';
+import { expectExactModelGradients, tinyConfig } from './model.test-helper';
 import { initParams, paramSpecs } from './params';
-import { addModelLoss, buildTrainingGraph } from './training-graph';
+import { buildTrainingGraph } from './training-graph';
 
-const tiny = (tie: boolean, vocabSize = 37) =>
-  defineModelConfig({
-    architecture: 'qwen3',
-    vocabSize,
-    hiddenSize: 8,
-    numLayers: 2,
-    numHeads: 4,
-    numKvHeads: 2,
-    headDim: 4,
-    intermediateSize: 12,
-    tieWordEmbeddings: tie,
-  });
+const tiny = (tie: boolean, vocabSize = 37) => tinyConfig('qwen3', vocabSize, tie);
 
 const B = 2;
 const T = 5;
@@ -35,45 +22,18 @@ describe('vocabulary-chunked LM head: gradients (fp64, central differences)', ()
     [false, true, 5],
   ] as const) {
     it(`${tie ? 'tied' : 'untied'} embeddings, chunks of ${vocabChunk} ids${scored ? ', scored positions only' : ''}`, async () => {
-      const config = tiny(tie);
-      const M = scored ? SCORED.length : B * T;
-      const result = await checkGradients({
+      await expectExactModelGradients({
+        config: tiny(tie),
         seed: 7,
-        samples: 6,
-        build: (g, rng) => {
-          const m = addModelLoss(g, {
-            config,
-            batch: B,
-            seqLen: T,
-            vocabChunk,
-            ...(scored ? { scored: M } : {}),
-          });
-          const init = initParams(config, createRng(5), { std: 0.5 });
-          const feeds: { tensor: Tensor; data: Float64Array | BigInt64Array }[] = paramSpecs(config).map(
-            (s) => ({
-              tensor: m.params[s.name] as Tensor,
-              data: Float64Array.from(init.get(s.name) as Float32Array),
-            }),
-          );
-          const ids = (label: string, n: number) =>
-            BigInt64Array.from({ length: n }, (_, i) =>
-              BigInt(rng.split(label).split(i).int(config.vocabSize)),
-            );
-          feeds.push({ tensor: m.tokens, data: ids('tokens', B * T) });
-          // Repeated targets: the one-hot scatter must add, not overwrite.
-          const targets = ids('targets', M);
-          targets[1] = targets[0] as bigint;
-          feeds.push({ tensor: m.targets, data: targets });
-          feeds.push({ tensor: m.weights, data: randomFloat64(rng.split('w'), M) });
-          feeds.push({ tensor: m.entropyWeights, data: randomFloat64(rng.split('ew'), M, 0.5) });
-          if (m.scored !== undefined)
-            feeds.push({ tensor: m.scored, data: BigInt64Array.from(SCORED, BigInt) });
-          return { feeds, output: m.loss };
+        batch: B,
+        seqLen: T,
+        loss: { vocabChunk },
+        ...(scored ? { scored: SCORED } : {}),
+        // Repeated targets: the one-hot scatter must add, not overwrite.
+        targets: (ids) => {
+          ids[1] = ids[0] as bigint;
         },
       });
-      expect(result.scale).toBeGreaterThan(1e-3);
-      expect(result.maxError).toBeLessThan(1e-5);
-      expect(Object.keys(result.errors).length).toBe(paramSpecs(config).length + 2);
     });
   }
 });

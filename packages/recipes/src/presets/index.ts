@@ -2,6 +2,7 @@ export { formatByteSize, memoryBudgetOf, parseByteSize } from './byte-size';
 export { configErrorFromZod } from './config-errors';
 export { ENV_DEFAULTS } from './env-defaults';
 export { METHOD_IDS, METHODS, type MethodId, type MethodPreset } from './methods';
+export { type AblationSwitches, overrideAt, switchOverrides } from './overrides';
 export {
   mergeConfig,
   methodLayer,

@@ -3,20 +3,11 @@
 import type { ServerResponse } from 'node:http';
 import type { ChatMessage } from '@mage-rl/core';
 import type { TokenizerV1 } from '@mage-rl/learner';
-import { badRequest, errorBody, toApiError } from '../http/errors';
-import { openEventStream } from '../http/sse';
-import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
-import {
-  type ChoiceOutput,
-  createTextStream,
-  type GenerationSpec,
-  rowsOf,
-  runGeneration,
-  samplingOf,
-  tokenText,
-  usageOf,
-} from './generation';
-import { type ChatRequest, chatRequestSchema, parseBody, refuseUnsupported, stopList } from './schemas';
+import { badRequest } from '../http/errors';
+import { type ApiContext, adapterOf, streamChunks } from './context';
+import { type ChoiceOutput, createTextStream, type GenerationSpec, tokenText } from './generation';
+import { type ChatRequest, chatRequestSchema, parseBody, refuseUnsupported } from './schemas';
+import { generationAnswer, generationSpecOf, streamGeneration } from './stream';
 
 /** The request's messages as the tokenizer's chat messages (text parts joined; other parts refused). */
 function messagesOf(r: ChatRequest): ChatMessage[] {
@@ -45,17 +36,12 @@ function specOf(ctx: ApiContext, r: ChatRequest): GenerationSpec {
     throw badRequest('Only response_format {"type": "text"} is supported.', 'response_format');
   const adapter = adapterOf(ctx, r.model);
   const prompt = ctx.engine.model.tokenizer.encodeChat(messagesOf(r));
-  return {
+  return generationSpecOf(r, {
     prompts: [prompt],
-    n: r.n ?? 1,
     maxTokens: r.max_completion_tokens ?? r.max_tokens,
-    sampling: samplingOf(r),
-    seed: r.seed,
-    stop: stopList(r.stop),
-    includeStop: r.include_stop_str_in_output === true,
     topLogprobs: r.logprobs ? (r.top_logprobs ?? 0) : 0,
     adapter,
-  };
+  });
 }
 
 const bytesOf = (s: string) => [...Buffer.from(s, 'utf8')];
@@ -81,23 +67,20 @@ export async function chatCompletions(ctx: ApiContext, body: unknown, res: Serve
   const spec = specOf(ctx, r);
   if (r.stream) return streamChat(ctx, r, spec, res);
   const tok = ctx.engine.model.tokenizer;
-  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
-  return {
-    id: ctx.nextId('chatcmpl'),
-    object: 'chat.completion',
-    created: unixTime(),
-    model: r.model,
-    choices: choices.map((c) => ({
+  return generationAnswer(
+    ctx,
+    spec,
+    { prefix: 'chatcmpl', object: 'chat.completion', model: r.model },
+    (c) => ({
       index: c.index,
       message: { role: 'assistant', content: c.text },
       logprobs: r.logprobs ? { content: logprobsContent(tok, c) } : null,
       finish_reason: c.finishReason,
       stop_reason: c.stopReason,
       ...(r.return_token_ids ? { token_ids: c.tokens } : {}),
-    })),
-    usage: usageOf(spec, choices),
-    ...(r.return_token_ids ? { prompt_token_ids: spec.prompts[0] } : {}),
-  };
+    }),
+    r.return_token_ids ? { prompt_token_ids: spec.prompts[0] } : {},
+  );
 }
 
 /**
@@ -105,37 +88,31 @@ export async function chatCompletions(ctx: ApiContext, body: unknown, res: Serve
  * token by token with their log-probs, when log-probs are asked for), a finishing chunk per choice,
  * an optional usage chunk, then `[DONE]`.
  */
-async function streamChat(
-  ctx: ApiContext,
-  r: ChatRequest,
-  spec: GenerationSpec,
-  res: ServerResponse,
-): Promise<undefined> {
+function streamChat(ctx: ApiContext, r: ChatRequest, spec: GenerationSpec, res: ServerResponse) {
   const tok = ctx.engine.model.tokenizer;
   const chunk = streamChunks(ctx, 'chatcmpl', 'chat.completion.chunk', r.model);
   const streams = Array.from({ length: spec.n }, () => createTextStream(tok, spec.stop, spec.includeStop));
   const live = !r.logprobs;
-  const rows = rowsOf(spec, ctx, (index, tokens) => {
-    if (sse.closed) return true;
-    if (!live) return false;
-    const d = streams[index]?.push(tokens) ?? '';
-    if (d !== '') sse.send(chunk([{ index, delta: { content: d }, logprobs: null, finish_reason: null }]));
-    return false;
-  });
-  const sse = openEventStream(res);
-  for (let index = 0; index < spec.n; index++)
-    sse.send(
-      chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
-    );
-  try {
-    const choices = await runGeneration(ctx, spec, rows);
-    for (const c of choices) {
+  return streamGeneration(ctx, spec, res, r.stream_options?.include_usage === true, {
+    chunk,
+    opening: () =>
+      Array.from({ length: spec.n }, (_, index) =>
+        chunk([{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }]),
+      ),
+    delta: (index, tokens) => {
+      if (!live) return undefined;
+      const d = streams[index]?.push(tokens) ?? '';
+      return d === ''
+        ? undefined
+        : chunk([{ index, delta: { content: d }, logprobs: null, finish_reason: null }]);
+    },
+    finish: (c, send) => {
       const s = streams[c.index];
       if (!live && s) {
         // Token by token with log-probs, now that they are known.
         c.tokens.forEach((_, i) => {
           const d = s.push(c.tokens.slice(0, i + 1));
-          sse.send(
+          send(
             chunk([
               {
                 index: c.index,
@@ -148,7 +125,7 @@ async function streamChat(
         });
       }
       const rest = s?.finish(c.text) ?? '';
-      sse.send(
+      send(
         chunk([
           {
             index: c.index,
@@ -160,11 +137,6 @@ async function streamChat(
           },
         ]),
       );
-    }
-    if (r.stream_options?.include_usage) sse.send(chunk([], { usage: usageOf(spec, choices) }));
-  } catch (e) {
-    sse.send(errorBody(toApiError(e)));
-  }
-  sse.done();
-  return undefined;
+    },
+  });
 }

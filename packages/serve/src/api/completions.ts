@@ -6,26 +6,11 @@
 
 import type { ServerResponse } from 'node:http';
 import type { TokenizerV1 } from '@mage-rl/learner';
-import { badRequest, errorBody, toApiError } from '../http/errors';
-import { openEventStream } from '../http/sse';
-import { type ApiContext, adapterOf, streamChunks, unixTime } from './context';
-import {
-  type ChoiceOutput,
-  createTextStream,
-  type GenerationSpec,
-  rowsOf,
-  runGeneration,
-  samplingOf,
-  tokenText,
-  usageOf,
-} from './generation';
-import {
-  type CompletionRequest,
-  completionRequestSchema,
-  parseBody,
-  refuseUnsupported,
-  stopList,
-} from './schemas';
+import { badRequest } from '../http/errors';
+import { type ApiContext, adapterOf, streamChunks } from './context';
+import { type ChoiceOutput, createTextStream, type GenerationSpec, tokenText } from './generation';
+import { type CompletionRequest, completionRequestSchema, parseBody, refuseUnsupported } from './schemas';
+import { generationAnswer, generationSpecOf, streamGeneration } from './stream';
 
 /** OpenAI's default `max_tokens` for completions. */
 const DEFAULT_COMPLETION_TOKENS = 16;
@@ -48,17 +33,12 @@ function specOf(ctx: ApiContext, r: CompletionRequest): GenerationSpec {
   prompts.forEach((p, i) => {
     if (p.length === 0) throw badRequest(`Prompt ${i} is empty.`, 'prompt');
   });
-  return {
+  return generationSpecOf(r, {
     prompts,
-    n: r.n ?? 1,
     maxTokens: r.max_tokens ?? DEFAULT_COMPLETION_TOKENS,
-    sampling: samplingOf(r),
-    seed: r.seed,
-    stop: stopList(r.stop),
-    includeStop: r.include_stop_str_in_output === true,
     topLogprobs: r.logprobs ?? 0,
     adapter,
-  };
+  });
 }
 
 function logprobsOf(tok: TokenizerV1, c: ChoiceOutput, asIds: boolean) {
@@ -95,45 +75,26 @@ export async function completions(ctx: ApiContext, body: unknown, res: ServerRes
   const spec = specOf(ctx, r);
   const tok = ctx.engine.model.tokenizer;
   if (r.stream) return streamCompletions(ctx, r, spec, res);
-  const choices = await runGeneration(ctx, spec, rowsOf(spec, ctx));
-  return {
-    id: ctx.nextId('cmpl'),
-    object: 'text_completion',
-    created: unixTime(),
-    model: r.model,
-    choices: choices.map((c) => choiceJson(r, spec, tok, c)),
-    usage: usageOf(spec, choices),
-  };
+  return generationAnswer(ctx, spec, { prefix: 'cmpl', object: 'text_completion', model: r.model }, (c) =>
+    choiceJson(r, spec, tok, c),
+  );
 }
 
 /** Streams text deltas per choice, a final chunk per choice (with log-probs and ids when asked), `[DONE]`. */
-async function streamCompletions(
-  ctx: ApiContext,
-  r: CompletionRequest,
-  spec: GenerationSpec,
-  res: ServerResponse,
-): Promise<undefined> {
+function streamCompletions(ctx: ApiContext, r: CompletionRequest, spec: GenerationSpec, res: ServerResponse) {
   const tok = ctx.engine.model.tokenizer;
   const chunk = streamChunks(ctx, 'cmpl', 'text_completion', r.model);
   const total = spec.prompts.length * spec.n;
   const streams = Array.from({ length: total }, () => createTextStream(tok, spec.stop, spec.includeStop));
-  const rows = rowsOf(spec, ctx, (index, tokens) => {
-    if (sse.closed) return true;
-    const d = streams[index]?.push(tokens) ?? '';
-    if (d !== '') sse.send(chunk([{ index, text: d, logprobs: null, finish_reason: null }]));
-    return false;
-  });
-  const sse = openEventStream(res);
-  try {
-    const choices = await runGeneration(ctx, spec, rows);
-    for (const c of choices) {
+  return streamGeneration(ctx, spec, res, r.stream_options?.include_usage === true, {
+    chunk,
+    delta: (index, tokens) => {
+      const d = streams[index]?.push(tokens) ?? '';
+      return d === '' ? undefined : chunk([{ index, text: d, logprobs: null, finish_reason: null }]);
+    },
+    finish: (c, send) => {
       const json = choiceJson(r, spec, tok, c);
-      sse.send(chunk([{ ...json, text: streams[c.index]?.finish(c.text) ?? '' }]));
-    }
-    if (r.stream_options?.include_usage) sse.send(chunk([], { usage: usageOf(spec, choices) }));
-  } catch (e) {
-    sse.send(errorBody(toApiError(e)));
-  }
-  sse.done();
-  return undefined;
+      send(chunk([{ ...json, text: streams[c.index]?.finish(c.text) ?? '' }]));
+    },
+  });
 }

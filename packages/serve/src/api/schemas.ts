@@ -103,7 +103,7 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   throw badRequest(`Invalid value for '${path || 'body'}': ${message}.`, path || null);
 }
 
-type Common = { [K in keyof typeof common]?: z.infer<(typeof common)[K]> };
+export type Common = { [K in keyof typeof common]?: z.infer<(typeof common)[K]> };
 
 /** Refuses what this server does not implement, naming the field. */
 export function refuseUnsupported(r: Common): void {

@@ -2,21 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { renderPng } from './png';
 import { chartGrid, escapeXml, vegaChart } from './svg-chart';
 
+type ChartInput = Parameters<typeof vegaChart>[0];
+
+/** A chart of `points` with plain titles unless `input` says otherwise. */
+const chartOf = (points: ChartInput['points'], input: Partial<ChartInput> = {}) =>
+  vegaChart({ id: 'c', title: 't', xTitle: 'x', yTitle: 'y', empty: '', points, ...input });
+
 describe('report charts (Vega-Lite specs rendered in Node)', () => {
   it('renders a chart with its title, legend labels escaped, intervals and a percent axis', async () => {
-    const chart = await vegaChart({
-      id: 't',
-      title: 'Success <per> attempt',
-      xTitle: 'attempt',
-      yTitle: 'success',
-      percent: true,
-      empty: 'none',
-      points: [
+    const chart = await chartOf(
+      [
         { label: 'mage', x: 1, y: 0.2, lo: 0.1, hi: 0.3 },
         { label: 'mage', x: 2, y: 0.5 },
         { label: 'grpo & co', x: 1, y: 0.3, dashed: true },
       ],
-    });
+      { title: 'Success <per> attempt', xTitle: 'attempt', yTitle: 'success', percent: true, empty: 'none' },
+    );
     expect(chart.width).toBeGreaterThan(400);
     expect(chart.height).toBeGreaterThan(200);
     expect(chart.svg).toContain('Success &lt;per&gt; attempt');
@@ -25,29 +26,15 @@ describe('report charts (Vega-Lite specs rendered in Node)', () => {
   });
 
   it('says so when there is no data', async () => {
-    const chart = await vegaChart({
-      id: 'e',
-      title: 't',
-      xTitle: 'x',
-      yTitle: 'y',
-      points: [],
-      empty: 'no eval yet',
-    });
+    const chart = await chartOf([], { empty: 'no eval yet' });
     expect(chart.svg).toContain('no eval yet');
   });
 
   it('renders a grid to a PNG', async () => {
-    const c = await vegaChart({
-      id: 'a',
-      title: 'a',
-      xTitle: 'x',
-      yTitle: 'y',
-      empty: '',
-      points: [
-        { label: 's', x: 0, y: 1 },
-        { label: 's', x: 1, y: 2 },
-      ],
-    });
+    const c = await chartOf([
+      { label: 's', x: 0, y: 1 },
+      { label: 's', x: 1, y: 2 },
+    ]);
     const grid = chartGrid([c, c, c], 2, 'Report');
     expect(grid.width).toBe(2 * c.width);
     expect(grid.height).toBe(2 * c.height + 40);

@@ -19,7 +19,9 @@ import {
   readRunConfig,
   removeDirAtomic,
   type TrainingEvent,
+  type TrainingOptions,
   type TrainingResultV1,
+  trainingConfigOf,
   valueAt,
   withRunLock,
 } from '@mage-rl/core';
@@ -322,12 +324,14 @@ async function trainLoaded(
     });
     let result: TrainingResultV1 | undefined;
     let lastEval: TrainingResultV1['lastEval'] = null;
-    for await (const event of iterateTraining({
+    const loop: TrainingOptions = {
       ...training,
       config: runRecordOf(config, warmStart),
       resumeSafePaths: RESUME_SAFE_CONFIG_PATHS,
       ...(lock === null ? {} : { runLock: lock }),
-    })) {
+    };
+    // The recipes' schema validated the config these options come from: the loop only fills its defaults.
+    for await (const event of iterateTraining(loop, trainingConfigOf(loop))) {
       options.onEvent?.(event);
       if (event.type === 'eval-end') lastEval = event;
       if (event.type === 'run-end') {

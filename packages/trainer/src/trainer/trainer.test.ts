@@ -1,13 +1,24 @@
 import { join } from 'node:path';
+import * as core from '@mage-rl/core';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
 import * as recipes from '@mage-rl/recipes';
 import { describe, expect, it, vi } from 'vitest';
 import { createTrainer } from './trainer';
 
-// Counts how often the trainer resolves a config: once per run.
+// Counts how often the trainer resolves a config (once per run) and whether core's loop validates the
+// options again (never: it gets them resolved).
 vi.mock('@mage-rl/recipes', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@mage-rl/recipes')>();
   return { ...actual, resolveTrainConfig: vi.fn(actual.resolveTrainConfig) };
+});
+vi.mock('@mage-rl/core', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@mage-rl/core')>();
+  return {
+    ...actual,
+    iterateTraining: vi.fn(actual.iterateTraining),
+    trainingConfigOf: vi.fn(actual.trainingConfigOf),
+    resolveTrainingOptions: vi.fn(actual.resolveTrainingOptions),
+  };
 });
 
 describe('createTrainer', () => {
@@ -26,9 +37,18 @@ describe('createTrainer', () => {
     // The warm start resolves the configs of its own pretraining layouts; the run's is not resolved again.
     await trainer.warmStart();
     resolveTrainConfig.mockClear();
+    const iterateTraining = vi.mocked(core.iterateTraining);
+    const trainingConfigOf = vi.mocked(core.trainingConfigOf);
+    for (const f of [iterateTraining, trainingConfigOf, vi.mocked(core.resolveTrainingOptions)])
+      f.mockClear();
     const events: string[] = [];
     const run = await trainer.train({ onEvent: (e) => events.push(e.type) });
     expect(resolveTrainConfig).not.toHaveBeenCalled();
+    // Core's loop gets the options with their defaults filled once and validates nothing again.
+    expect(trainingConfigOf).toHaveBeenCalledTimes(1);
+    expect(iterateTraining).toHaveBeenCalledTimes(1);
+    expect(iterateTraining.mock.calls[0]?.[1]).toBe(trainingConfigOf.mock.results[0]?.value);
+    expect(core.resolveTrainingOptions).not.toHaveBeenCalled();
     expect(run.result.iterations).toBe(trainer.config.train.iterations);
     expect(events).toContain('checkpoint-saved');
     const { metrics } = await trainer.evaluate({ opponents: ['random'], episodes: 2 });

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { useTempDir } from '@mage-rl/core/testing/vitest';
+import { describe, expect, it } from 'vitest';
+import { callLines, reportExperiment } from './experiment-dir-report';
+
+describe('experiment directory reports', () => {
+  const tmp = useTempDir('mage-experiment-report-');
+
+  it('lists the calls with their commits, or the commands of directories written before calls were recorded', () => {
+    expect(
+      callLines({
+        calls: [
+          {
+            command: 'mage experiment --seeds 1',
+            commit: '0123456789abcdef',
+            started: '2026-01-01T00:00:00Z',
+          },
+          { command: null, commit: null, started: '2026-01-02T00:00:00Z' },
+        ],
+      }),
+    ).toEqual([
+      'Calls (in order):',
+      '',
+      '- `mage experiment --seeds 1` at commit `0123456`, 2026-01-01T00:00:00Z',
+      '- `not recorded` at commit `unknown`, 2026-01-02T00:00:00Z',
+    ]);
+    expect(callLines({ commands: ['mage experiment', 'mage experiment --report-only'] })).toEqual([
+      'Commands: `mage experiment`; `mage experiment --report-only`',
+    ]);
+    expect(callLines({})).toEqual(['Commands: not recorded']);
+  });
+
+  it('refuses a directory without experiment.json, naming the option', async () => {
+    await expect(reportExperiment(join(tmp.path, 'none'))).rejects.toMatchObject({
+      code: 'INVALID_CONFIG',
+      context: { path: 'outDir' },
+    });
+  });
+});

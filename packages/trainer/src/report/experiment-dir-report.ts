@@ -1,0 +1,90 @@
+/**
+ * The report of an experiment directory as it stands: results.json and report.md rewritten from every
+ * evaluation in it, headed by the calls that wrote it, what success means in its env and the machine, with
+ * the env's exact reference values where it has them.
+ */
+
+import { join } from 'node:path';
+import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
+import { envRegistry, RUN_PRESET_IDS, type RunPresetId, resolveTrainConfig } from '@mage-rl/recipes';
+import {
+  type ExperimentRecordV1,
+  type ExperimentSpecV1,
+  readExperimentEvals,
+  readExperimentRecord,
+} from '../experiment/experiment';
+import { type ExperimentReportFiles, writeExperimentReport } from './experiment-report';
+import { type ReferenceValuesV1, referenceValues } from './reference-values';
+
+/** The calls that wrote an experiment directory, with their commits where recorded. */
+export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
+  const calls = saved.calls ?? [];
+  if (calls.length === 0) {
+    const commands = saved.commands ?? [];
+    return [`Commands: ${commands.map((c) => `\`${c}\``).join('; ') || 'not recorded'}`];
+  }
+  return [
+    'Calls (in order):',
+    '',
+    ...calls.map(
+      (c) =>
+        `- \`${c.command ?? 'not recorded'}\` at commit \`${c.commit?.slice(0, 7) ?? 'unknown'}\`, ${c.started}`,
+    ),
+  ];
+}
+
+/** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
+export function experimentReferences(
+  definition: EnvDefinitionV1,
+  spec: Partial<ExperimentSpecV1>,
+): ReferenceValuesV1 | undefined {
+  const preset = String(spec.preset);
+  if (!(RUN_PRESET_IDS as readonly string[]).includes(preset)) {
+    throw new ConfigError(`preset must be one of ${RUN_PRESET_IDS.join(', ')}, got '${preset}'.`, {
+      path: 'preset',
+    });
+  }
+  const config = resolveTrainConfig(spec.overrides ?? {}, {
+    env: definition.id,
+    preset: preset as RunPresetId,
+    method: 'mage',
+  });
+  const population = definition.opponents?.populations[config.population.preset];
+  return referenceValues(
+    definition,
+    [...config.eval.inDomain, ...config.eval.outOfDomain],
+    { ...config.env.options, ...config.eval.envOptions },
+    population ? { attempts: config.eval.attempts, population } : undefined,
+  );
+}
+
+/** Writes results.json and report.md of every evaluation in the experiment directory `outDir`. */
+export async function reportExperiment(outDir: string): Promise<ExperimentReportFiles> {
+  const path = join(outDir, 'experiment.json');
+  if (!(await pathExists(path))) {
+    throw new ConfigError(`'${outDir}' is not an experiment directory: it has no experiment.json.`, {
+      path: 'outDir',
+    });
+  }
+  const saved = await readExperimentRecord(path);
+  // What success means in this env, when its definition is at hand (a package env needs its package loaded).
+  const registry = envRegistry();
+  const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
+  const success = definition?.labels?.success;
+  return writeExperimentReport(
+    await readExperimentEvals(outDir),
+    outDir,
+    {
+      title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
+      lines: [
+        ...callLines(saved),
+        '',
+        ...(success ? [`Success: ${success}.`, ''] : []),
+        `Machine: ${Object.entries(saved.machine ?? {})
+          .map(([k, v]) => `${k} ${String(v)}`)
+          .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
+      ],
+    },
+    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined,
+  );
+}
