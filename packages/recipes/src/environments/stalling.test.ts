@@ -1,22 +1,11 @@
-import { type PolicyV1, runMetaEpisodes } from '@mage-rl/core';
+import { runMetaEpisodes } from '@mage-rl/core';
+import { constantPolicy } from '@mage-rl/core/testing';
 import { describe, expect, it } from 'vitest';
 import { resolveTrainConfig } from '../presets/resolve-config';
 import { createEnvById, createMemoryOfKind, opponentFactory } from '../wiring';
 
 /** Answers nothing an env can parse, so every hand or game runs into the turn limit. */
-const staller: PolicyV1 = {
-  specificationVersion: 'v1',
-  id: 'staller',
-  async generate(requests) {
-    return requests.map(() => ({
-      text: 'hmm',
-      promptTokens: [],
-      tokens: [],
-      logprobs: [],
-      finishReason: 'stop',
-    }));
-  },
-};
+const staller = constantPolicy('hmm');
 
 /**
  * A game stopped by the turn limit scores as a loss in every two-player env, in training and evaluation:
