@@ -204,18 +204,23 @@ def update(model, inputs, count):
     opt = torch.optim.AdamW(params, lr=o["lr"], weight_decay=o["weightDecay"])
     coef = inputs["entropyCoef"]
     times, cpu, losses = [], [], []
+    micro = int(os.environ.get("MAGE_BENCH_TORCH_MICRO_ROWS", "8"))
     for i in range(count + 1):
         t, c = time.perf_counter(), time.process_time()
         opt.zero_grad(set_to_none=True)
-        logp, entropy = response_logprobs(model, ids, prompt_len, True)
-        # −Σ_rows mean_t (log p + coef · entropy): the bench's on-policy loss with its entropy bonus.
-        policy = -logp.mean(-1).sum()
-        loss = policy - coef * entropy.mean(-1).sum()
-        loss.backward()
+        policy_total = 0.0
+        # Micro-batches of `micro` rows with gradients added up, as the learner runs its update (8 rows
+        # per graph run by default); all 16 rows in one pass need more than 22 GB here.
+        for chunk in ids.split(micro):
+            logp, entropy = response_logprobs(model, chunk, prompt_len, True)
+            # −Σ_rows mean_t (log p + coef · entropy): the bench's on-policy loss with its entropy bonus.
+            policy = -logp.mean(-1).sum()
+            (policy - coef * entropy.mean(-1).sum()).backward()
+            policy_total += float(policy)
         torch.nn.utils.clip_grad_norm_(params, o["maxGradNorm"])
         opt.step()
         # Reported like the learner's: the policy term (no entropy bonus), averaged over rows.
-        losses.append(float(policy) / len(rows))
+        losses.append(policy_total / len(rows))
         if i > 0:
             times.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)

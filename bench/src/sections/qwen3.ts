@@ -108,6 +108,23 @@ function logprobAgreement(a: number[][], b: number[][]): { maxAbs: number; meanR
   return { maxAbs, meanRel: Math.abs(sx - sy) / Math.abs(sx), spread };
 }
 
+/**
+ * Awaits one side; logs its numbers (without the log-probs) to stderr at once, so that a long run
+ * keeps them even if a later side fails, and turns a failed side (e.g. killed for memory) into a
+ * message and `undefined`.
+ */
+async function side<T extends object>(label: string, run: Promise<T>): Promise<T | undefined> {
+  try {
+    const r = await run;
+    const { logprobs: _, ...summary } = r as T & { logprobs?: unknown };
+    process.stderr.write(`qwen3 bench, ${label}: ${JSON.stringify(summary)}\n`);
+    return r;
+  } catch (e) {
+    process.stderr.write(`qwen3 bench, ${label} failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    return undefined;
+  }
+}
+
 const section: BenchSection = {
   title: `Qwen3-0.6B shape (${LAYERS} layers, d 1024, vocabulary 151,936, random weights): ours vs PyTorch eager vs transformers.js`,
   async run() {
@@ -118,12 +135,19 @@ const section: BenchSection = {
     }
     const python = findTorchPython();
     const results: BenchResult[] = [];
-    const shape = `${ROWS} rows × ${PROMPT} prompt + ${RESPONSE} response tokens, LoRA rank 8 (alpha 16) on q/k/v/o, AdamW`;
+    const shape = `${ROWS} rows × ${PROMPT} prompt + ${RESPONSE} response tokens in micro-batches of 8 rows, LoRA rank 8 (alpha 16) on q/k/v/o, AdamW`;
 
-    const ours = await runJsonChild<UpdateRun>(script('ours.ts'), [dir, 'update', String(UPDATES)]);
+    const ours = await side(
+      'ours, update',
+      runJsonChild<UpdateRun>(script('ours.ts'), [dir, 'update', String(UPDATES)]),
+    );
+    if (ours === undefined) throw new Error('our update failed (see above)');
     results.push(updateRate('ours', ours));
     const torchUpdate = python
-      ? await runJsonCommand<UpdateRun>(python, [TORCH_SCRIPT, dir, 'update', String(UPDATES)])
+      ? await side(
+          'PyTorch, update',
+          runJsonCommand<UpdateRun>(python, [TORCH_SCRIPT, dir, 'update', String(UPDATES)]),
+        )
       : undefined;
     if (torchUpdate) {
       const agree = logprobAgreement(ours.logprobs, torchUpdate.logprobs);
@@ -158,13 +182,24 @@ const section: BenchSection = {
       );
     }
 
-    const ourDecode = await runJsonChild<DecodeRun>(script('ours.ts'), [dir, 'decode', String(ROUNDS)]);
-    const tjs = await runJsonChild<DecodeRun & { loadMs: number; threads: number }>(
-      script('transformers-js.ts'),
-      [dir, String(ROUNDS)],
+    const ourDecode = await side(
+      'ours, decode',
+      runJsonChild<DecodeRun>(script('ours.ts'), [dir, 'decode', String(ROUNDS)]),
     );
+    if (ourDecode === undefined) throw new Error('our decode failed (see above)');
+    const tjs = await side(
+      'transformers.js, decode',
+      runJsonChild<DecodeRun & { loadMs: number; threads: number }>(script('transformers-js.ts'), [
+        dir,
+        String(ROUNDS),
+      ]),
+    );
+    if (tjs === undefined) throw new Error('transformers.js decode failed (see above)');
     const torchDecode = python
-      ? await runJsonCommand<DecodeRun>(python, [TORCH_SCRIPT, dir, 'decode', String(ROUNDS)])
+      ? await side(
+          'PyTorch, decode',
+          runJsonCommand<DecodeRun>(python, [TORCH_SCRIPT, dir, 'decode', String(ROUNDS)]),
+        )
       : undefined;
     for (const batch of [1, 16] as const) {
       const key = `batch${batch}` as const;
