@@ -59,6 +59,7 @@ export async function measureRateAsync(
 export function formatRate(value: number): string {
   if (value >= 1e6) return `${(value / 1e6).toFixed(2)} M`;
   if (value >= 1e3) return `${(value / 1e3).toFixed(1)} k`;
+  if (value !== 0 && Math.abs(value) < 0.01) return value.toExponential(1);
   return value.toFixed(value >= 100 ? 0 : 2);
 }
 
@@ -67,10 +68,13 @@ export function formatRate(value: number): string {
  * condition), so that its peak RSS is its own, and parses the last line it prints as JSON.
  */
 export function runJsonChild<T>(script: string, args: readonly string[]): Promise<T> {
+  return runJsonCommand(process.execPath, [...process.execArgv, script, ...args]);
+}
+
+/** Runs `command` (stderr shown, stdout collected) and parses the last line it prints as JSON. */
+export function runJsonCommand<T>(command: string, args: readonly string[]): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -78,7 +82,7 @@ export function runJsonChild<T>(script: string, args: readonly string[]): Promis
     child.on('error', reject);
     child.on('exit', (code) => {
       const line = out.trim().split('\n').pop() ?? '';
-      if (code !== 0) reject(new Error(`${script} exited with ${code}: ${out}`));
+      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited with ${code}: ${out}`));
       else resolve(JSON.parse(line) as T);
     });
   });
