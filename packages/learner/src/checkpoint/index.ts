@@ -11,6 +11,7 @@ export {
 export {
   MAX_HEADER_BYTES,
   parseSafetensors,
+  readSafetensorsFile,
   type SafetensorsDType,
   type SafetensorsEntry,
   type SafetensorsFile,

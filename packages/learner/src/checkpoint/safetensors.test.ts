@@ -1,7 +1,10 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { MageError } from '@mage-rl/core';
+import { useTempDir } from '@mage-rl/core/testing/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSafetensors, serializeSafetensors, toFloat32 } from './safetensors';
+import { parseSafetensors, readSafetensorsFile, serializeSafetensors, toFloat32 } from './safetensors';
 
 const sample = () =>
   serializeSafetensors(
@@ -128,5 +131,39 @@ describe('safetensors', () => {
       ),
       { numRuns: 2000, seed: 42 },
     );
+  });
+
+  describe('readSafetensorsFile', () => {
+    const tmp = useTempDir('mage-safetensors-');
+
+    it('reads a file tensor by tensor as parseSafetensors parses its bytes, and fails where it fails', async () => {
+      const good = sample();
+      const cases = [
+        good,
+        good.slice(0, good.length - 3),
+        good.slice(0, 5),
+        header({ a: 1 }),
+        new Uint8Array(0),
+      ];
+      for (const [i, bytes] of cases.entries()) {
+        const path = join(tmp.path, `f${i}.safetensors`);
+        await writeFile(path, bytes);
+        let expected: ReturnType<typeof parseSafetensors> | undefined;
+        try {
+          expected = parseSafetensors(bytes, path);
+        } catch (e) {
+          await expect(readSafetensorsFile(path)).rejects.toThrow((e as Error).message);
+          continue;
+        }
+        const read = await readSafetensorsFile(path);
+        expect(read.metadata).toEqual(expected.metadata);
+        expect([...read.tensors.keys()]).toEqual([...expected.tensors.keys()]);
+        for (const [name, entry] of expected.tensors) {
+          const got = read.tensors.get(name)!;
+          expect(got.shape).toEqual(entry.shape);
+          expect(Array.from(toFloat32(got, name))).toEqual(Array.from(toFloat32(entry, name)));
+        }
+      }
+    });
   });
 });

@@ -5,6 +5,7 @@
  * before anything is sliced, and nothing is allocated from a size the header claims.
  */
 
+import { open } from 'node:fs/promises';
 import { CheckpointError } from '@mage-rl/core';
 
 export type SafetensorsDType = 'F32' | 'F16' | 'BF16' | 'F64' | 'I64' | 'I32' | 'U8' | 'BOOL';
@@ -26,7 +27,7 @@ export const MAX_HEADER_BYTES = 100_000_000;
 export interface SafetensorsEntry {
   readonly dtype: SafetensorsDType;
   readonly shape: readonly number[];
-  /** A view into the file's bytes (no copy). */
+  /** The tensor's bytes: a view into the parsed bytes (no copy), or its own buffer when read from a file. */
   readonly bytes: Uint8Array;
 }
 
@@ -86,22 +87,38 @@ function parseEntryHeader(
   return { dtype, shape: [...shape], begin, end };
 }
 
-export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): SafetensorsFile {
-  if (bytes.length < 8) fail(`${source} is ${bytes.length} bytes, shorter than the 8-byte header length.`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const headerLen64 = view.getBigUint64(0, true);
-  if (headerLen64 > BigInt(Math.min(MAX_HEADER_BYTES, bytes.length - 8))) {
+/** The header's byte length, checked against a file of `fileLength` bytes whose first 8 are `first`. */
+function headerLength(first: Uint8Array, fileLength: number, source: string): number {
+  if (fileLength < 8) fail(`${source} is ${fileLength} bytes, shorter than the 8-byte header length.`);
+  const headerLen64 = new DataView(first.buffer, first.byteOffset, 8).getBigUint64(0, true);
+  if (headerLen64 > BigInt(Math.min(MAX_HEADER_BYTES, fileLength - 8))) {
     fail(
-      `${source} declares a ${headerLen64}-byte header but has ${bytes.length - 8} bytes after the length.`,
+      `${source} declares a ${headerLen64}-byte header but has ${fileLength - 8} bytes after the length.`,
       {
         source,
       },
     );
   }
-  const headerLen = Number(headerLen64);
+  return Number(headerLen64);
+}
+
+/** A tensor's place in the data section, as its header entry gives it (checked). */
+interface TensorRange {
+  readonly dtype: SafetensorsDType;
+  readonly shape: readonly number[];
+  readonly begin: number;
+  readonly end: number;
+}
+
+/** The header JSON of a file whose data section is `dataLen` bytes: every entry checked, no overlaps. */
+function parseHeader(
+  json: Uint8Array,
+  dataLen: number,
+  source: string,
+): { ranges: Map<string, TensorRange>; metadata: Record<string, string> } {
   let header: unknown;
   try {
-    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(8, 8 + headerLen)));
+    header = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(json));
   } catch (cause) {
     throw new CheckpointError(`Invalid safetensors file: ${source} has a header that is not UTF-8 JSON.`, {
       code: 'MODEL_FORMAT',
@@ -111,11 +128,8 @@ export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): Safeten
   }
   if (typeof header !== 'object' || header === null || Array.isArray(header))
     fail(`${source}: header is not an object.`);
-  const dataStart = 8 + headerLen;
-  const dataLen = bytes.length - dataStart;
-  const tensors = new Map<string, SafetensorsEntry>();
+  const ranges = new Map<string, TensorRange>();
   let metadata: Record<string, string> = {};
-  const ranges: [number, number, string][] = [];
   for (const [name, raw] of Object.entries(header as Record<string, unknown>)) {
     if (name === '__metadata__') {
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
@@ -128,18 +142,65 @@ export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): Safeten
       metadata = md;
       continue;
     }
-    const { dtype, shape, begin, end } = parseEntryHeader(raw, source, name, dataLen);
-    ranges.push([begin, end, name]);
+    ranges.set(name, parseEntryHeader(raw, source, name, dataLen));
+  }
+  const sorted = [...ranges].sort((a, b) => a[1].begin - b[1].begin);
+  for (let i = 1; i < sorted.length; i++) {
+    const [prevName, prev] = sorted[i - 1]!;
+    const [name, cur] = sorted[i]!;
+    if (cur.begin < prev.end) fail(`${source}: tensors '${prevName}' and '${name}' overlap.`);
+  }
+  return { ranges, metadata };
+}
+
+export function parseSafetensors(bytes: Uint8Array, source = '<bytes>'): SafetensorsFile {
+  const headerLen = headerLength(bytes, bytes.length, source);
+  const dataStart = 8 + headerLen;
+  const { ranges, metadata } = parseHeader(bytes.subarray(8, dataStart), bytes.length - dataStart, source);
+  const tensors = new Map<string, SafetensorsEntry>();
+  for (const [name, { dtype, shape, begin, end }] of ranges) {
     tensors.set(name, { dtype, shape, bytes: bytes.subarray(dataStart + begin, dataStart + end) });
   }
-  ranges.sort((a, b) => a[0] - b[0]);
-  let prev: [number, number, string] | undefined;
-  for (const cur of ranges) {
-    if (prev !== undefined && cur[0] < prev[1])
-      fail(`${source}: tensors '${prev[2]}' and '${cur[2]}' overlap.`);
-    prev = cur;
-  }
   return { tensors, metadata };
+}
+
+/** Reads are split into chunks of at most this many bytes (one `read` call takes at most 2 GiB). */
+const READ_CHUNK_BYTES = 2 ** 30;
+
+/**
+ * Reads a safetensors file tensor by tensor, each into its own buffer, so a file of any size loads
+ * (Node's `readFile` refuses files above 2 GiB, and one buffer for the whole file doubles the peak).
+ * Checked as `parseSafetensors` checks bytes.
+ */
+export async function readSafetensorsFile(path: string): Promise<SafetensorsFile> {
+  const handle = await open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const readAt = async (position: number, length: number): Promise<Uint8Array> => {
+      const out = new Uint8Array(length);
+      for (let done = 0; done < length; ) {
+        const { bytesRead } = await handle.read(
+          out,
+          done,
+          Math.min(READ_CHUNK_BYTES, length - done),
+          position + done,
+        );
+        if (bytesRead === 0) fail(`${path} ended while reading (changed on disk?).`, { source: path });
+        done += bytesRead;
+      }
+      return out;
+    };
+    const headerLen = headerLength(await readAt(0, Math.min(8, size)), size, path);
+    const dataStart = 8 + headerLen;
+    const { ranges, metadata } = parseHeader(await readAt(8, headerLen), size - dataStart, path);
+    const tensors = new Map<string, SafetensorsEntry>();
+    for (const [name, { dtype, shape, begin, end }] of ranges) {
+      tensors.set(name, { dtype, shape, bytes: await readAt(dataStart + begin, end - begin) });
+    }
+    return { tensors, metadata };
+  } finally {
+    await handle.close();
+  }
 }
 
 function f16ToF32(h: number): number {

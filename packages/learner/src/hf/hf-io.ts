@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CheckpointError } from '@mage-rl/core';
 import { writeFilesAtomic } from '../checkpoint/checkpoint';
 import {
-  parseSafetensors,
+  readSafetensorsFile,
   serializeSafetensors,
   type TensorToWrite,
   toFloat32,
@@ -56,8 +56,7 @@ export async function importHfModel(dir: string): Promise<HfModel> {
     throw new CheckpointError(`${dir} has no *.safetensors file.`, { code: 'MODEL_FORMAT' });
   const found = new Map<string, { data: Float32Array; shape: readonly number[] }>();
   for (const f of files) {
-    const path = join(dir, f);
-    const file = parseSafetensors(await readFile(path), path);
+    const file = await readSafetensorsFile(join(dir, f));
     for (const [name, entry] of file.tensors) {
       const key = name.startsWith('model.') || name === 'lm_head.weight' ? name : `model.${name}`;
       found.set(key, { data: toFloat32(entry, name), shape: entry.shape });
