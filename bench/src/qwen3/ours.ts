@@ -9,7 +9,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LearnerRowV1, TokenLossFn } from '@mage-rl/core';
+import type { LearnerRowV1 } from '@mage-rl/core';
 import {
   createGenerator,
   createWorkerRunner,
@@ -18,27 +18,13 @@ import {
   paramSpecs,
   type TensorValue,
 } from '@mage-rl/learner';
+import { onPolicyLoss } from '../on-policy-loss';
 import type { BenchInputs } from './model';
 
 const [dir, mode, countArg] = process.argv.slice(2) as [string, 'update' | 'decode', string | undefined];
 const count = Number(countArg ?? 2);
 const inputs = JSON.parse(await readFile(join(dir, 'inputs.json'), 'utf8')) as BenchInputs;
 const peakRss = () => process.resourceUsage().maxRSS * 1024;
-
-/**
- * The policy-gradient loss of on-policy rows (ratio 1): weights 1/n per response token, so the
- * learner needs no scoring pass first (as for rows it sampled itself). The PyTorch side minimises the
- * same loss: −Σ_rows mean_t (log p + entropyCoef · entropy).
- */
-const onPolicy: TokenLossFn = Object.assign(
-  (input: Parameters<TokenLossFn>[0]) => {
-    const n = input.logprobs.length;
-    let total = 0;
-    for (const lp of input.logprobs) total -= lp / n;
-    return { weights: new Float32Array(n).fill(1 / n), loss: total, stats: { tokens: n } };
-  },
-  { usesCurrentLogprobs: false },
-);
 
 async function update(): Promise<Record<string, unknown>> {
   const t0 = performance.now();
@@ -63,7 +49,7 @@ async function update(): Promise<Record<string, unknown>> {
   for (let i = 0; i <= count; i++) {
     const t = performance.now();
     const c0 = process.cpuUsage();
-    const result = await learner.update({ rows, loss: onPolicy, entropyCoef: inputs.entropyCoef });
+    const result = await learner.update({ rows, loss: onPolicyLoss, entropyCoef: inputs.entropyCoef });
     const c = process.cpuUsage(c0);
     losses.push(result.loss);
     if (i > 0) {

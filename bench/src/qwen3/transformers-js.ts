@@ -6,31 +6,10 @@
  */
 
 import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importTransformers } from '../transformers-js';
 import type { BenchInputs } from './model';
-
-/** The part of transformers.js this script uses. */
-interface TransformersJs {
-  env: { allowRemoteModels: boolean };
-  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown;
-  AutoModelForCausalLM: {
-    from_pretrained(
-      path: string,
-      options: Record<string, unknown>,
-    ): Promise<{ generate(options: Record<string, unknown>): Promise<unknown>; dispose(): Promise<unknown> }>;
-  };
-}
-
-/** transformers.js is the learner's dependency, not the bench's. */
-async function importTransformers(): Promise<TransformersJs> {
-  const require = createRequire(import.meta.url);
-  const learnerPkg = require.resolve('@mage-rl/learner/package.json');
-  const path = createRequire(learnerPkg).resolve('@huggingface/transformers');
-  return (await import(pathToFileURL(path).href)) as TransformersJs;
-}
 
 const [dir, roundsArg] = process.argv.slice(2) as [string, string | undefined];
 const rounds = Number(roundsArg ?? 2);

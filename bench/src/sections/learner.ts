@@ -3,10 +3,8 @@
  * with the static KV buffer vs transformers.js `generate` on the same exported model, peak RSS.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { createRng } from '@mage-rl/core';
 import {
   buildTrainingGraph,
@@ -25,6 +23,7 @@ import {
   type TensorValue,
 } from '@mage-rl/learner';
 import type { BenchResult, BenchSection } from '../harness';
+import { importTransformers } from '../transformers-js';
 
 /**
  * Times `fn` (which returns units of work) `rounds` times after `warmup` calls and returns the best and
@@ -182,26 +181,6 @@ async function trainingRate(
     peakRssMb: peak / 2 ** 20,
     cpuMs,
   };
-}
-
-/** The part of transformers.js this section uses. */
-interface TransformersJs {
-  env: { allowRemoteModels: boolean };
-  Tensor: new (type: 'int64', data: BigInt64Array, dims: number[]) => unknown;
-  AutoModelForCausalLM: {
-    from_pretrained(
-      path: string,
-      options: { local_files_only: boolean },
-    ): Promise<{ generate(options: Record<string, unknown>): Promise<unknown>; dispose(): Promise<unknown> }>;
-  };
-}
-
-/** Loads transformers.js through the learner package (it is the learner's dependency, not the bench's). */
-async function importTransformers(): Promise<TransformersJs> {
-  const require = createRequire(import.meta.url);
-  const learnerPkg = require.resolve('@mage-rl/learner/package.json');
-  const path = createRequire(learnerPkg).resolve('@huggingface/transformers');
-  return (await import(pathToFileURL(path).href)) as TransformersJs;
 }
 
 async function decodeRates(): Promise<BenchResult[]> {

@@ -17,6 +17,7 @@ import {
   type GraphRunner,
   initParams,
 } from '@mage-rl/learner';
+import { onPolicyLoss } from '../on-policy-loss';
 import { benchModelConfig, QWEN3_VOCAB, toBf16 } from './model';
 
 const mode = process.argv[2] ?? 'chunked';
@@ -72,21 +73,6 @@ const loss: TokenLossFn = (input) => {
   return { weights, loss: total, stats: { tokens: n } };
 };
 
-/**
- * The loss of on-policy rows: the ratio is 1 (the rows' log-probs are the current ones), so its weights
- * need no current log-probs and the learner runs no scoring pass, as for rows it sampled itself or a
- * supervised loss. (It is called once with NaN log-probs for the weights, once after for the loss.)
- */
-const onPolicy: TokenLossFn = Object.assign(
-  (input: Parameters<TokenLossFn>[0]) => {
-    const n = input.logprobs.length;
-    let total = 0;
-    for (const lp of input.logprobs) total -= lp / n;
-    return { weights: new Float32Array(n).fill(1 / n), loss: total, stats: { tokens: n } };
-  },
-  { usesCurrentLogprobs: false },
-);
-
 /** Milliseconds of `updates` updates with `fn` after one warm-up update, and the graph runs' split. */
 async function timeUpdates(
   fn: TokenLossFn,
@@ -110,7 +96,7 @@ async function timeUpdates(
 }
 
 const scored = await timeUpdates(loss);
-const fresh = await timeUpdates(onPolicy);
+const fresh = await timeUpdates(onPolicyLoss);
 const after = await learner.logprobs(rows.slice(0, 2));
 await learner.dispose();
 process.stdout.write(
