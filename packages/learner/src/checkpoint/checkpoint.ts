@@ -10,13 +10,14 @@ import { join } from 'node:path';
 import {
   CheckpointError,
   type JsonValue,
+  MageError,
   type RngState,
   writeDirAtomic,
   writeFileAtomic,
 } from '@mage-rl/core';
 import type { AdamWState } from '../optim/adamw';
 import {
-  parseSafetensors,
+  readSafetensorsFile,
   type SafetensorsDType,
   serializeSafetensors,
   type TensorToWrite,
@@ -85,16 +86,26 @@ export async function saveCheckpoint(dir: string, data: CheckpointData): Promise
   await writeFilesAtomic(dir, files);
 }
 
+function cannotRead(path: string, cause: unknown): CheckpointError {
+  return new CheckpointError(`Cannot read ${path}: ${String(cause)}`, { cause, context: { path } });
+}
+
 async function readBytes(path: string): Promise<Uint8Array> {
   try {
     return await readFile(path);
   } catch (cause) {
-    throw new CheckpointError(`Cannot read ${path}: ${String(cause)}`, { cause, context: { path } });
+    throw cannotRead(path, cause);
   }
 }
 
-function readTensors(bytes: Uint8Array, source: string): Map<string, LoadedTensor> {
-  const file = parseSafetensors(bytes, source);
+/** The tensors of a safetensors file as float32, read tensor by tensor (files above 2 GiB load too). */
+async function readTensors(path: string): Promise<Map<string, LoadedTensor>> {
+  let file: Awaited<ReturnType<typeof readSafetensorsFile>>;
+  try {
+    file = await readSafetensorsFile(path);
+  } catch (cause) {
+    throw MageError.isInstance(cause) ? cause : cannotRead(path, cause);
+  }
   const out = new Map<string, LoadedTensor>();
   for (const [name, entry] of file.tensors)
     out.set(name, { data: toFloat32(entry, name), shape: entry.shape, dtype: entry.dtype });
@@ -157,11 +168,11 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
     });
   }
   const weightsPath = join(dir, 'model.safetensors');
-  const weights = readTensors(await readBytes(weightsPath), weightsPath);
+  const weights = await readTensors(weightsPath);
   let optimizer: AdamWState | undefined;
   if (meta.optimizer) {
     const optPath = join(dir, 'optimizer.safetensors');
-    const moments = readTensors(await readBytes(optPath), optPath);
+    const moments = await readTensors(optPath);
     optimizer = {
       step: Number(meta.optimizer.step ?? 0),
       consecutiveSkips: Number(meta.optimizer.consecutiveSkips ?? 0),
