@@ -1,6 +1,7 @@
 /** The zod schema of a whole train/eval configuration (every value present after resolution). */
 
 import { EPISODE_BASELINES } from '@mage-rl/gigpo';
+import { NOTE_MODES } from '@mage-rl/reflection';
 import { z } from 'zod';
 import { MEMORY_KINDS } from '../wiring';
 import { formatByteSize, parseByteSize } from './byte-size';
@@ -190,11 +191,12 @@ export const trainConfigSchema = z.strictObject({
     earlyStop: z.boolean(),
     /**
      * What earlier attempts leave in the context of the corpus's reflecting layout (the one the warm model
-     * is evaluated with). Absent: the memory MAGE trains with. Set it with the same `rollout.memory` when a
+     * is evaluated with), one of the memories that show notes (`reflection`, `reflection+history`). Absent:
+     * the memory MAGE trains with. Set it with the same `rollout.memory` when a
      * run trains with another memory, e.g. `reflection+history` to keep each attempt's transcript beside
      * its note.
      */
-    memory: z.enum(['reflection', 'reflection+history']).optional(),
+    memory: z.enum(NOTE_MODES).optional(),
   }),
   /** What one run may use of the machine's memory. */
   memory: z.strictObject({

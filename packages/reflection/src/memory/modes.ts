@@ -6,7 +6,7 @@ import { createContextMemory, type LayoutOptions } from './context-memory';
 export type MemoryMode = 'reflection' | 'history' | 'reflection+history' | 'none';
 export const MEMORY_MODES: readonly MemoryMode[] = ['reflection', 'history', 'reflection+history', 'none'];
 /** The modes whose prompts show the notes of earlier attempts. */
-export const NOTE_MODES: readonly MemoryMode[] = ['reflection', 'reflection+history'];
+export const NOTE_MODES = ['reflection', 'reflection+history'] as const satisfies readonly MemoryMode[];
 
 export interface MemoryOptions extends LayoutOptions {
   /** Default `reflection`. */
@@ -39,7 +39,7 @@ export function createMemory(options: MemoryOptions = {}): MemoryV1 {
     ...options,
     id: mode,
     reflects: options.reflect ?? mode !== 'none',
-    notes: NOTE_MODES.includes(mode),
+    notes: (NOTE_MODES as readonly MemoryMode[]).includes(mode),
     history: mode === 'history' || mode === 'reflection+history',
   });
 }
