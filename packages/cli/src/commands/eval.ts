@@ -2,7 +2,7 @@
 
 import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
-import { evaluatePolicy, signed } from '@mage-rl/trainer';
+import { evaluatePolicy, signed, trainedWith } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -56,7 +56,7 @@ export function evalCommand(program: Command, io: Io): void {
     )
     .option(
       '--policy <spec>',
-      "'teacher', a model or run directory (latest checkpoint), or an OpenAI-compatible server's URL (http://host:port/v1)",
+      "'teacher', a model or run directory (latest checkpoint), or an OpenAI-compatible server's URL (http://host:port/v1); a run plays on its own env (unless --env names another) with its env options and evaluation protocol",
       'teacher',
     )
     .option('--model <name>', 'with a server URL as --policy: the served model (or adapter) name')
@@ -79,7 +79,9 @@ export function evalCommand(program: Command, io: Io): void {
 
 async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void> {
   const { definition } = await useEnvPackage(opts.envPackage, {});
-  const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
+  // Without --env, a run plays on the env it trained on.
+  const implied = definition?.id ?? (await trainedWith(opts.policy))?.env;
+  const env = envDefinition(envFlag(command, opts.env, implied)).id;
   const r = await evaluatePolicy({
     policy: opts.policy,
     env,

@@ -48,12 +48,12 @@ export function addEnvFlags(command: Command, which: EnvChoice = 'all'): Command
 }
 
 /**
- * The env id a learning command uses: `--env` when typed, else the env of the env package, else the
- * default of `--env`.
+ * The env id a learning command uses: `--env` when typed, else the env the other flags imply (the env
+ * package's, or the env a run trained on), else the default of `--env`.
  */
-export function envFlag(command: Command, env: string, packageEnv: string | undefined): string {
+export function envFlag(command: Command, env: string, implied: string | undefined): string {
   const typed = command.getOptionValueSource('env') !== 'default';
-  return typed || packageEnv === undefined ? env : packageEnv;
+  return typed || implied === undefined ? env : implied;
 }
 
 /** The words the command line was called with after `mage`, quoted where they hold spaces. */

@@ -1,6 +1,7 @@
 import { resolveTrainConfig } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { evaluatePolicy } from './evaluate-policy';
+import { evaluatePolicy, evaluationSetup } from './evaluate-policy';
+import type { TrainedWithV1 } from './load-policy';
 
 describe('evaluatePolicy', () => {
   it('plays the teacher with reflexion against the evaluation protocol’s opponents by default', async () => {
@@ -36,5 +37,43 @@ describe('evaluatePolicy', () => {
     expect([r.method, r.memory, r.opponents]).toEqual(['react', 'history', ['random']]);
     expect(r.result.metrics.overall.metaEpisodes).toBe(2);
     expect(r.withoutMemory?.benefit.pairs).toBe(2);
+  });
+
+  describe('evaluationSetup', () => {
+    const kuhnRun: TrainedWithV1 = {
+      method: 'mage',
+      memory: 'reflection+history',
+      env: 'kuhn-poker',
+      task: { env: { options: { mode: 'new-deal' } }, eval: { inDomain: ['aggressive'] } },
+    };
+    const base = { policy: 'runs/kuhn', preset: 'smoke' as const };
+
+    it("plays a run's own method, memory and task on the env it trained on", () => {
+      const s = evaluationSetup({ ...base, env: 'kuhn-poker' }, kuhnRun);
+      expect([s.method, s.memory, s.opponents]).toEqual([
+        'mage',
+        'reflection+history',
+        ['aggressive', 'cfr'],
+      ]);
+      expect(s.config.env.options).toMatchObject({ mode: 'new-deal' });
+    });
+
+    it('lets the overrides and a given method win, and leaves the task out on another env', () => {
+      const s = evaluationSetup(
+        {
+          ...base,
+          env: 'kuhn-poker',
+          method: 'react',
+          overrides: { env: { options: { mode: 'same-deal' } } },
+        },
+        kuhnRun,
+      );
+      expect([s.method, s.memory]).toEqual(['react', 'none']);
+      expect(s.config.env.options).toMatchObject({ mode: 'same-deal' });
+      const other = evaluationSetup({ ...base, env: 'tictactoe' }, kuhnRun);
+      const preset = resolveTrainConfig({}, { preset: 'smoke', method: 'mage', env: 'tictactoe' });
+      expect(other.config.env.options).toEqual(preset.env.options);
+      expect(other.opponents).toEqual([...preset.eval.inDomain, ...preset.eval.outOfDomain]);
+    });
   });
 });

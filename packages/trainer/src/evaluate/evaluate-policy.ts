@@ -1,18 +1,21 @@
 /**
  * Evaluating a policy by name: the method and memory it plays with (a run's own unless given), the
- * config of its prompt layout and evaluation sampling, the opponents (the env's evaluation suites unless
- * given), then `evaluateWithMemory` and the policy freed.
+ * config of its prompt layout and evaluation sampling, the task (a run's own env options and evaluation
+ * protocol on its env), the opponents (the evaluation suites unless given), then `evaluateWithMemory` and
+ * the policy freed.
  */
 
 import {
   METHODS,
   type MemoryKind,
   type MethodId,
+  mergeConfig,
   type RunPresetId,
   resolveTrainConfig,
+  type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
-import { type LoadPolicyOptions, loadPolicy, trainedWith } from './load-policy';
+import { type LoadPolicyOptions, loadPolicy, type TrainedWithV1, trainedWith } from './load-policy';
 import {
   type EvaluateWithMemoryOptions,
   evaluateWithMemory,
@@ -28,7 +31,10 @@ export interface EvaluatePolicyOptions
   readonly memory?: MemoryKind;
   /** The run preset of the prompt layout and evaluation sampling. */
   readonly preset: RunPresetId;
-  /** Config values over the preset (an env's `url`, say). */
+  /**
+   * Config values over the preset and, for a run evaluated on the env it trained on, over its env options
+   * and evaluation protocol (an env's `url`, say).
+   */
   readonly overrides?: TrainConfigInput;
   /** Default: the in-domain and out-of-domain opponents of the env's evaluation protocol. */
   readonly opponents?: readonly string[];
@@ -40,14 +46,29 @@ export interface PolicyEvaluationV1 extends MemoryEvaluationV1 {
   readonly opponents: readonly string[];
 }
 
-export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<PolicyEvaluationV1> {
+/**
+ * The method, memory, config and opponents `options` evaluate with, given what the policy trained with
+ * (`trainedWith`; undefined for anything but a run).
+ */
+export function evaluationSetup(
+  options: Omit<EvaluatePolicyOptions, 'episodes' | 'attempts' | 'seed'>,
+  trained: TrainedWithV1 | undefined,
+): { method: MethodId; memory: MemoryKind; config: TrainConfig; opponents: readonly string[] } {
   const { env, preset } = options;
   // Without a method, a run plays with the method and memory it trained with.
-  const trained = options.method === undefined ? await trainedWith(options.policy) : undefined;
-  const method = trained?.method ?? options.method ?? 'reflexion';
-  const config = resolveTrainConfig(options.overrides ?? {}, { preset, method, env });
+  const own = options.method === undefined ? trained : undefined;
+  const method = own?.method ?? options.method ?? 'reflexion';
+  // On its own env, a run plays its own task (a preset does not know a run's env options).
+  const task = trained?.env === env ? trained.task : {};
+  const config = resolveTrainConfig(mergeConfig(task, options.overrides), { preset, method, env });
   const opponents = options.opponents ?? [...config.eval.inDomain, ...config.eval.outOfDomain];
-  const memory = options.memory ?? trained?.memory ?? METHODS[method].memory;
+  const memory = options.memory ?? own?.memory ?? METHODS[method].memory;
+  return { method, memory, config, opponents };
+}
+
+export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<PolicyEvaluationV1> {
+  const { env } = options;
+  const { method, memory, config, opponents } = evaluationSetup(options, await trainedWith(options.policy));
   const { policy, dispose } = await loadPolicy({
     policy: options.policy,
     env,

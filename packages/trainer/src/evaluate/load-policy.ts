@@ -15,6 +15,7 @@ import {
   METHODS,
   type MemoryKind,
   type MethodId,
+  type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { createRemotePolicy } from '@mage-rl/serve';
 
@@ -69,21 +70,40 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   return { policy: learner.policy, dispose: () => learner.dispose() };
 }
 
+/** The keys of the `eval` section that belong to a run's task: what it is evaluated on, not how often. */
+const TASK_EVAL_KEYS: readonly string[] = ['envOptions', 'outOfDomainEnvOptions', 'inDomain', 'outOfDomain'];
+
+/** What a run directory trained with, as far as its evaluation needs it. */
+export interface TrainedWithV1 {
+  readonly method: MethodId;
+  readonly memory: MemoryKind;
+  /** The env id it trained on. */
+  readonly env: string;
+  /**
+   * Its task and evaluation protocol as config values: `env.options` and the `eval` section's env options
+   * and opponents (Kuhn Poker's `new-deal` mode, Sokoban's room size, …), which a preset alone does not give.
+   */
+  readonly task: TrainConfigInput;
+}
+
 /**
- * The method and memory a run directory trained with (its config.json); undefined for anything else (the
- * teacher, a server, a model directory) or a record this version does not read.
+ * What a run directory trained with (its config.json); undefined for anything else (the teacher, a server,
+ * a model directory) or a record this version does not read.
  */
-export async function trainedWith(
-  policy: string,
-): Promise<{ method: MethodId; memory: MemoryKind } | undefined> {
+export async function trainedWith(policy: string): Promise<TrainedWithV1 | undefined> {
   if (policy === 'teacher' || /^https?:\/\//.test(policy)) return undefined;
   const dir = resolve(policy);
   if (!(await pathExists(join(dir, 'config.json')))) return undefined;
   const extra = (await readRunConfig(dir).catch(() => undefined))?.extra as
-    | { method?: unknown; rollout?: { memory?: unknown } }
+    | (TrainConfigInput & { method?: unknown; rollout?: { memory?: unknown } })
     | undefined;
   const method = METHOD_IDS.find((id) => id === extra?.method);
-  if (method === undefined) return undefined;
-  const memory = MEMORY_KINDS.find((kind) => kind === extra?.rollout?.memory) ?? METHODS[method].memory;
-  return { method, memory };
+  if (method === undefined || typeof extra?.env?.id !== 'string') return undefined;
+  const memory = MEMORY_KINDS.find((kind) => kind === extra.rollout?.memory) ?? METHODS[method].memory;
+  const protocol = Object.entries(extra.eval ?? {}).filter(([key]) => TASK_EVAL_KEYS.includes(key));
+  const task: TrainConfigInput = {
+    env: { options: extra.env.options ?? {} },
+    eval: Object.fromEntries(protocol),
+  };
+  return { method, memory, env: extra.env.id, task };
 }
