@@ -20,6 +20,10 @@ export {
   type StrategyQuery,
 } from './best-response/best-response';
 export {
+  type DeterministicResponseQuery,
+  deterministicBestResponse,
+} from './best-response/deterministic';
+export {
   ADAPTIVE_PLANNERS,
   type AdaptationCeilingTable,
   type AdaptationCeilingTableOptions,

@@ -28,7 +28,8 @@ describe('mage eval input errors', () => {
 });
 
 describe('mage eval --memory', () => {
-  type Metrics = { overall: { perAttempt: { passAtK: { rate: number } }[]; noteRecall?: number } };
+  type Summary = { metaEpisodes: number; perAttempt: { passAtK: { rate: number } }[] };
+  type Metrics = { overall: Summary & { noteRecall?: number }; byOpponent: Record<string, Summary> };
   interface EvalJson {
     memory: string;
     metrics: Metrics;
@@ -36,6 +37,7 @@ describe('mage eval --memory', () => {
     memoryBenefit?: { versus: string; pairs: number; passAtK: { mean: number; low: number; high: number }[] };
     withForeignNotes?: Metrics;
     notesBenefit?: { versus: string; pairs: number; passAtK: { mean: number }[] };
+    identificationCeiling?: number;
   }
   const argv = (...extra: string[]) => [
     'eval',
@@ -62,6 +64,11 @@ describe('mage eval --memory', () => {
       expect(m.low).toBeLessThanOrEqual(m.mean);
       expect(m.high).toBeGreaterThanOrEqual(m.mean);
     });
+    // Of the two opponents only the pattern player can be identified: its no-memory losses by attempt 3
+    // over all meta-episodes.
+    const pattern = (r.withoutMemory as Metrics).byOpponent['pattern-centre-first']!;
+    const lost = pattern.metaEpisodes * (1 - pattern.perAttempt[2]!.passAtK.rate);
+    expect(r.identificationCeiling).toBeCloseTo(lost / 8, 12);
   }, 60_000);
 
   it('with --foreign-notes also plays the tasks with notes from other meta-episodes and pairs own against foreign', async () => {

@@ -111,7 +111,13 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       opponents,
       metrics: m,
       ...(baseline && benefit
-        ? { withoutMemory: baseline.metrics, memoryBenefit: { versus: 'none', ...benefit } }
+        ? {
+            withoutMemory: baseline.metrics,
+            memoryBenefit: { versus: 'none', ...benefit },
+            ...(r.identificationCeiling === undefined
+              ? {}
+              : { identificationCeiling: r.identificationCeiling }),
+          }
         : {}),
       ...(foreignNotes
         ? {
@@ -133,6 +139,8 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
     io.stdout(`${evalTable(baseline.metrics)}\n`);
     io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
+    if (r.identificationCeiling !== undefined)
+      io.stdout(`${ceilingLine(r.identificationCeiling, benefit)}\n`);
   }
   if (foreignNotes) {
     io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
@@ -156,6 +164,17 @@ function benefitLine(
   return (
     `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
     `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}`
+  );
+}
+
+/** The identification ceiling of the memory benefit at pass@K and the share of it the memory gained. */
+function ceilingLine(ceiling: number, benefit: PairedPassBenefitV1): string {
+  const k = benefit.passAtK.length;
+  const gained = benefit.passAtK[k - 1]!.mean;
+  const share = ceiling > 0 ? `, ${Math.round((100 * gained) / ceiling)}% of it` : '';
+  return (
+    `identification ceiling: at most ${(100 * ceiling).toFixed(1)} points of pass@${k} from identifying the opponent ` +
+    `(the no-memory losses against opponents that play one move for sure and lose to their best response); the memory added ${signed(benefit.passAtK[k - 1]!)}${share}`
   );
 }
 

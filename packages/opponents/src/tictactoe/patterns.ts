@@ -3,8 +3,9 @@
  * cells, playing the first empty one. They never block or complete lines on purpose.
  */
 
-import type { TicTacToeAction, TicTacToeState } from '@mage-rl/envs/tictactoe';
-import { InvalidArgumentError, type OpponentV1, RolloutError } from '@mage-rl/spec';
+import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from '@mage-rl/envs/tictactoe';
+import { InvalidArgumentError, RolloutError } from '@mage-rl/spec';
+import type { PolicyOpponentV1 } from '../strategy/policy-opponent';
 
 export const PATTERN_NAMES = [
   'centre-first',
@@ -69,24 +70,32 @@ export function patternOrder(name: PatternName, size = 3): number[] {
   return out;
 }
 
-export function patternOpponent(name: PatternName): OpponentV1<TicTacToeState, TicTacToeAction> {
+export function patternOpponent(name: PatternName): PolicyOpponentV1<TicTacToeState, TicTacToeAction> {
   const orders = new Map<number, number[]>();
   const id = `pattern-${name}`;
   patternOrder(name); // validate eagerly
+  const cellOf = (state: TicTacToeState): number => {
+    let order = orders.get(state.size);
+    if (!order) {
+      order = patternOrder(name, state.size);
+      orders.set(state.size, order);
+    }
+    const taken = state.x | state.o;
+    if (state.winner === null) {
+      for (const cell of order) if ((taken & (1 << cell)) === 0) return cell;
+    }
+    throw new RolloutError('OPPONENT_FAILURE', `Opponent '${id}' was asked to move in a finished game.`);
+  };
   return {
     specificationVersion: 'v1',
     id,
-    act(state) {
-      let order = orders.get(state.size);
-      if (!order) {
-        order = patternOrder(name, state.size);
-        orders.set(state.size, order);
-      }
-      const taken = state.x | state.o;
-      if (state.winner === null) {
-        for (const cell of order) if ((taken & (1 << cell)) === 0) return cell;
-      }
-      throw new RolloutError('OPPONENT_FAILURE', `Opponent '${id}' was asked to move in a finished game.`);
+    // Deterministic: probability 1 on its cell among the legal moves.
+    policy: (state) => {
+      const cell = cellOf(state);
+      return ticTacToeGame(state.size)
+        .legalActions(state)
+        .map((action) => (action === cell ? 1 : 0));
     },
+    act: (state) => cellOf(state),
   };
 }

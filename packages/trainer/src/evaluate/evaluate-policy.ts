@@ -6,6 +6,7 @@
  */
 
 import {
+  envDefinition,
   METHODS,
   type MemoryKind,
   type MethodId,
@@ -15,6 +16,7 @@ import {
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import { identifiableOpponents, identificationCeiling } from '../report/reference-values';
 import { type LoadPolicyOptions, loadPolicy, type TrainedWithV1, trainedWith } from './load-policy';
 import {
   type EvaluateWithMemoryOptions,
@@ -44,6 +46,11 @@ export interface PolicyEvaluationV1 extends MemoryEvaluationV1 {
   readonly method: MethodId;
   readonly memory: MemoryKind;
   readonly opponents: readonly string[];
+  /**
+   * With the no-memory run: the most pass@K the memory could add by identifying the opponent
+   * (`identificationCeiling`); absent when no opponent played can be identified.
+   */
+  readonly identificationCeiling?: number;
 }
 
 /**
@@ -90,7 +97,16 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Po
       ...(options.baseline === undefined ? {} : { baseline: options.baseline }),
       ...(options.foreignNotes === undefined ? {} : { foreignNotes: options.foreignNotes }),
     });
-    return { method, memory, opponents, ...evaluation };
+    const without = evaluation.withoutMemory?.result.metrics;
+    const ceiling =
+      without && identificationCeiling(without, identifiableOpponents(envDefinition(env), opponents));
+    return {
+      method,
+      memory,
+      opponents,
+      ...evaluation,
+      ...(ceiling === undefined ? {} : { identificationCeiling: ceiling }),
+    };
   } finally {
     await dispose();
   }

@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
 import { envRegistry, RUN_PRESET_IDS, type RunPresetId, resolveTrainConfig } from '@mage-rl/recipes';
 import {
+  type ExperimentEvalV1,
   type ExperimentRecordV1,
   type ExperimentSpecV1,
   readExperimentEvals,
   readExperimentRecord,
 } from '../experiment/experiment';
 import { type ExperimentReportFiles, writeExperimentReport } from './experiment-report';
-import { type ReferenceValuesV1, referenceValues } from './reference-values';
+import { identifiableOpponents, type ReferenceValuesV1, referenceValues } from './reference-values';
 
 /** The calls that wrote an experiment directory, with their commits where recorded. */
 export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
@@ -58,6 +59,11 @@ export function experimentReferences(
   );
 }
 
+/** Every opponent some evaluation of the experiment played. */
+const evaluatedOpponents = (evals: readonly ExperimentEvalV1[]): string[] => [
+  ...new Set(evals.flatMap((e) => e.suites.flatMap((s) => Object.keys(s.metrics.byOpponent)))),
+];
+
 /** Writes results.json and report.md of every evaluation in the experiment directory `outDir`. */
 export async function reportExperiment(outDir: string): Promise<ExperimentReportFiles> {
   const path = join(outDir, 'experiment.json');
@@ -71,8 +77,9 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
   const registry = envRegistry();
   const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
   const success = definition?.labels?.success;
+  const evals = await readExperimentEvals(outDir);
   return writeExperimentReport(
-    await readExperimentEvals(outDir),
+    evals,
     outDir,
     {
       title: `Experiment: ${saved.spec.env}, preset ${saved.spec.preset}`,
@@ -86,5 +93,6 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
       ],
     },
     definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined,
+    definition ? identifiableOpponents(definition, evaluatedOpponents(evals)) : [],
   );
 }

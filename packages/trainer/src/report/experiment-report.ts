@@ -17,7 +17,7 @@ import {
 import type { ChartPoint } from '@mage-rl/dashboard';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { renderPng } from './png';
-import type { OpponentReferenceV1, ReferenceValuesV1 } from './reference-values';
+import { identificationCeiling, type OpponentReferenceV1, type ReferenceValuesV1 } from './reference-values';
 import { type Chart, chartGrid, vegaChart } from './svg-chart';
 
 export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
@@ -60,6 +60,12 @@ export interface BenefitAggregateV1 {
   /** Mean return of attempt k with the memory minus without (the env's reward units). */
   readonly meanReturn: readonly MeanIntervalV1[];
   readonly invalidActionRate: MeanIntervalV1;
+  /**
+   * The most pass@K the memory could add by identifying the opponent: the share of meta-episodes that the
+   * policy with no memory lost at pass@K against opponents a perfect reader beats once one game has shown
+   * their moves (`identifiableOpponents`). Present on the overall benefit of suites that hold such opponents.
+   */
+  readonly identificationCeiling?: MeanIntervalV1;
 }
 
 /**
@@ -130,9 +136,13 @@ function benefit(
 
 /**
  * Every (policy, suite, memory ≠ none) that was also evaluated with no memory at some of the same seeds:
- * the differences paired by seed, overall and per opponent.
+ * the differences paired by seed, overall and per opponent, with the identification ceiling where the suite
+ * holds `identifiable` opponents.
  */
-export function memoryBenefits(evals: readonly ExperimentEvalV1[]): MemoryBenefitV1[] {
+export function memoryBenefits(
+  evals: readonly ExperimentEvalV1[],
+  identifiable: readonly string[] = [],
+): MemoryBenefitV1[] {
   const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
   const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
   const groups = new Map<
@@ -159,20 +169,32 @@ export function memoryBenefits(evals: readonly ExperimentEvalV1[]): MemoryBenefi
         const b = of(metrics(wo).metrics);
         return a && b ? [{ seed: w.seed, with: a, without: b }] : [];
       });
+    const ceilings = pairs.flatMap(([, without]) => {
+      const c = identificationCeiling(metrics(without).metrics, identifiable);
+      return c === undefined ? [] : [c];
+    });
+    const ceiling = ceilings.length === pairs.length ? meanInterval(ceilings) : undefined;
+    const overall = benefit(summaries((m) => m.overall));
     return {
       label: first.label,
       method: first.method,
       memory: first.memory,
       suite,
       domain: metrics(first).domain,
-      overall: benefit(summaries((m) => m.overall)),
+      overall: ceiling ? { ...overall, identificationCeiling: ceiling } : overall,
       byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
     };
   });
 }
 
-/** Groups the evaluation records by policy, memory and suite and aggregates over seeds. */
-export function experimentResults(evals: readonly ExperimentEvalV1[]): ExperimentResultsV1 {
+/**
+ * Groups the evaluation records by policy, memory and suite and aggregates over seeds; `identifiable`: the
+ * opponents of the memory benefit's identification ceiling.
+ */
+export function experimentResults(
+  evals: readonly ExperimentEvalV1[],
+  identifiable: readonly string[] = [],
+): ExperimentResultsV1 {
   const groups = new Map<string, { first: ExperimentEvalV1; suite: string; records: ExperimentEvalV1[] }>();
   for (const e of evals) {
     for (const s of e.suites) {
@@ -225,7 +247,7 @@ export function experimentResults(evals: readonly ExperimentEvalV1[]): Experimen
     }
     return 0;
   });
-  const benefits = memoryBenefits(evals);
+  const benefits = memoryBenefits(evals, identifiable);
   const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
   benefits.sort(
     (a, b) => (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
@@ -277,15 +299,32 @@ export function signed(m: MeanIntervalV1, scale = 100, digits = 1): string {
 export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
   if (benefits.length === 0) return [];
   const k = Math.max(...benefits.map((b) => b.overall.passAtK.length));
+  const ceilings = benefits.some((b) => b.overall.identificationCeiling);
+  // The ceiling's cells after the invalid-moves cell: its points and the share of it the memory gained.
+  const ceilingCells = (b: MemoryBenefitV1): string => {
+    const c = b.overall.identificationCeiling;
+    if (!ceilings) return '';
+    if (!c) return '  |  |';
+    const share = Math.round((100 * b.overall.passAtK[b.overall.passAtK.length - 1]!.mean) / c.mean);
+    return ` ${withInterval(c)} | ${c.mean > 0 ? `${share < 0 ? '−' : ''}${Math.abs(share)}%` : '—'} |`;
+  };
   return [
     'Memory benefit: the same weights on the same tasks, with the memory minus with no memory (K independent',
     'attempts), in points; paired by seed.',
+    ...(ceilings
+      ? [
+          `Identification ceiling: the pass@${k} that the memory could add at most by identifying the opponent, the`,
+          'no-memory losses against opponents that play one move for sure and lose to their best response from',
+          'either seat (one game shows their moves; a perfect reader then wins every later attempt); the share is',
+          `the memory benefit at pass@${k} over it. Other opponents (random, MCTS) add nothing to it.`,
+        ]
+      : []),
     '',
-    `| policy | memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|`,
+    `| policy | memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |${ceilings ? ` identification ceiling pass@${k} (pts) | share of ceiling |` : ''}`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|${ceilings ? '---:|---:|' : ''}`,
     ...benefits.map(
       (b) =>
-        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |`,
+        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}`,
     ),
     '',
   ];
@@ -466,8 +505,9 @@ export async function writeExperimentReport(
   outDir: string,
   header: { readonly title: string; readonly lines: readonly string[] },
   references?: ReferenceValuesV1,
+  identifiable: readonly string[] = [],
 ): Promise<ExperimentReportFiles> {
-  const results = experimentResults(evals);
+  const results = experimentResults(evals, identifiable);
   const resultsPath = join(outDir, 'results.json');
   await writeJsonAtomic(resultsPath, results);
   const suites = [...new Set(results.rows.map((r) => r.suite))];

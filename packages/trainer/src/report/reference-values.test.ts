@@ -1,6 +1,7 @@
+import { PATTERN_NAMES } from '@mage-rl/opponents';
 import { envDefinition } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { referenceValues } from './reference-values';
+import { identifiableOpponents, referenceValues } from './reference-values';
 
 describe('referenceValues', () => {
   it('Kuhn Poker: exact best responses to the archetypes, the equilibrium between 0 and them, reward per chip', () => {
@@ -62,5 +63,18 @@ describe('referenceValues', () => {
 
   it('is undefined for an env without a solvable game', () => {
     expect(referenceValues(envDefinition('tictactoe'), ['random'], {})).toBeUndefined();
+  });
+});
+
+describe('identifiableOpponents', () => {
+  it('Tic-Tac-Toe: the pattern players (deterministic, beaten from either seat), not random, MCTS or minimax', () => {
+    const patterns = PATTERN_NAMES.map((n) => `pattern-${n}`);
+    const ids = [...patterns, 'random', 'mcts-100', 'minimax'];
+    expect(identifiableOpponents(envDefinition('tictactoe'), ids)).toEqual(patterns);
+  });
+
+  it('Kuhn Poker: none (the deal is chance), nor an env without a match game', () => {
+    expect(identifiableOpponents(envDefinition('kuhn-poker'), ['aggressive', 'cfr'])).toEqual([]);
+    expect(identifiableOpponents(envDefinition('sokoban'), ['none'])).toEqual([]);
   });
 });

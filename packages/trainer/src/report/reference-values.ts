@@ -5,11 +5,12 @@
  * and evaluation. A policy's returns, divided by the env's reward per return unit, sit beside them.
  */
 
-import type { EnvDefinitionV1, PopulationEntry } from '@mage-rl/core';
+import type { EnvDefinitionV1, MetaEpisodeMetricsV1, PopulationEntry } from '@mage-rl/core';
 import {
   adaptiveCeiling,
   bestResponse,
   createCfrSolver,
+  deterministicBestResponse,
   expectedReturns,
   type PolicyFn,
   tablePolicy,
@@ -147,4 +148,47 @@ function ceilingOf(
     setting.population.reduce((a, m) => a + (m.weight / total) * (byOpponent[m.id]?.[k] ?? 0), 0),
   );
   return { population: setting.population, byOpponent, perAttempt: underPrior };
+}
+
+/**
+ * The opponents among `opponentIds` that a perfect reader beats at every attempt after the first: each
+ * plays one move for sure wherever it moves (a known policy, probability 1 on one move) and loses to its
+ * best response from either seat of the env's match game, so one game shows its moves and the next can be
+ * won. Empty for an env without a match game or opponents without a known policy.
+ */
+export function identifiableOpponents(definition: EnvDefinitionV1, opponentIds: readonly string[]): string[] {
+  const opponents = definition.opponents;
+  const match = opponents?.match;
+  if (!opponents || !match) return [];
+  return opponentIds.filter((id) => {
+    const policy: unknown = Reflect.get(opponents.create(id), 'policy');
+    if (typeof policy !== 'function') return false;
+    return ([0, 1] as const).every((player) => {
+      const value = deterministicBestResponse({
+        game: match.model,
+        root: match.root,
+        player,
+        policy: policy as PolicyFn<unknown>,
+      });
+      return value !== undefined && value > 0;
+    });
+  });
+}
+
+/**
+ * The most pass@K a memory could add to a policy by identifying the opponent, from its evaluation with no
+ * memory: the share of all meta-episodes it lost by attempt K against `identifiable` opponents (a perfect
+ * reader wins them from attempt 2 on). `undefined` when no identifiable opponent was played.
+ */
+export function identificationCeiling(
+  withoutMemory: MetaEpisodeMetricsV1,
+  identifiable: readonly string[],
+): number | undefined {
+  const played = identifiable.flatMap((id) => withoutMemory.byOpponent[id] ?? []);
+  if (played.length === 0) return undefined;
+  const lost = played.reduce(
+    (sum, s) => sum + s.metaEpisodes * (1 - s.perAttempt[s.perAttempt.length - 1]!.passAtK.rate),
+    0,
+  );
+  return lost / Math.max(1, withoutMemory.overall.metaEpisodes);
 }
