@@ -17,7 +17,7 @@ import {
   closeServer,
   createHardenedServer,
   type HardeningOptions,
-  HttpRefusal,
+  HttpError,
   listenOn,
   readJsonBody,
   requestGuard,
@@ -57,15 +57,6 @@ export const MAX_EVENT_STREAMS = 32;
 /** Open connections at most (idle ones are closed to make room). */
 export const MAX_CONNECTIONS = 128;
 const MAX_EPISODE_FILE_BYTES = 64 * 1024 * 1024;
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const require = createRequire(import.meta.url);
 
@@ -319,12 +310,7 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       return files(ctx, res, url.pathname);
     };
     handle().catch((error: unknown) => {
-      const status =
-        error instanceof HttpError || error instanceof HttpRefusal
-          ? error.status
-          : error instanceof PlayError
-            ? 400
-            : 500;
+      const status = error instanceof HttpError ? error.status : error instanceof PlayError ? 400 : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (res.headersSent) res.end();
       else sendJson(res, status, { error: status === 500 ? `Internal error: ${message}` : message });

@@ -16,14 +16,24 @@ import {
 import type { AddressInfo, Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 
-/** A request refused before (or while) its handler ran: the server answers `status` with `message`. */
-export class HttpRefusal extends Error {
+/** An error a request handler throws to answer `status` with `message` (a JSON `{ error }` in the mage servers). */
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly code: string,
   ) {
     super(message);
+  }
+}
+
+/** A request refused before (or while) its handler ran: the server answers `status` with `message`. */
+export class HttpRefusal extends HttpError {
+  constructor(
+    status: number,
+    message: string,
+    readonly code: string,
+  ) {
+    super(status, message);
     this.name = 'HttpRefusal';
   }
 }

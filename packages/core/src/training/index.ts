@@ -26,8 +26,12 @@ export {
   type MemoryStateOptions,
   type ResolvedTrainingConfig,
   resolveTrainingOptions,
+  TRAINING_DEFAULTS,
+  type TrainingCheckpointOptions,
   type TrainingEvaluationOptions,
   type TrainingOptions,
+  type TrainingRolloutOptions,
+  type TrainingUpdateOptions,
   trainingConfigOf,
   validateTrainingOptions,
 } from './options';

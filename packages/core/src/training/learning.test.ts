@@ -10,9 +10,7 @@ describe('training the tabular learner on Nim', () => {
     await runTraining({
       ...nimTrainingOptions(learner, {
         iterations: 20,
-        groups: 8,
-        groupSize: 4,
-        attempts: 1,
+        rollout: { groups: 8, groupSize: 4, attempts: 1 },
         evaluation: { every: 10, atStart: true, episodes: 64, inDomain: { opponents: ['random'] } },
       }),
       onEvent: (e) => {

@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../io';
 import { createNimEnv, type NimAction, type NimState, nimGame } from '../testing/nim';
 import { randomLegalOpponent } from '../testing/scripted';
 import { createTabularLearner, type TabularLearner } from '../testing/tabular-learner';
-import type { TrainingOptions } from './options';
+import type { TrainingOptions, TrainingRolloutOptions } from './options';
 
 export const NIM_CANDIDATES = [
   '<action>1</action>',
@@ -112,11 +112,17 @@ export function nimLearner(seed: number | string = 1, lr = 0.1): TabularLearner 
   return createTabularLearner({ candidates: NIM_CANDIDATES, seed, lr });
 }
 
+/** Options to change in `nimTrainingOptions`: the groups are merged into its own, the rest replaced. */
+export type NimTrainingOverrides = Omit<Partial<TrainingOptions<NimState, NimAction>>, 'rollout'> & {
+  readonly rollout?: Partial<TrainingRolloutOptions>;
+};
+
 /** Training options on Nim (first seat, random opponent), ready for `runTraining`. */
 export function nimTrainingOptions(
   learner: TabularLearner,
-  overrides: Partial<TrainingOptions<NimState, NimAction>> = {},
+  overrides: NimTrainingOverrides = {},
 ): TrainingOptions<NimState, NimAction> {
+  const { rollout, update, ...rest } = overrides;
   return {
     env: createNimEnv(),
     learner,
@@ -127,12 +133,9 @@ export function nimTrainingOptions(
     loss: clippedPgLoss(),
     seed: 7,
     iterations: 4,
-    groups: 4,
-    groupSize: 4,
-    attempts: 2,
-    style: 'compact',
-    entropyCoef: 0.001,
-    ...overrides,
+    rollout: { groups: 4, groupSize: 4, attempts: 2, style: 'compact', ...rollout },
+    update: { entropyCoef: 0.001, ...update },
+    ...rest,
   };
 }
 
@@ -167,14 +170,11 @@ export function crashRunOptions(
 ): TrainingOptions<NimState, NimAction> {
   return nimTrainingOptions(learner, {
     iterations: 24,
-    groups: 4,
-    groupSize: 4,
-    attempts: 2,
-    miniBatchRows: 16,
+    rollout: { groups: 4, groupSize: 4, attempts: 2 },
+    update: { miniBatchRows: 16 },
     runDir,
     resume: true,
-    checkpointEvery: 1,
-    keepCheckpoints: 3,
+    checkpoints: { every: 1, keep: 3 },
     evaluation: { every: 6, episodes: 4, inDomain: { opponents: ['random'] } },
   });
 }

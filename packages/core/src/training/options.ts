@@ -58,27 +58,11 @@ export interface MemoryStateOptions {
   restore(state: JsonValue): void;
 }
 
-export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourceOptions<S, A> {
-  readonly env: EnvV1<S, A>;
-  /** The policy being trained; rollouts sample from `learner.policy`. */
-  readonly learner: LearnerV1;
-  readonly memory: MemoryV1;
-  /** Per-row advantages of one iteration's rows, in row order (e.g. `@mage-rl/gigpo` computeAdvantages). */
-  readonly advantages: (rows: readonly RowRecord[]) => ArrayLike<number>;
-  /** Per-token objective (e.g. `@mage-rl/gigpo` ppoTokenLoss). */
-  readonly loss: TokenLossFn;
-  /** Frozen reference policy for the KL term: its log-probs go into `refLogprobs`. */
-  readonly reference?: Pick<LearnerV1, 'logprobs' | 'packedRows'>;
-  /**
-   * Pack the rows of a slot whose token sequences extend each other into one sequence (`packRows`)
-   * when the learner (and the reference) accept packed rows. Default true; the numbers are the same.
-   */
-  readonly packRows?: boolean;
-  /** Run seed: every iteration's randomness derives from (seed, iteration). */
-  readonly seed: number | string;
-  readonly iterations: number;
+/** How rollouts play (recipes' `rollout` section). */
+export interface TrainingRolloutOptions {
+  /** Groups per iteration; a group's slots share the task (opponent, seat, task seed). */
   readonly groups: number;
-  /** Default 8. */
+  /** Slots per group. Default 8. */
   readonly groupSize?: number;
   /** K. Default 3. */
   readonly attempts?: number;
@@ -91,19 +75,52 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
   /** Train-time sampling. Default temperature 1. */
   readonly sampling?: Omit<SamplingOptions, 'signal'>;
   readonly maxTokens?: { readonly play?: number; readonly reflect?: number };
+}
+
+/** How the learner is updated on an iteration's rows (recipes' `ppo` section, the loop's part of it). */
+export interface TrainingUpdateOptions {
   /** PPO epochs over the iteration's rows. Default 1. */
   readonly epochs?: number;
   /** Rows per mini-batch. Default: all rows in one mini-batch. */
   readonly miniBatchRows?: number;
   /** Entropy bonus coefficient. Default 0.001. */
   readonly entropyCoef?: number;
+  /**
+   * Pack the rows of a slot whose token sequences extend each other into one sequence (`packRows`)
+   * when the learner (and the reference) accept packed rows. Default true; the numbers are the same.
+   */
+  readonly packRows?: boolean;
+}
+
+/** Checkpoints in the run directory. */
+export interface TrainingCheckpointOptions {
+  /** Checkpoint after every `every`-th iteration and after the last one. Default 10. */
+  readonly every?: number;
+  /** Checkpoints kept on disk (oldest removed first). Default 3. */
+  readonly keep?: number;
+}
+
+export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourceOptions<S, A> {
+  readonly env: EnvV1<S, A>;
+  /** The policy being trained; rollouts sample from `learner.policy`. */
+  readonly learner: LearnerV1;
+  readonly memory: MemoryV1;
+  /** Per-row advantages of one iteration's rows, in row order (e.g. `@mage-rl/gigpo` computeAdvantages). */
+  readonly advantages: (rows: readonly RowRecord[]) => ArrayLike<number>;
+  /** Per-token objective (e.g. `@mage-rl/gigpo` ppoTokenLoss). */
+  readonly loss: TokenLossFn;
+  /** Frozen reference policy for the KL term: its log-probs go into `refLogprobs`. */
+  readonly reference?: Pick<LearnerV1, 'logprobs' | 'packedRows'>;
+  /** Run seed: every iteration's randomness derives from (seed, iteration). */
+  readonly seed: number | string;
+  readonly iterations: number;
+  readonly rollout: TrainingRolloutOptions;
+  readonly update?: TrainingUpdateOptions;
   readonly evaluation?: TrainingEvaluationOptions<S, A>;
   /** Run directory: config.json, metrics.jsonl, checkpoints/. Without it nothing is written. */
   readonly runDir?: string;
-  /** Checkpoint after every `checkpointEvery`-th iteration and after the last one. Default 10. */
-  readonly checkpointEvery?: number;
-  /** Checkpoints kept on disk (oldest removed first). Default 3. */
-  readonly keepCheckpoints?: number;
+  /** Only with `runDir`. */
+  readonly checkpoints?: TrainingCheckpointOptions;
   /** Continue from the latest complete checkpoint in `runDir` (a fresh start when there is none). */
   readonly resume?: boolean;
   /** Extra JSON written into config.json under `extra` (e.g. the CLI's resolved method preset). */
@@ -121,7 +138,10 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
   readonly signal?: AbortSignal;
 }
 
-/** The JSON-serialisable, validated numbers and switches of a run (what config.json records). */
+/**
+ * The JSON-serialisable, validated numbers and switches of a run: what config.json records under
+ * `training` (`mage-rl/run-config@1`), so its layout stays flat and a run started earlier still resumes.
+ */
 export interface ResolvedTrainingConfig {
   readonly seed: number | string;
   readonly iterations: number;
@@ -166,37 +186,62 @@ const KNOWN_KEYS = [
   'reference',
   'seed',
   'iterations',
-  'groups',
-  'groupSize',
-  'attempts',
-  'context',
-  'style',
-  'earlyStop',
-  'seats',
-  'sampling',
-  'maxTokens',
-  'epochs',
-  'miniBatchRows',
-  'entropyCoef',
+  'rollout',
+  'update',
   'evaluation',
   'runDir',
-  'checkpointEvery',
-  'keepCheckpoints',
+  'checkpoints',
   'resume',
   'config',
   'resumeSafePaths',
   'runLock',
   'memoryState',
-  'packRows',
   'onRunnerEvent',
   'signal',
 ] as const satisfies readonly (keyof TrainingOptions)[];
 
-/** Compile-time check that KNOWN_KEYS lists every option. */
-const everyOptionKnown: Exclude<keyof TrainingOptions, (typeof KNOWN_KEYS)[number]> extends never
-  ? true
-  : never = true;
+/** The keys of each group of options, for the unknown-key message. */
+const GROUP_KEYS = {
+  rollout: [
+    'groups',
+    'groupSize',
+    'attempts',
+    'context',
+    'style',
+    'earlyStop',
+    'seats',
+    'sampling',
+    'maxTokens',
+  ] as const satisfies readonly (keyof TrainingRolloutOptions)[],
+  update: [
+    'epochs',
+    'miniBatchRows',
+    'entropyCoef',
+    'packRows',
+  ] as const satisfies readonly (keyof TrainingUpdateOptions)[],
+  checkpoints: ['every', 'keep'] as const satisfies readonly (keyof TrainingCheckpointOptions)[],
+};
+
+/** Compile-time checks that KNOWN_KEYS and GROUP_KEYS list every option. */
+type Unlisted<T, K> = Exclude<keyof T, K> extends never ? true : never;
+const everyOptionKnown: [
+  Unlisted<TrainingOptions, (typeof KNOWN_KEYS)[number]>,
+  Unlisted<TrainingRolloutOptions, (typeof GROUP_KEYS.rollout)[number]>,
+  Unlisted<TrainingUpdateOptions, (typeof GROUP_KEYS.update)[number]>,
+  Unlisted<TrainingCheckpointOptions, (typeof GROUP_KEYS.checkpoints)[number]>,
+] = [true, true, true, true];
 void everyOptionKnown;
+
+/**
+ * The loop's defaults, the one place they are defined: `trainingConfigOf` fills them in (and the update
+ * reads `packRows`, which config.json does not record).
+ */
+export const TRAINING_DEFAULTS = {
+  rollout: { groupSize: 8, attempts: 3, earlyStop: true, seats: 'first', sampling: { temperature: 1 } },
+  update: { epochs: 1, entropyCoef: 0.001, packRows: true },
+  checkpoints: { every: 10, keep: 3 },
+  evaluation: { atStart: false, episodes: 16, sampling: { temperature: 0.7, topP: 0.8, topK: 20 } },
+} as const;
 
 const int = (min: number, max = Number.MAX_SAFE_INTEGER) => {
   const allowed = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer in [${min}, ${max}]`;
@@ -228,26 +273,43 @@ const opponentList = z.array(z.string().min(1), { error: 'a list of opponent ids
 const schema = z.looseObject({
   seed: seedSchema,
   iterations: int(1),
-  groups: int(1),
-  groupSize: int(1).optional(),
-  attempts: int(1, 64).optional(),
-  context: z.enum(['turn', 'transcript'], { error: "'turn' or 'transcript'" }).optional(),
-  style: z.enum(['verbose', 'compact'], { error: "'verbose' or 'compact'" }).optional(),
-  earlyStop: bool.optional(),
-  seats: seatsSchema.optional(),
-  sampling: samplingSchema.optional(),
-  maxTokens: z
-    .strictObject(
-      { play: int(1).optional(), reflect: int(1).optional() },
-      { error: 'an object { play?, reflect? }' },
+  rollout: z.looseObject(
+    {
+      groups: int(1),
+      groupSize: int(1).optional(),
+      attempts: int(1, 64).optional(),
+      context: z.enum(['turn', 'transcript'], { error: "'turn' or 'transcript'" }).optional(),
+      style: z.enum(['verbose', 'compact'], { error: "'verbose' or 'compact'" }).optional(),
+      earlyStop: bool.optional(),
+      seats: seatsSchema.optional(),
+      sampling: samplingSchema.optional(),
+      maxTokens: z
+        .strictObject(
+          { play: int(1).optional(), reflect: int(1).optional() },
+          { error: 'an object { play?, reflect? }' },
+        )
+        .optional(),
+    },
+    { error: 'an object { groups, groupSize?, attempts?, … }' },
+  ),
+  update: z
+    .looseObject(
+      {
+        epochs: int(1, 1000).optional(),
+        miniBatchRows: int(1).optional(),
+        entropyCoef: num(0, 1).optional(),
+        packRows: bool.optional(),
+      },
+      { error: 'an object { epochs?, miniBatchRows?, entropyCoef?, packRows? }' },
     )
     .optional(),
-  epochs: int(1, 1000).optional(),
-  miniBatchRows: int(1).optional(),
-  entropyCoef: num(0, 1).optional(),
   runDir: z.string({ error: 'a directory path' }).min(1, { error: 'a non-empty directory path' }).optional(),
-  checkpointEvery: int(1).optional(),
-  keepCheckpoints: int(1).optional(),
+  checkpoints: z
+    .looseObject(
+      { every: int(1).optional(), keep: int(1).optional() },
+      { error: 'an object { every?, keep? }' },
+    )
+    .optional(),
   resume: bool.optional(),
   opponents: opponentList.optional(),
   evaluation: z
@@ -265,6 +327,18 @@ const schema = z.looseObject({
     })
     .optional(),
 });
+
+/** Throws `ConfigError` for keys of `value` (at `prefix`) not in `known`. */
+function rejectUnknownKeys(value: object, known: readonly string[], prefix: string): void {
+  const unknown = Object.keys(value).filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    const named = unknown.map((k) => `'${prefix}${k}'`).join(', ');
+    throw new ConfigError(
+      `Unknown training option(s) ${named}; known options${prefix === '' ? '' : ` of '${prefix.slice(0, -1)}'`}: ${known.join(', ')}.`,
+      { path: `${prefix}${unknown[0] as string}` },
+    );
+  }
+}
 
 function missing(path: string, what: string): never {
   throw new ConfigError(`Invalid training option '${path}': missing; give ${what}.`, { path });
@@ -285,12 +359,10 @@ export function validateTrainingOptions<S, A>(options: TrainingOptions<S, A>): v
   if (typeof options !== 'object' || options === null) {
     throw new ConfigError('Training options must be an object.', { path: '' });
   }
-  const unknown = Object.keys(options).filter((k) => !(KNOWN_KEYS as readonly string[]).includes(k));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `Unknown training option(s) ${unknown.map((k) => `'${k}'`).join(', ')}; known options: ${KNOWN_KEYS.join(', ')}.`,
-      { path: unknown[0] as string },
-    );
+  rejectUnknownKeys(options, KNOWN_KEYS, '');
+  for (const group of ['rollout', 'update', 'checkpoints'] as const) {
+    const value: unknown = options[group];
+    if (typeof value === 'object' && value !== null) rejectUnknownKeys(value, GROUP_KEYS[group], `${group}.`);
   }
   const result = schema.safeParse(options);
   if (!result.success) {
@@ -336,38 +408,39 @@ export function validateTrainingOptions<S, A>(options: TrainingOptions<S, A>): v
  * schema already checked the values they come from).
  */
 export function trainingConfigOf<S, A>(options: TrainingOptions<S, A>): ResolvedTrainingConfig {
-  const ev = options.evaluation;
-  const attempts = options.attempts ?? 3;
-  const earlyStop = options.earlyStop ?? true;
-  const seats = options.seats ?? 'first';
+  const { rollout, update = {}, checkpoints = {}, evaluation: ev } = options;
+  const defaults = TRAINING_DEFAULTS;
+  const attempts = rollout.attempts ?? defaults.rollout.attempts;
+  const earlyStop = rollout.earlyStop ?? defaults.rollout.earlyStop;
+  const seats = rollout.seats ?? defaults.rollout.seats;
   return {
     seed: options.seed,
     iterations: options.iterations,
-    groups: options.groups,
-    groupSize: options.groupSize ?? 8,
+    groups: rollout.groups,
+    groupSize: rollout.groupSize ?? defaults.rollout.groupSize,
     attempts,
-    context: options.context ?? null,
-    style: options.style ?? null,
+    context: rollout.context ?? null,
+    style: rollout.style ?? null,
     earlyStop,
     seats,
-    sampling: { temperature: 1, ...options.sampling },
-    maxTokens: options.maxTokens ?? null,
-    epochs: options.epochs ?? 1,
-    miniBatchRows: options.miniBatchRows ?? null,
-    entropyCoef: options.entropyCoef ?? 0.001,
-    checkpointEvery: options.checkpointEvery ?? 10,
-    keepCheckpoints: options.keepCheckpoints ?? 3,
+    sampling: { ...defaults.rollout.sampling, ...rollout.sampling },
+    maxTokens: rollout.maxTokens ?? null,
+    epochs: update.epochs ?? defaults.update.epochs,
+    miniBatchRows: update.miniBatchRows ?? null,
+    entropyCoef: update.entropyCoef ?? defaults.update.entropyCoef,
+    checkpointEvery: checkpoints.every ?? defaults.checkpoints.every,
+    keepCheckpoints: checkpoints.keep ?? defaults.checkpoints.keep,
     reference: options.reference !== undefined,
     evaluation: ev
       ? {
           every: ev.every,
-          atStart: ev.atStart ?? false,
-          episodes: ev.episodes ?? 16,
+          atStart: ev.atStart ?? defaults.evaluation.atStart,
+          episodes: ev.episodes ?? defaults.evaluation.episodes,
           seed: ev.seed ?? `${String(options.seed)}/eval`,
           attempts: ev.attempts ?? attempts,
           earlyStop: ev.earlyStop ?? earlyStop,
           seats: ev.seats ?? seats,
-          sampling: ev.sampling ?? { temperature: 0.7, topP: 0.8, topK: 20 },
+          sampling: ev.sampling ?? { ...defaults.evaluation.sampling },
           inDomain: ev.inDomain
             ? { opponents: ev.inDomain.opponents ?? [], envId: (ev.inDomain.env ?? options.env).id }
             : null,

@@ -17,7 +17,7 @@ describe('replay record (episodes/)', () => {
       nimTrainingOptions(nimLearner(), {
         iterations: 3,
         runDir,
-        groups: 6,
+        rollout: { groups: 6 },
         evaluation: { every: 2, atStart: true, episodes: 3, inDomain: { opponents: ['random'] } },
       }),
     );
@@ -51,7 +51,7 @@ describe('replay record (episodes/)', () => {
 
   it('a resumed run rewrites the episodes of the iterations it plays again, equal to an uninterrupted run', async () => {
     const options = (runDir: string) =>
-      nimTrainingOptions(nimLearner(), { iterations: 4, runDir, checkpointEvery: 2 });
+      nimTrainingOptions(nimLearner(), { iterations: 4, runDir, checkpoints: { every: 2 } });
     const full = await tempDir();
     await runTraining(options(full));
     const cut = await tempDir();

@@ -25,7 +25,7 @@ async function collect(options: Parameters<typeof iterateTraining>[0]): Promise<
 }
 
 const run = (runDir: string, extra: Parameters<typeof nimTrainingOptions>[1] = {}) =>
-  nimTrainingOptions(nimLearner(), { iterations: 2, runDir, checkpointEvery: 1, ...extra });
+  nimTrainingOptions(nimLearner(), { iterations: 2, runDir, checkpoints: { every: 1 }, ...extra });
 
 /** The pid of a process that has exited. */
 function deadPid(): number {

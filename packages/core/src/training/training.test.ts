@@ -104,8 +104,7 @@ describe('iterateTraining', () => {
       nimTrainingOptions(learner, {
         iterations: 5,
         runDir,
-        checkpointEvery: 2,
-        keepCheckpoints: 2,
+        checkpoints: { every: 2, keep: 2 },
         evaluation: { every: 2, episodes: 2, inDomain: { opponents: ['random'] } },
         config: { method: 'test' },
       }),
@@ -170,7 +169,7 @@ describe('iterateTraining', () => {
   it('repairs a latest.json left one checkpoint behind by a kill, also when the run had finished', async () => {
     const runDir = await tempDir();
     const options = (learner: ReturnType<typeof nimLearner>) =>
-      nimTrainingOptions(learner, { iterations: 3, runDir, checkpointEvery: 1, keepCheckpoints: 3 });
+      nimTrainingOptions(learner, { iterations: 3, runDir, checkpoints: { every: 1, keep: 3 } });
     await collect(options(nimLearner()));
     const latest = join(runDir, 'checkpoints', 'latest.json');
     // As if killed after renaming iter-000002 into place but before rewriting the pointer.
@@ -185,7 +184,7 @@ describe('iterateTraining', () => {
       nimTrainingOptions(learner, {
         iterations: 6,
         runDir,
-        checkpointEvery: 2,
+        checkpoints: { every: 2 },
         evaluation: { every: 3, atStart: true, episodes: 4, inDomain: { opponents: ['random'] } },
       });
     const full = await tempDir();
@@ -211,9 +210,14 @@ describe('iterateTraining', () => {
     const again = await collect({ ...options(cut), resume: true });
     expect(again.map((e) => e.type)).toEqual(['run-start', 'run-end']);
     // A resume with another configuration is refused, naming what changed.
-    const changed = collect({ ...options(cut), groups: 5, resume: true });
+    const five = (o: ReturnType<typeof options>) => ({
+      ...o,
+      rollout: { ...o.rollout, groups: 5 },
+      resume: true,
+    });
+    const changed = collect(five(options(cut)));
     await expect(changed).rejects.toBeInstanceOf(ConfigError);
-    await expect(collect({ ...options(cut), groups: 5, resume: true })).rejects.toThrow(/training\.groups/);
+    await expect(collect(five(options(cut)))).rejects.toThrow(/training\.groups/);
   });
 
   it('starts fresh when resuming a run without checkpoints (killed early)', async () => {
@@ -242,7 +246,13 @@ describe('iterateTraining', () => {
     const learner = nimLearner();
     const events: TrainingEvent[] = [];
     const error = await runTraining({
-      ...nimTrainingOptions(learner, { iterations: 4, runDir, checkpointEvery: 1, loss, miniBatchRows: 8 }),
+      ...nimTrainingOptions(learner, {
+        iterations: 4,
+        runDir,
+        checkpoints: { every: 1 },
+        loss,
+        update: { miniBatchRows: 8 },
+      }),
       onEvent: (e) => {
         events.push(e);
         if (e.type === 'iteration-start') {
@@ -275,7 +285,12 @@ describe('iterateTraining', () => {
       expect(Array.from(restored.probabilities(k))).toEqual(Array.from(learner.probabilities(k)));
     // And the run resumes from it with a healthy loss.
     const resumed = await collect({
-      ...nimTrainingOptions(nimLearner(), { iterations: 4, runDir, checkpointEvery: 1, miniBatchRows: 8 }),
+      ...nimTrainingOptions(nimLearner(), {
+        iterations: 4,
+        runDir,
+        checkpoints: { every: 1 },
+        update: { miniBatchRows: 8 },
+      }),
       resume: true,
     });
     expect(resumed[0]).toMatchObject({ startIteration: 2 });
@@ -357,7 +372,7 @@ describe('iterateTraining', () => {
           iterations: 2,
           runDir,
           reference,
-          packRows,
+          update: { packRows },
           loss: clippedPgLoss({ klCoef: 0.1 }),
         }),
       );
@@ -388,13 +403,13 @@ describe('iterateTraining', () => {
       },
     };
     await collect(
-      nimTrainingOptions(nimLearner(), { iterations: 2, runDir, checkpointEvery: 1, memoryState }),
+      nimTrainingOptions(nimLearner(), { iterations: 2, runDir, checkpoints: { every: 1 }, memoryState }),
     );
     expect((await readCheckpointState(join(runDir, 'checkpoints', 'iter-000001'))).memory).toEqual({
       counter: 2,
     });
     await collect({
-      ...nimTrainingOptions(nimLearner(), { iterations: 3, runDir, checkpointEvery: 1, memoryState }),
+      ...nimTrainingOptions(nimLearner(), { iterations: 3, runDir, checkpoints: { every: 1 }, memoryState }),
       resume: true,
     });
     expect(restored).toEqual({ counter: 2 });
@@ -404,14 +419,41 @@ describe('iterateTraining', () => {
     const opts = nimTrainingOptions(nimLearner());
     const cases: [Record<string, unknown>, string, RegExp][] = [
       [{ iterations: 0 }, 'iterations', /got 0; allowed: an integer >= 1/],
-      [{ groups: 2.5 }, 'groups', /got 2\.5; allowed: an integer >= 1/],
-      [{ entropyCoef: Number.NaN }, 'entropyCoef', /got NaN; allowed: a number in \[0, 1\]/],
-      [{ seats: { mixed: 2 } }, 'seats.mixed', /got 2; allowed: a number in \[0, 1\]/],
-      [{ sampling: { topP: 0 } }, 'sampling.topP', /got 0; allowed: a number in \(0, 1\]/],
+      [{ rollout: { ...opts.rollout, groups: 2.5 } }, 'rollout.groups', /got 2\.5; allowed: an integer >= 1/],
+      [{ rollout: { ...opts.rollout, groupSize: 0 } }, 'rollout.groupSize', /'rollout\.groupSize': got 0/],
+      [
+        { update: { entropyCoef: Number.NaN } },
+        'update.entropyCoef',
+        /got NaN; allowed: a number in \[0, 1\]/,
+      ],
+      [{ update: { packRows: 1 } }, 'update.packRows', /got 1; allowed: true or false/],
+      [{ checkpoints: { every: 0 } }, 'checkpoints.every', /got 0; allowed: an integer >= 1/],
+      [
+        { rollout: { groups: 4, seats: { mixed: 2 } } },
+        'rollout.seats.mixed',
+        /got 2; allowed: a number in \[0, 1\]/,
+      ],
+      [
+        { rollout: { groups: 4, sampling: { topP: 0 } } },
+        'rollout.sampling.topP',
+        /got 0; allowed: a number in \(0, 1\]/,
+      ],
       [{ evaluation: { every: 0 } }, 'evaluation.every', /got 0/],
       [{ evaluation: { every: 1, inDomain: {} } }, 'evaluation.inDomain.opponents', /non-empty list/],
-      [{ context: 'paper' }, 'context', /'turn' or 'transcript'/],
+      [{ rollout: { groups: 4, context: 'paper' } }, 'rollout.context', /'turn' or 'transcript'/],
+      [{ rollout: undefined }, 'rollout', /got nothing; allowed: an object \{ groups/],
       [{ iteratons: 3 }, 'iteratons', /Unknown training option.*known options: env/],
+      [{ groups: 4 }, 'groups', /Unknown training option\(s\) 'groups'/],
+      [
+        { rollout: { groups: 4, epochs: 2 } },
+        'rollout.epochs',
+        /'rollout\.epochs'; known options of 'rollout': groups, groupSize/,
+      ],
+      [
+        { checkpoints: { keepCheckpoints: 2 } },
+        'checkpoints.keepCheckpoints',
+        /known options of 'checkpoints': every, keep/,
+      ],
       [{ resume: true }, 'resume', /needs a runDir/],
       [{ loss: undefined }, 'loss', /TokenLossFn/],
     ];

@@ -15,7 +15,7 @@ import type {
 import { InvalidArgumentError, MageError, NumericInstabilityError } from '@mage-rl/spec';
 import { creditDiagnostics } from './credit-diagnostics';
 import type { UpdateStatsV1 } from './events';
-import type { ResolvedTrainingConfig, TrainingOptions } from './options';
+import { type ResolvedTrainingConfig, TRAINING_DEFAULTS, type TrainingOptions } from './options';
 import { packRows } from './packing';
 import { peakRssBytes } from './peak-rss';
 
@@ -75,7 +75,7 @@ function finiteOrNull(value: number | undefined): number | null {
 
 /**
  * The rows `learner.update` gets: packed per slot (`packRows`) when the learner takes packed rows and
- * `options.packRows` is not false, plain otherwise; with reference log-probs when a reference is set
+ * `update.packRows` is on (the default), plain otherwise; with reference log-probs when a reference is set
  * (scored packed when the reference takes packed rows too).
  */
 async function learnerInput<S, A>(
@@ -83,7 +83,8 @@ async function learnerInput<S, A>(
   rows: readonly LearnerRowV1[],
   slotOf: (index: number) => string,
 ): Promise<LearnerInputRowV1[]> {
-  const packing = options.packRows === false ? undefined : options.learner.packedRows;
+  const packing =
+    (options.update?.packRows ?? TRAINING_DEFAULTS.update.packRows) ? options.learner.packedRows : undefined;
   const reference = options.reference;
   if (packing === undefined) {
     if (!reference || rows.length === 0) return [...rows];

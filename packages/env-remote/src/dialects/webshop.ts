@@ -15,6 +15,7 @@
 import { z } from 'zod';
 import { RemoteEnvError } from '../errors';
 import type { JsonClient } from '../http/json-client';
+import type { InstanceBackend } from '../pool';
 
 export const webShopStepSchema = z.object({
   state: z.string(),
@@ -81,4 +82,16 @@ export class WebShopDialect {
       if (status !== 404 && status !== 405) throw error;
     }
   }
+}
+
+/**
+ * A WebShop-dialect connection as the instance pool uses it: the dialect over `client`, and the backend
+ * that creates and closes the pool's instances through it.
+ */
+export function openWebShop(client: JsonClient): {
+  dialect: WebShopDialect;
+  backend: Omit<InstanceBackend, 'label'>;
+} {
+  const dialect = new WebShopDialect(client);
+  return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
 }

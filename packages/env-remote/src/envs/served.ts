@@ -16,7 +16,7 @@ import {
   type ParsedAction,
 } from '@mage-rl/core';
 import type { z } from 'zod';
-import { WebShopDialect } from '../dialects/webshop';
+import { openWebShop, type WebShopDialect } from '../dialects/webshop';
 import { RemoteEnvError } from '../errors';
 import type { RemoteConnectionOptions } from '../options';
 import {
@@ -30,10 +30,7 @@ import { LazyConnection } from './connection';
 
 /** `local`, played on the server at `connection.url`; `options` are the env options sent with each reset. */
 export function createServedEnv<S, A>(local: EnvV1<S, A>, connection: RemoteConnectionOptions): EnvV1<S, A> {
-  const link = new LazyConnection(connection, `the mage env server`, (client) => {
-    const dialect = new WebShopDialect(client);
-    return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
-  });
+  const link = new LazyConnection(connection, `the mage env server`, openWebShop);
   return {
     ...local,
     options: { ...local.options, url: connection.url },

@@ -7,7 +7,7 @@
 
 import type { AttemptOutcome, EnvObservationV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/core';
 import { z } from 'zod';
-import { WebShopDialect } from '../dialects/webshop';
+import { openWebShop, type WebShopDialect } from '../dialects/webshop';
 import { remoteTaskShape } from '../options';
 import { firstActionBody, normalizeCommand, shorten } from '../text';
 import { type RemoteEnvParts, RemoteEpisode, type RemoteStepResult, remoteEnv } from './remote-episode';
@@ -121,10 +121,7 @@ export function createWebShop(input: unknown): EnvV1<WebShopState, string> {
     schema: webShopOptionsSchema,
     input,
     noOutOfDomain: 'WebShop has one goal distribution',
-    open: (client) => {
-      const dialect = new WebShopDialect(client);
-      return { dialect, backend: { create: () => dialect.create(), close: (id) => dialect.close(id) } };
-    },
+    open: openWebShop,
     createEpisode: (task, goal, env) => new WebShopEpisode(task, env, goal),
   });
 }

@@ -11,14 +11,14 @@ import {
   closeServer,
   createHardenedServer,
   type HardeningOptions,
-  HttpRefusal,
+  HttpError,
   listenOn,
   readJsonBody,
   requestGuard,
 } from '@mage-rl/core/http';
 import { z } from 'zod';
 import { servedResetExtra } from '../served-protocol';
-import { EnvService, HttpError } from './env-service';
+import { EnvService } from './env-service';
 
 export interface EnvServerOptions {
   /** The env id, for `/info` and for the reset answers. */
@@ -107,7 +107,7 @@ export function createEnvServer(options: EnvServerOptions, host = '127.0.0.1'): 
   };
   return createHardenedServer(hardening, (req, res) => {
     answer(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError || error instanceof HttpRefusal ? error.status : 500;
+      const status = error instanceof HttpError ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (status >= 500) options.log?.(`${req.method} ${req.url}: ${message}`);
       if (!res.headersSent) send(res, status, { error: message });

@@ -8,18 +8,8 @@ import {
   MageError,
   type OpponentV1,
 } from '@mage-rl/core';
-import { checkOpponentCost, HttpRefusal } from '@mage-rl/core/http';
+import { checkOpponentCost, HttpError } from '@mage-rl/core/http';
 import type { EnvServerOptions } from './env-server';
-
-/** An HTTP error with a JSON body. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 interface Instance {
   episode?: EnvEpisodeV1 | undefined;
@@ -239,13 +229,8 @@ export class EnvService {
 
   private opponent(id: string): OpponentV1 {
     if (!this.o.createOpponent) throw new HttpError(400, `env '${this.o.envId}' has no opponents`);
-    try {
-      // The operator's --opponent is trusted; one a client names is capped.
-      if (id !== this.o.defaultOpponent) checkOpponentCost(id, this.o.maxOpponentCost);
-    } catch (error) {
-      if (error instanceof HttpRefusal) throw new HttpError(error.status, error.message);
-      throw error;
-    }
+    // The operator's --opponent is trusted; one a client names is capped (an `HttpRefusal` answers it).
+    if (id !== this.o.defaultOpponent) checkOpponentCost(id, this.o.maxOpponentCost);
     try {
       return this.o.createOpponent(id);
     } catch (error) {

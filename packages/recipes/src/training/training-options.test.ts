@@ -15,15 +15,16 @@ describe('trainingOptionsOf', () => {
     });
     expect(options).toMatchObject({
       iterations: 150,
-      groups: 16,
-      groupSize: 8,
-      attempts: 3,
-      context: 'turn',
-      style: 'verbose',
-      epochs: 1,
-      miniBatchRows: 64,
-      entropyCoef: 0.001,
-      sampling: { temperature: 1, topP: 1 },
+      rollout: {
+        groups: 16,
+        groupSize: 8,
+        attempts: 3,
+        context: 'turn',
+        style: 'verbose',
+        sampling: { temperature: 1, topP: 1 },
+      },
+      update: { epochs: 1, miniBatchRows: 64, entropyCoef: 0.001 },
+      checkpoints: { every: 10 },
     });
     expect(options.env.id).toBe('kuhn-poker');
     expect(options.env.options).toMatchObject({ revealShowdown: true });
