@@ -1,6 +1,6 @@
 /** Outcome records and step-result assembly shared by the three envs. */
 
-import type { AttemptOutcome, EnvObservationV1, EnvStepV1, Seat } from '@mage-rl/spec';
+import type { AttemptOutcome, EnvObservationV1, EnvStepV1 } from '@mage-rl/spec';
 
 export const OUTCOME_WIN: AttemptOutcome = { success: true, draw: false, truncated: false, label: 'win' };
 export const OUTCOME_LOSS: AttemptOutcome = { success: false, draw: false, truncated: false, label: 'loss' };
@@ -34,9 +34,4 @@ export function stepResult(
   return outcome
     ? { observation, reward, valid, event, done: true, outcome }
     : { observation, reward, valid, event, done: false };
-}
-
-/** Player index of the agent in a two-player game model. */
-export function seatPlayer(seat: Seat): 0 | 1 {
-  return seat === 'second' ? 1 : 0;
 }

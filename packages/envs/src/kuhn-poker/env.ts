@@ -4,7 +4,6 @@
  */
 
 import type {
-  AttemptOutcome,
   EnvObservationV1,
   EnvStepV1,
   EnvTaskV1,
@@ -14,9 +13,8 @@ import type {
   Rng,
 } from '@mage-rl/spec';
 import { z } from 'zod';
-import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
+import { TwoPlayerEpisode } from '../episode/two-player-episode';
 import { maxTurnsOption, truncationOption } from '../options/turn-options';
 import {
   isKuhnTerminalHistory,
@@ -65,21 +63,15 @@ export function createKuhnPoker(options: KuhnPokerOptions = {}): KuhnPokerEnv {
   }));
 }
 
-class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions> {
+class KuhnEpisode extends TwoPlayerEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOptions> {
   protected readonly label = 'Kuhn Poker';
-  private readonly agent: 0 | 1;
   protected initial: KuhnState;
   protected current: KuhnState;
 
   constructor(task: EnvTaskV1<KuhnState, KuhnAction>, options: KuhnPokerResolvedOptions) {
-    super(task, options);
-    this.agent = seatPlayer(task.seat);
+    super(task, options, kuhnGame);
     this.initial = this.initialFor(0);
     this.current = this.initial;
-  }
-
-  protected ended(): boolean {
-    return isKuhnTerminalHistory(this.current.history);
   }
 
   rules(): string {
@@ -108,21 +100,14 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
       this.agent === 1 && this.current.history.length === 1
         ? [this.describeLast(this.current, false, style)]
         : [];
-    let state = kuhnGame.apply(this.current, action);
+    const { afterAgent, reply, state, reward } = this.playRound(action);
     // The opponent's opening (agent second) heads the first turn's line, so the attempt's lines hold
     // the whole betting: a note made of them tells what the opponent did.
-    const moves = [...opening, this.describeLast(state, true, style)];
-    if (!kuhnGame.isTerminal(state)) {
-      const reply = this.opponentReply(state, `attempt-${this.attempt}/turn-${this.turns}`);
-      state = kuhnGame.apply(state, reply);
-      moves.push(this.describeLast(state, false, style));
-    }
-    this.current = state;
-    let reward = 0;
+    const moves = [...opening, this.describeLast(afterAgent, true, style)];
+    if (reply !== undefined) moves.push(this.describeLast(state, false, style));
     let result = '';
     if (kuhnGame.isTerminal(state)) {
       const chips = agentPayoff(state, this.agent);
-      reward = chips * this.options.chipReward;
       const n = Math.abs(chips);
       result =
         style === 'compact'
@@ -153,14 +138,7 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     const dealRng: Rng = perAttempt
       ? this.task.rng.split('deal').split(`attempt-${attempt}`)
       : this.task.rng.split('deal');
-    let state = kuhnDealt(dealRng.pick(KUHN_DEALS));
-    if (this.agent === 1) {
-      state = kuhnGame.apply(
-        state,
-        this.opponentReply(state, perAttempt ? `reset/attempt-${attempt}` : 'reset'),
-      );
-    }
-    return state;
+    return this.opened(kuhnDealt(dealRng.pick(KUHN_DEALS)), perAttempt ? attempt : undefined);
   }
 
   private describeLast(state: KuhnState, byAgent: boolean, style: PromptStyle): string {
@@ -168,17 +146,6 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     const ch = state.history[i];
     if (style === 'compact') return `${byAgent ? 'you' : 'opp'} ${ch === 'b' ? 'BET' : 'PASS'}`;
     return `${byAgent ? 'you' : 'the opponent'} ${kuhnActionWord(state.history, i)}`;
-  }
-
-  private opponentReply(state: KuhnState, stream: string): KuhnAction {
-    return this.opponentMove({
-      game: kuhnGame,
-      state,
-      player: 1 - this.agent,
-      stream,
-      isLegal: (action) => action === 'PASS' || action === 'BET',
-      illegal: (id, action) => `Opponent '${id}' played an illegal Kuhn action '${String(action)}'.`,
-    });
   }
 
   protected observe(): EnvObservationV1 {
@@ -196,13 +163,12 @@ class KuhnEpisode extends TurnEpisode<KuhnState, KuhnAction, KuhnPokerResolvedOp
     };
   }
 
-  /** With `truncation: loss`, a fold: the agent is always the one to act then, with only its ante in the pot. */
-  protected override truncatedReward(reward: number): number {
-    return this.options.truncation === 'loss' ? -this.options.chipReward : reward;
+  /** The game returns chips: the reward per chip. */
+  protected rewardPerReturn(): number {
+    return this.options.chipReward;
   }
 
-  protected outcome(): AttemptOutcome {
-    if (!isKuhnTerminalHistory(this.current.history)) return OUTCOME_TRUNCATED;
-    return agentPayoff(this.current, this.agent) > 0 ? OUTCOME_WIN : OUTCOME_LOSS;
+  protected illegalOpponentMove(opponentId: string, action: KuhnAction): string {
+    return `Opponent '${opponentId}' played an illegal Kuhn action '${String(action)}'.`;
   }
 }

@@ -1,22 +1,13 @@
 /** `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). */
 
-import type {
-  AttemptOutcome,
-  EnvObservationV1,
-  EnvStepV1,
-  EnvTaskV1,
-  EnvV1,
-  ParsedAction,
-} from '@mage-rl/spec';
+import type { EnvObservationV1, EnvStepV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
-import { OUTCOME_DRAW, OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN, seatPlayer } from '../episode/outcomes';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
+import { TwoPlayerEpisode } from '../episode/two-player-episode';
 import { maxTurnsOption, truncationOption } from '../options/turn-options';
 import {
   emptyCells,
   initialTicTacToeState,
-  isTicTacToeOver,
   TICTACTOE_MAX_SIZE,
   TICTACTOE_MIN_SIZE,
   type TicTacToeAction,
@@ -60,25 +51,15 @@ export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
   }));
 }
 
-class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions> {
+class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions> {
   protected readonly label = 'Tic-Tac-Toe';
-  private readonly agent: 0 | 1;
   protected readonly initial: TicTacToeState;
   protected current: TicTacToeState;
 
   constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
-    super(task, options);
-    this.agent = seatPlayer(task.seat);
-    let start = initialTicTacToeState(options.size);
-    // The opponent's opening move (agent second) is part of the restorable initial state.
-    if (this.agent === 1)
-      start = ticTacToeGame(options.size).apply(start, this.opponentReply(start, 'reset'));
-    this.initial = start;
-    this.current = start;
-  }
-
-  protected ended(): boolean {
-    return isTicTacToeOver(this.current);
+    super(task, options, ticTacToeGame(options.size));
+    this.initial = this.opened(initialTicTacToeState(options.size));
+    this.current = this.initial;
   }
 
   rules(): string {
@@ -99,36 +80,19 @@ class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicT
     if (!emptyCells(this.current).includes(cell)) {
       return this.invalid(`${cellText(cell, size)} is not an empty cell`);
     }
-    const game = ticTacToeGame(size);
-    let state = game.apply(this.current, cell);
+    const { reply, reward } = this.playRound(cell);
     let event =
       style === 'compact'
         ? `you ${moveText(cell, size, style)}`
         : `You played ${moveText(cell, size, style)}`;
-    if (!game.isTerminal(state)) {
-      const reply = this.opponentReply(state, `attempt-${this.attempt}/turn-${this.turns}`);
-      state = game.apply(state, reply);
+    if (reply !== undefined) {
       event +=
         style === 'compact'
           ? ` opponent ${moveText(reply, size, style)}`
           : `; the opponent played ${moveText(reply, size, style)}`;
     }
-    this.current = state;
-    let reward = 0;
-    if (game.isTerminal(state)) reward = (game.returns(state)[this.agent] ?? 0) * this.options.winReward;
     if (style !== 'compact') event += '.';
     return this.result(reward, true, event);
-  }
-
-  private opponentReply(state: TicTacToeState, stream: string): TicTacToeAction {
-    return this.opponentMove({
-      game: ticTacToeGame(state.size),
-      state,
-      player: state.toMove,
-      stream,
-      isLegal: (cell) => emptyCells(state).includes(cell),
-      illegal: (id, cell) => `Opponent '${id}' played an illegal move ${String(cell)}.`,
-    });
   }
 
   protected observe(): EnvObservationV1 {
@@ -144,15 +108,12 @@ class TicTacToeEpisode extends TurnEpisode<TicTacToeState, TicTacToeAction, TicT
     };
   }
 
-  /** With `truncation: loss`, a lost game. */
-  protected override truncatedReward(reward: number): number {
-    return this.options.truncation === 'loss' ? -this.options.winReward : reward;
+  /** A won game returns 1: the win reward. */
+  protected rewardPerReturn(): number {
+    return this.options.winReward;
   }
 
-  protected outcome(): AttemptOutcome {
-    const s = this.current;
-    if (s.winner !== null) return s.winner === this.agent ? OUTCOME_WIN : OUTCOME_LOSS;
-    if (isTicTacToeOver(s)) return OUTCOME_DRAW;
-    return OUTCOME_TRUNCATED;
+  protected illegalOpponentMove(opponentId: string, cell: TicTacToeAction): string {
+    return `Opponent '${opponentId}' played an illegal move ${String(cell)}.`;
   }
 }
