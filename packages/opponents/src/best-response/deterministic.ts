@@ -49,7 +49,7 @@ export function deterministicBestResponse<S, A>(query: DeterministicResponseQuer
       }
     } else {
       const probs = policy(game.observe ? game.observe(state, mover) : state, mover);
-      const sure = probs.findIndex((p) => p === 1);
+      const sure = probs.indexOf(1);
       const action = actions[sure];
       result =
         action === undefined || probs.some((p, i) => i !== sure && p !== 0)
