@@ -1,8 +1,15 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { MageError } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGraph } from '../graph/graph';
 import { serializeGraph } from '../graph/serialize';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from './runner';
+import {
+  SESSION_LOAD_CHANNEL,
+  SESSION_RUN_CHANNEL,
+  type SessionLoadEvent,
+  type SessionRunEvent,
+} from './runner-events';
 
 /** x ← tanh(x·W) repeated: enough work to keep onnxruntime busy for a while. */
 function heavyModel(n: number, repeats: number): Uint8Array {
@@ -46,6 +53,30 @@ describe.each(runners)('%s runner', (_name, runner) => {
     const buf = (await runner.run('read', {})).out?.data as Float32Array;
     expect(buf[3 * n + 1]).toBeCloseTo(Math.tanh(0.1), 6);
     expect(buf[2 * n + 1]).toBe(0);
+  });
+
+  it('publishes a timing event per session created and per run, none for a session already loaded', async () => {
+    const loads: SessionLoadEvent[] = [];
+    const runs: SessionRunEvent[] = [];
+    const onLoad = (e: unknown) => loads.push(e as SessionLoadEvent);
+    const onRun = (e: unknown) => runs.push(e as SessionRunEvent);
+    subscribe(SESSION_LOAD_CHANNEL, onLoad);
+    subscribe(SESSION_RUN_CHANNEL, onRun);
+    try {
+      const n = 3;
+      await runner.load('timed', () => heavyModel(n, 1), { bytes: 1234 });
+      await runner.load('timed', () => heavyModel(n, 1));
+      await runner.setPersistent({ w: { data: new Float32Array(n * n), dims: [n, n] } });
+      for (let i = 0; i < 2; i++)
+        await runner.run('timed', { x: { data: new Float32Array(n * n), dims: [n, n] } });
+    } finally {
+      unsubscribe(SESSION_LOAD_CHANNEL, onLoad);
+      unsubscribe(SESSION_RUN_CHANNEL, onRun);
+    }
+    expect(loads.map((e) => [e.key, e.bytes, e.evicted])).toEqual([['timed', 1234, 0]]);
+    expect(loads[0]?.compileMs).toBeGreaterThan(0);
+    expect(runs.map((e) => e.key)).toEqual(['timed', 'timed']);
+    expect(runs.every((e) => e.ms >= 0)).toBe(true);
   });
 
   it('reports a missing input as a MageError', async () => {
