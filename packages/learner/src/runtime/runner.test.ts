@@ -79,6 +79,32 @@ describe.each(runners)('%s runner', (_name, runner) => {
     expect(runs.every((e) => e.ms >= 0)).toBe(true);
   });
 
+  it('allocates zeroed buffers of any size in the memory of a larger earlier one', async () => {
+    const read = (name: string, dims: number[]) => {
+      const g = createGraph();
+      g.output('out', g.identity(g.input(name, dims)));
+      return serializeGraph(g);
+    };
+    await runner.allocate('grow', [2, 1, 8, 4]);
+    await runner.load('fill', () => heavyModel(4, 1));
+    await runner.setPersistent({ w: { data: new Float32Array(16).fill(1), dims: [4, 4] } });
+    await runner.run(
+      'fill',
+      { x: { data: new Float32Array(16).fill(1), dims: [4, 4] } },
+      { scatter: [{ output: 'k', target: 'grow', starts: [0, 4], rows: [1, 0] }] },
+    );
+    await runner.load('read-big', () => read('grow', [2, 1, 8, 4]));
+    const big = (await runner.run('read-big', {})).out?.data as Float32Array;
+    // Output row 0 went to buffer row 1 (positions 0..3), nothing else was written.
+    for (const v of big.subarray(32, 48)) expect(v).toBeCloseTo(Math.tanh(4), 5);
+    expect(big.subarray(0, 32).every((v) => v === 0)).toBe(true);
+    await runner.allocate('grow', [1, 1, 6, 4]);
+    await runner.load('read-small', () => read('grow', [1, 1, 6, 4]));
+    const small = (await runner.run('read-small', {})).out ?? { data: new Float32Array(1), dims: [] };
+    expect(small.dims).toEqual([1, 1, 6, 4]);
+    expect((small.data as Float32Array).every((v) => v === 0)).toBe(true);
+  });
+
   it('reports a missing input as a MageError', async () => {
     await runner.load('m2', () => heavyModel(3, 1));
     const e = await runner.run('m2', {}).catch((err: unknown) => err);
