@@ -9,6 +9,12 @@ export {
   type RunOptions,
 } from './runner';
 export {
+  SESSION_LOAD_CHANNEL,
+  SESSION_RUN_CHANNEL,
+  type SessionLoadEvent,
+  type SessionRunEvent,
+} from './runner-events';
+export {
   createOrtSession,
   defaultThreads,
   type Feeds,

@@ -5,6 +5,8 @@ export interface KvScatter {
   readonly output: string;
   readonly target: string;
   readonly starts: readonly number[];
+  /** The target's batch row of each output row (default the same row). */
+  readonly rows?: readonly number[];
 }
 
 /** A row of the KV buffers and a saved entry: positions [0, length) of batch row `row`. */

@@ -15,6 +15,8 @@ export function tensorTypeOf(value) {
 export function createOrtHost(ort) {
   const sessions = new Map();
   const persistent = new Map();
+  // The memory behind each allocated persistent tensor (see `allocate`).
+  const backing = new Map();
   // Saved KV rows by id: per persistent tensor name, the row's first `length` positions [H, length, D].
   const saved = new Map();
 
@@ -53,18 +55,26 @@ export function createOrtHost(ort) {
     setPersistent(values) {
       for (const [k, v] of Object.entries(values)) persistent.set(k, v);
     },
-    /** A zero float32 persistent tensor (reused when the size matches). */
+    /**
+     * A zero float32 persistent tensor. Its memory is the largest one allocated under this name so far
+     * (a view of its first elements when smaller): a generate call's KV buffers change shape from call
+     * to call, and memory touched for the first time is slow to fault in.
+     */
     allocate(name, dims) {
       const n = dims.reduce((p, d) => p * d, 1);
-      const old = persistent.get(name);
-      const data = old !== undefined && old.data.length === n ? old.data : new Float32Array(n);
+      let store = backing.get(name);
+      if (store === undefined || store.length < n) {
+        store = new Float32Array(n);
+        backing.set(name, store);
+      }
+      const data = store.length === n ? store : store.subarray(0, n);
       data.fill(0);
       persistent.set(name, { data, dims: [...dims] });
     },
     /**
      * Runs `key`. Inputs missing from `feeds` come from the persistent tensors. Each scatter copies an
-     * output [B, H, t, D] into persistent [B, H, S, D] at time `starts[b]` (rows with start < 0 skipped).
-     * Returns the outputs named in `fetches` (all when absent).
+     * output [B, H, t, D] into persistent [B', H, S, D] at time `starts[b]` of row `rows[b]` (default b;
+     * rows with start < 0 skipped). Returns the outputs named in `fetches` (all when absent).
      */
     async run(key, feeds, fetches, scatter) {
       const session = sessions.get(key);
@@ -95,9 +105,10 @@ export function createOrtHost(ort) {
           const start = s.starts[b] ?? -1;
           if (start < 0) continue;
           const len = Math.min(t, S - start);
+          const row = s.rows?.[b] ?? b;
           for (let h = 0; h < H; h++) {
             const from = (b * H + h) * t * D;
-            dst.set(src.subarray(from, from + len * D), ((b * H + h) * S + start) * D);
+            dst.set(src.subarray(from, from + len * D), ((row * H + h) * S + start) * D);
           }
         }
       }
@@ -156,6 +167,7 @@ export function createOrtHost(ort) {
       for (const s of sessions.values()) await s.release();
       sessions.clear();
       persistent.clear();
+      backing.clear();
       saved.clear();
     },
   };

@@ -1,8 +1,15 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { MageError } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGraph } from '../graph/graph';
 import { serializeGraph } from '../graph/serialize';
 import { createLocalRunner, createWorkerRunner, type GraphRunner } from './runner';
+import {
+  SESSION_LOAD_CHANNEL,
+  SESSION_RUN_CHANNEL,
+  type SessionLoadEvent,
+  type SessionRunEvent,
+} from './runner-events';
 
 /** x ← tanh(x·W) repeated: enough work to keep onnxruntime busy for a while. */
 function heavyModel(n: number, repeats: number): Uint8Array {
@@ -46,6 +53,56 @@ describe.each(runners)('%s runner', (_name, runner) => {
     const buf = (await runner.run('read', {})).out?.data as Float32Array;
     expect(buf[3 * n + 1]).toBeCloseTo(Math.tanh(0.1), 6);
     expect(buf[2 * n + 1]).toBe(0);
+  });
+
+  it('publishes a timing event per session created and per run, none for a session already loaded', async () => {
+    const loads: SessionLoadEvent[] = [];
+    const runs: SessionRunEvent[] = [];
+    const onLoad = (e: unknown) => loads.push(e as SessionLoadEvent);
+    const onRun = (e: unknown) => runs.push(e as SessionRunEvent);
+    subscribe(SESSION_LOAD_CHANNEL, onLoad);
+    subscribe(SESSION_RUN_CHANNEL, onRun);
+    try {
+      const n = 3;
+      await runner.load('timed', () => heavyModel(n, 1), { bytes: 1234 });
+      await runner.load('timed', () => heavyModel(n, 1));
+      await runner.setPersistent({ w: { data: new Float32Array(n * n), dims: [n, n] } });
+      for (let i = 0; i < 2; i++)
+        await runner.run('timed', { x: { data: new Float32Array(n * n), dims: [n, n] } });
+    } finally {
+      unsubscribe(SESSION_LOAD_CHANNEL, onLoad);
+      unsubscribe(SESSION_RUN_CHANNEL, onRun);
+    }
+    expect(loads.map((e) => [e.key, e.bytes, e.evicted])).toEqual([['timed', 1234, 0]]);
+    expect(loads[0]?.compileMs).toBeGreaterThan(0);
+    expect(runs.map((e) => e.key)).toEqual(['timed', 'timed']);
+    expect(runs.every((e) => e.ms >= 0)).toBe(true);
+  });
+
+  it('allocates zeroed buffers of any size in the memory of a larger earlier one', async () => {
+    const read = (name: string, dims: number[]) => {
+      const g = createGraph();
+      g.output('out', g.identity(g.input(name, dims)));
+      return serializeGraph(g);
+    };
+    await runner.allocate('grow', [2, 1, 8, 4]);
+    await runner.load('fill', () => heavyModel(4, 1));
+    await runner.setPersistent({ w: { data: new Float32Array(16).fill(1), dims: [4, 4] } });
+    await runner.run(
+      'fill',
+      { x: { data: new Float32Array(16).fill(1), dims: [4, 4] } },
+      { scatter: [{ output: 'k', target: 'grow', starts: [0, 4], rows: [1, 0] }] },
+    );
+    await runner.load('read-big', () => read('grow', [2, 1, 8, 4]));
+    const big = (await runner.run('read-big', {})).out?.data as Float32Array;
+    // Output row 0 went to buffer row 1 (positions 0..3), nothing else was written.
+    for (const v of big.subarray(32, 48)) expect(v).toBeCloseTo(Math.tanh(4), 5);
+    expect(big.subarray(0, 32).every((v) => v === 0)).toBe(true);
+    await runner.allocate('grow', [1, 1, 6, 4]);
+    await runner.load('read-small', () => read('grow', [1, 1, 6, 4]));
+    const small = (await runner.run('read-small', {})).out ?? { data: new Float32Array(1), dims: [] };
+    expect(small.dims).toEqual([1, 1, 6, 4]);
+    expect((small.data as Float32Array).every((v) => v === 0)).toBe(true);
   });
 
   it('reports a missing input as a MageError', async () => {

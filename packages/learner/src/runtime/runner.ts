@@ -15,6 +15,7 @@ import {
   type KvScatter,
   type OrtHost,
 } from './ort-host';
+import { sessionLoadChannel, sessionRunChannel } from './runner-events';
 import { defaultThreads, type Feeds, type Fetched, type SessionOptions, type TensorValue } from './session';
 import {
   createSessionCache,
@@ -115,13 +116,26 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
         return;
       }
       const { threads, bytes, memPattern } = options;
-      for (const victim of cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES)) await backend.evict(victim);
+      const victims = cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES);
+      for (const victim of victims) await backend.evict(victim);
       try {
-        await backend.load(key, model(), {
+        const t0 = performance.now();
+        const bytesOfModel = model();
+        const t1 = performance.now();
+        await backend.load(key, bytesOfModel, {
           ...base,
           ...(threads === undefined ? {} : { threads }),
           ...(memPattern === undefined ? {} : { memPattern }),
         });
+        if (sessionLoadChannel.hasSubscribers) {
+          sessionLoadChannel.publish({
+            key,
+            buildMs: t1 - t0,
+            compileMs: performance.now() - t1,
+            bytes: bytes ?? UNKNOWN_SESSION_BYTES,
+            evicted: victims.length,
+          });
+        }
       } catch (e) {
         cache.remove(key);
         throw e;
@@ -129,7 +143,13 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
     },
     setPersistent: (values) => backend.setPersistent(values),
     allocate: (name, dims) => backend.allocate(name, dims),
-    run: (key, feeds, options = {}) => backend.run(key, feeds, options),
+    async run(key, feeds, options = {}) {
+      if (!sessionRunChannel.hasSubscribers) return backend.run(key, feeds, options);
+      const t0 = performance.now();
+      const out = await backend.run(key, feeds, options);
+      sessionRunChannel.publish({ key, ms: performance.now() - t0 });
+      return out;
+    },
     saveKv: (entries, names) => backend.saveKv(entries, names),
     restoreKv: (entries, names) => backend.restoreKv(entries, names),
     dropKv: (ids) => backend.dropKv(ids),

@@ -146,6 +146,29 @@ describe('generator (prefill + static KV buffer decode)', () => {
     return { generator: recording, batchSizes };
   };
 
+  it('decodes only the unfinished rows once they fit half the batch: same tokens and log-probs', async () => {
+    const sampling = { temperature: 1, topK: 0, topP: 1 };
+    const many = Array.from({ length: 16 }, (_, i) => [1 + (i % 5), 2, 3 + (i % 7), ...Array(i % 4).fill(4)]);
+    const limits = many.map((_, i) => (i < 13 ? 2 : 20));
+    const stops: number[] = [];
+    const shouldStop = (row: number, tokens: readonly number[]) => {
+      stops.push(row);
+      return row === 14 && tokens.length === 5;
+    };
+    const { generator: recording, batchSizes } = recordingGenerator();
+    const seeds = many.map((_, i) => 100 + i);
+    const batch = await recording.generate({ prompts: many, seeds, maxTokens: limits, sampling, shouldStop });
+    // Prefill and the first decode step at 16 rows, then 3 unfinished rows in a batch of 4, then 2.
+    expect(batchSizes.slice(0, 3)).toEqual([16, 16, 4]);
+    expect(batchSizes.at(-1)).toBe(2);
+    expect(batch.map((r) => r.tokens.length)).toEqual([...Array(13).fill(2), 20, 5, 20]);
+    expect(batch[14]?.finishReason).toBe('stop');
+    expect(new Set(stops)).toEqual(new Set(many.keys()));
+    const whole = createGenerator({ config, runner, compactRuns: false });
+    const full = await whole.generate({ prompts: many, seeds, maxTokens: limits, sampling, shouldStop });
+    expect(batch).toEqual(full);
+  });
+
   it('runs calls of more than MAX_GENERATE_ROWS rows in chunks: same tokens per row, row indices kept', async () => {
     const sampling = { temperature: 0.9, topK: 10, topP: 0.9 };
     const n = MAX_GENERATE_ROWS + 3;

@@ -85,6 +85,12 @@ export interface GeneratorOptions {
    * in chunks of this many rows. Bounds the peak memory of a large evaluation.
    */
   readonly maxRows?: number;
+  /**
+   * Run only the rows that need it, at the length they need (default true): decode steps drop finished
+   * rows once the rest fit in half the batch, and an extension of cached prefixes runs short and long
+   * new parts in separate runs when that saves positions. The same tokens and log-probs either way.
+   */
+  readonly compactRuns?: boolean;
 }
 
 export const nextPow2 = (n: number, min = 1): number => {
@@ -123,6 +129,7 @@ interface GenerateContext {
   readonly cache: PrefixCacheState | undefined;
   /** Rows of one run at most (`GeneratorOptions.maxRows`). */
   readonly maxRows: number;
+  readonly compactRuns: boolean;
   readonly stats: MutableStats;
 }
 
@@ -198,11 +205,14 @@ function planShape(
   };
 }
 
-/** Scatters of a run's per-layer keys/values (`<from>.<layer>.key|value`) into the KV buffer at `starts`. */
-const kvScatter = (c: ModelConfig, from: string, starts: readonly number[]) =>
+/**
+ * Scatters of a run's per-layer keys/values (`<from>.<layer>.key|value`) into the KV buffer at `starts`,
+ * output row b into buffer row `rows[b]` (default b).
+ */
+const kvScatter = (c: ModelConfig, from: string, starts: readonly number[], rows?: readonly number[]) =>
   [...Array(c.numLayers).keys()].flatMap((l) => [
-    { output: `${from}.${l}.key`, target: `past.${l}.key`, starts },
-    { output: `${from}.${l}.value`, target: `past.${l}.value`, starts },
+    { output: `${from}.${l}.key`, target: `past.${l}.key`, starts, ...(rows ? { rows } : {}) },
+    { output: `${from}.${l}.value`, target: `past.${l}.value`, starts, ...(rows ? { rows } : {}) },
   ]);
 
 /**
@@ -250,7 +260,7 @@ const kvNames = (c: ModelConfig): string[] =>
 /** Inputs of a run of the new part of each prompt after its cached prefix of `cached[b]` positions. */
 function extendFeeds(
   c: ModelConfig,
-  prompts: readonly (readonly number[])[],
+  prompts: readonly (readonly number[] | undefined)[],
   cached: readonly number[],
   { B, T, S }: GenerateShape,
 ): Record<string, TensorValue> {
@@ -280,9 +290,40 @@ function extendFeeds(
 }
 
 /**
+ * Positions a run costs beyond its rows × length: splitting an extension in two runs must save more
+ * than this (a run's fixed costs, and once per bucket a session to compile).
+ */
+const RUN_OVERHEAD_POSITIONS = 512;
+
+/**
+ * The runs of an extension whose rows need `fresh[b]` new positions: all rows in one run padded to the
+ * longest, or (when it saves more than a run's overhead in padded positions) the shorter rows in one
+ * run and the longer ones in another. E.g. 50 moves of ~30 new tokens and 13 new attempts of ~120: one
+ * run of 64 × 128 positions, or 64 × 32 and 16 × 128.
+ */
+function extensionGroups(fresh: readonly number[], maxPositions: number): number[][] {
+  const order = [...fresh.keys()].sort((a, b) => (fresh[a] ?? 0) - (fresh[b] ?? 0) || a - b);
+  const length = (k: number) => bucketLength(fresh[order[k] ?? 0] ?? 1, 16, maxPositions);
+  const n = order.length;
+  let best = { cost: nextPow2(n) * length(n - 1), split: n };
+  for (let k = 1; k < n; k++) {
+    if (length(k - 1) === length(k)) continue;
+    const rows = (m: number) => runRows(m, Number.POSITIVE_INFINITY);
+    const cost = rows(k) * length(k - 1) + rows(n - k) * length(n - 1) + RUN_OVERHEAD_POSITIONS;
+    if (cost < best.cost) best = { cost, split: k };
+  }
+  const sorted = (rows: number[]) => rows.sort((a, b) => a - b);
+  return best.split === n
+    ? [sorted(order)]
+    : [sorted(order.slice(0, best.split)), sorted(order.slice(best.split))];
+}
+
+/**
  * Prefill with a prefix cache: restores each matched row's cached keys/values into a fresh KV buffer,
  * runs only the prompts' remaining tokens (padded to a bucket of T) over it, scatters their keys/values
- * after the cached ones, and returns the next-token log-probs of every row [B, vocab].
+ * after the cached ones, and returns the next-token log-probs of every row [B, vocab]. Rows whose new
+ * parts differ much in length run in two groups (`extensionGroups`), each gathering its rows of the
+ * buffer inside the graph.
  */
 async function prefillCached(
   ctx: GenerateContext,
@@ -293,25 +334,74 @@ async function prefillCached(
 ): Promise<Float32Array> {
   const { config: c, runner } = ctx;
   const cached = prompts.map((_, b) => matches[b]?.length ?? 0);
-  const fresh = Math.max(...prompts.map((p, b) => p.length - (cached[b] ?? 0)));
-  const T = bucketLength(fresh, 16, c.maxPositions);
-  const key = `${ctx.prefix}:extend:${B}x${T}x${S}`;
-  await runner.load(
-    key,
-    () =>
-      serializeGraph(buildDecodeGraph({ config: c, batch: B, capacity: S, seqLen: T, ...ctx.graphOptions })),
-    ctx.sessionOptions(B, T, S + T),
-  );
+  const fresh = prompts.map((p, b) => p.length - (cached[b] ?? 0));
   const names = kvNames(c);
   for (const name of names) await runner.allocate(name, [B, c.numKvHeads, S, c.headDim]);
   const restore = matches.flatMap((m, row) => (m === undefined ? [] : [{ id: m.id, row, length: m.length }]));
   await cache.restore(restore, names);
-  const starts = [...Array(B).keys()].map((b) => (b < prompts.length ? (cached[b] ?? 0) : -1));
-  const out = await runner.run(key, extendFeeds(c, prompts, cached, { B, T, S }), {
-    fetches: ['logprobs'],
-    scatter: kvScatter(c, 'new', starts),
-  });
-  return outputData(out, 'logprobs', Float32Array);
+  const groups = ctx.compactRuns ? extensionGroups(fresh, c.maxPositions) : [[...prompts.keys()]];
+  if (groups.length === 1)
+    return (await extendRun(ctx, prompts, cached, [...Array(B).keys()], { B, S })).logprobs;
+  const V = c.vocabSize;
+  const first = new Float32Array(B * V);
+  for (const group of groups) {
+    const { logprobs, slots } = await extendRun(ctx, prompts, cached, group, { B, S });
+    slots.forEach((row, g) => {
+      if (group.includes(row)) first.set(logprobs.subarray(g * V, (g + 1) * V), row * V);
+    });
+  }
+  return first;
+}
+
+/**
+ * One extension run over the call's rows `group`: their new tokens padded to a bucket of T. A group that
+ * fits in fewer rows than the buffer's B gathers its rows from the buffer (feed row g is call row
+ * `group[g]`); otherwise feed row b is buffer row b, the rows outside the group running as padding.
+ * Returns the next-token log-probs of the feed rows [rows, vocab] and the call row of each feed row.
+ */
+async function extendRun(
+  ctx: GenerateContext,
+  prompts: readonly (readonly number[])[],
+  cached: readonly number[],
+  group: readonly number[],
+  { B: bufferRows, S }: Pick<GenerateShape, 'B' | 'S'>,
+): Promise<{ logprobs: Float32Array; slots: readonly number[] }> {
+  const { config: c, runner } = ctx;
+  const B = runRows(group.length, bufferRows);
+  const gathered = B < bufferRows;
+  const longest = Math.max(...group.map((b) => (prompts[b]?.length ?? 1) - (cached[b] ?? 0)));
+  const T = bucketLength(longest, 16, c.maxPositions);
+  const key = gathered
+    ? `${ctx.prefix}:extend:${B}of${bufferRows}x${T}x${S}`
+    : `${ctx.prefix}:extend:${B}x${T}x${S}`;
+  await runner.load(
+    key,
+    () =>
+      serializeGraph(
+        buildDecodeGraph({
+          config: c,
+          batch: B,
+          capacity: S,
+          seqLen: T,
+          ...(gathered ? { bufferRows } : {}),
+          ...ctx.graphOptions,
+        }),
+      ),
+    ctx.sessionOptions(B, T, S + T),
+  );
+  const members = new Set(group);
+  const slots = gathered ? group : [...Array(B).keys()];
+  const rowPrompts = slots.map((b) => (members.has(b) ? prompts[b] : undefined));
+  const rowCached = slots.map((b) => (members.has(b) ? (cached[b] ?? 0) : 0));
+  const feeds = extendFeeds(c, rowPrompts, rowCached, { B, T, S });
+  const starts = [...Array(B).keys()].map((g) => (rowPrompts[g] === undefined ? -1 : (rowCached[g] ?? 0)));
+  const rows = [...Array(B).keys()].map((g) => slots[g] ?? 0);
+  const out = await runner.run(
+    key,
+    gathered ? { ...feeds, rows: { data: BigInt64Array.from(rows, BigInt), dims: [B] } } : feeds,
+    { fetches: ['logprobs'], scatter: kvScatter(c, 'new', starts, gathered ? rows : undefined) },
+  );
+  return { logprobs: outputData(out, 'logprobs', Float32Array), slots };
 }
 
 /**
@@ -352,77 +442,111 @@ async function saveRows(
 }
 
 /**
- * Samples the next token of every unfinished row from its slice of `logprobs` [B, vocab] and ends rows
- * at EOS, at a stop, or at their limit.
+ * Samples the next token of every unfinished row of the batch from its slice of `logprobs` [B, vocab]
+ * (batch row b is the call's row `batch[b]`) and ends rows at EOS, at a stop, or at their limit.
  */
 function takeTokens(
   rows: readonly RowState[],
+  batch: readonly number[],
   logprobs: Float32Array,
   vocab: number,
   o: GenerateTokensOptions,
   eos: ReadonlySet<number>,
 ): void {
-  rows.forEach((row, b) => {
-    if (row.finish !== null) return;
+  batch.forEach((i, b) => {
+    const row = rows[i];
+    if (row === undefined || row.finish !== null) return;
     const lp = logprobs.subarray(b * vocab, (b + 1) * vocab);
     const tok = sampleToken(lp, o.sampling, row.rng);
     row.tokens.push(tok);
     row.logprobs.push(at(lp, tok));
     row.next = tok;
     if (eos.has(tok)) row.finish = 'eos';
-    else if (o.shouldStop?.(b, row.tokens)) row.finish = 'stop';
+    else if (o.shouldStop?.(i, row.tokens)) row.finish = 'stop';
     else if (row.tokens.length >= row.limit) row.finish = 'length';
   });
 }
 
-/** Decode-step buffers, reused across the steps of a call. */
-interface DecodeBuffers {
-  readonly inputIds: BigInt64Array;
-  readonly positions: BigInt64Array;
-  /** Per row: the S buffer positions (visible below the row's position) and the new token itself. */
-  readonly mask: Float32Array;
+/**
+ * The rows the next decode step runs: all of the current batch while more than half of it is
+ * unfinished, else the unfinished ones in a batch of the next power of two (a call mixing 7-token moves
+ * and 90-token notes otherwise decodes every finished move for 80 more steps). A row's numbers do not
+ * depend on its batch, so this changes no token (tested).
+ */
+function decodeBatch(rows: readonly RowState[], current: number[]): number[] {
+  const active = current.filter((i) => rows[i]?.finish === null);
+  return runRows(active.length, Number.POSITIVE_INFINITY) < nextPow2(current.length) ? active : current;
 }
 
 /**
- * One decode step: feeds each unfinished row's last token at its position, scatters the new keys/values
- * into the KV buffer there, and returns the next-token log-probs [B, vocab].
+ * Rows of a run over `n` of a buffer's `bufferRows` rows: the next power of two, at least 2 — with one
+ * row onnxruntime's matrix products take another kernel (a matrix-vector product) whose sums are
+ * ordered differently, so a row alone would not get the numbers it gets in a batch.
+ */
+const runRows = (n: number, bufferRows: number): number => Math.min(bufferRows, nextPow2(n, 2));
+
+/**
+ * One decode step over the call's rows `batch`: feeds each unfinished row's last token at its position,
+ * scatters the new keys/values into its row of the KV buffer there, and returns the next-token log-probs
+ * [nextPow2(batch), vocab]. A batch smaller than the buffer's B rows gathers its rows of the buffer
+ * inside the graph.
  */
 async function decodeStep(
   ctx: GenerateContext,
   rows: readonly RowState[],
-  { B, S }: GenerateShape,
-  bufs: DecodeBuffers,
+  batch: readonly number[],
+  { B: bufferRows, S }: GenerateShape,
 ): Promise<Float32Array> {
-  const key = `${ctx.prefix}:decode:${B}x${S}`;
+  const B = runRows(batch.length, bufferRows);
+  const gathered = B < bufferRows;
+  const key = gathered ? `${ctx.prefix}:decode:${B}of${bufferRows}x${S}` : `${ctx.prefix}:decode:${B}x${S}`;
   await ctx.runner.load(
     key,
     () =>
-      serializeGraph(buildDecodeGraph({ config: ctx.config, batch: B, capacity: S, ...ctx.graphOptions })),
+      serializeGraph(
+        buildDecodeGraph({
+          config: ctx.config,
+          batch: B,
+          capacity: S,
+          ...(gathered ? { bufferRows } : {}),
+          ...ctx.graphOptions,
+        }),
+      ),
     ctx.sessionOptions(B, 1, S + 1),
   );
-  const { inputIds, positions, mask } = bufs;
-  mask.fill(MASK_NEG);
+  const inputIds = new BigInt64Array(B);
+  const positions = new BigInt64Array(B);
+  const bufferRow = new BigInt64Array(B);
+  const mask = new Float32Array(B * (S + 1)).fill(MASK_NEG);
   const starts: number[] = [];
+  const targets: number[] = [];
   for (let b = 0; b < B; b++) {
-    const row = rows[b];
+    const i = batch[b] ?? 0;
+    const row = b < batch.length ? rows[i] : undefined;
     const active = row !== undefined && row.finish === null;
     const p = active ? row.pos : 0;
     inputIds[b] = BigInt(active ? row.next : 0);
     positions[b] = BigInt(p);
+    bufferRow[b] = BigInt(i);
     mask.fill(0, b * (S + 1), b * (S + 1) + p);
     mask[b * (S + 1) + S] = 0;
     starts.push(active ? p : -1);
+    targets.push(i);
   }
   const feeds: Record<string, TensorValue> = {
     input_ids: { data: inputIds, dims: [B, 1] },
     positions: { data: positions, dims: [B, 1] },
     mask: { data: mask, dims: [B, 1, 1, 1, S + 1] },
+    ...(gathered ? { rows: { data: bufferRow, dims: [B] } } : {}),
   };
   const out = await ctx.runner.run(key, feeds, {
     fetches: ['logprobs'],
-    scatter: kvScatter(ctx.config, 'new', starts),
+    scatter: kvScatter(ctx.config, 'new', starts, gathered ? targets : undefined),
   });
-  for (const row of rows) if (row.finish === null) row.pos++;
+  for (const i of batch) {
+    const row = rows[i];
+    if (row !== undefined && row.finish === null) row.pos++;
+  }
   return outputData(out, 'logprobs', Float32Array);
 }
 
@@ -469,18 +593,14 @@ async function generateRows(
   }));
   const eos = new Set(o.eosTokenIds ?? []);
   const V = ctx.config.vocabSize;
-  takeTokens(rows, first, V, o, eos);
-  const { B, S } = shape;
-  const bufs: DecodeBuffers = {
-    inputIds: new BigInt64Array(B),
-    positions: new BigInt64Array(B),
-    mask: new Float32Array(B * (S + 1)),
-  };
+  let batch = [...Array(shape.B).keys()];
+  takeTokens(rows, batch, first, V, o, eos);
   t0 = performance.now();
   while (rows.some((r) => r.finish === null)) {
     throwIfAborted(o.signal);
     stats.decodeTokens += rows.filter((r) => r.finish === null).length;
-    takeTokens(rows, await decodeStep(ctx, rows, shape, bufs), V, o, eos);
+    if (ctx.compactRuns) batch = decodeBatch(rows, batch);
+    takeTokens(rows, batch, await decodeStep(ctx, rows, batch, shape), V, o, eos);
   }
   stats.decodeMs += performance.now() - t0;
   if (ctx.cache !== undefined) await saveRows(ctx.cache, ctx.config, o.prompts, rows, matches);
@@ -571,6 +691,7 @@ export function createGenerator(options: GeneratorOptions): Generator {
     }),
     cache: prefixCacheOf(options),
     maxRows,
+    compactRuns: options.compactRuns ?? true,
     stats: {
       calls: 0,
       promptTokens: 0,

@@ -108,18 +108,32 @@ export function buildDistributionGraph(
  * tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd].
  */
 export function buildDecodeGraph(
-  options: InferenceGraphOptions & { readonly capacity: number; readonly seqLen?: number },
+  options: InferenceGraphOptions & {
+    readonly capacity: number;
+    readonly seqLen?: number;
+    /**
+     * Rows of the KV buffer (default `batch`). When larger, the graph takes an int64 input `rows`
+     * [batch] and runs the buffer's rows `rows[b]` only (a decode step after most rows finished).
+     */
+    readonly bufferRows?: number;
+  },
 ): Graph {
   const { config: c, batch: B, capacity: S } = options;
   const T = options.seqLen ?? 1;
+  const buffer = options.bufferRows ?? B;
   const g = createGraph();
   const { params, hook } = paramsWithExtras(g, options);
   const tokens = g.input('input_ids', [B, T], 'int64');
   const positions = g.input('positions', [B, T], 'int64');
   const mask = g.input('mask', [B, 1, 1, T, S + T]);
+  const rows = buffer === B ? undefined : g.input('rows', [B], 'int64');
+  const pastInput = (name: string) => {
+    const t = g.input(name, [buffer, c.numKvHeads, S, c.headDim]);
+    return rows === undefined ? t : g.gather(t, rows);
+  };
   const past = [...Array(c.numLayers).keys()].map((i) => ({
-    key: g.input(`past.${i}.key`, [B, c.numKvHeads, S, c.headDim]),
-    value: g.input(`past.${i}.value`, [B, c.numKvHeads, S, c.headDim]),
+    key: pastInput(`past.${i}.key`),
+    value: pastInput(`past.${i}.value`),
   }));
   const rope = ropeTables(c, c.maxPositions);
   const table = (data: Float32Array | Float64Array) =>
@@ -132,8 +146,8 @@ export function buildDecodeGraph(
     ...(hook === undefined ? {} : { linearHook: hook }),
   });
   const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
-  const rows = T === 1 ? flat : g.gather(flat, g.input('last_index', [B], 'int64'));
-  g.output('logprobs', logprobsOf(g, c, params, rows));
+  const last = T === 1 ? flat : g.gather(flat, g.input('last_index', [B], 'int64'));
+  g.output('logprobs', logprobsOf(g, c, params, last));
   kv.forEach((layer, i) => {
     g.output(`new.${i}.key`, layer.key);
     g.output(`new.${i}.value`, layer.value);

@@ -152,6 +152,53 @@ describe('generator with a prefix KV cache', () => {
     }
   });
 
+  it('runs short and long new parts, and the rows still decoding, apart: same tokens and log-probs', async () => {
+    const feeds = weightFeeds(3);
+    const keys: string[] = [];
+    const base = await runnerWith(feeds, true);
+    const recording: GraphRunner = {
+      ...base,
+      run: (key, f, o) => {
+        keys.push(key);
+        return base.run(key, f, o);
+      },
+    };
+    // 24 rows: most add a few tokens per turn (moves), every fifth adds 70 (a new attempt) and writes a
+    // long response (a note).
+    const play = async (generator: Generator) => {
+      const rng = createRng(9);
+      let prompts = Array.from({ length: 24 }, (_, i) => [2, ...randomTokens(rng, 30 + (i % 7))]);
+      const out: GeneratedRow[][] = [];
+      for (let turn = 0; turn < 3; turn++) {
+        const rows = await generator.generate({
+          prompts,
+          seeds: prompts.map((_, i) => `row-${i}/turn-${turn}`),
+          maxTokens: prompts.map((_, i) => (i % 5 === 0 ? 40 : 4)),
+          sampling: { temperature: 1, topK: 0, topP: 1 },
+        });
+        out.push(rows);
+        prompts = prompts.map((p, i) => [
+          ...p,
+          ...(rows[i]?.tokens ?? []),
+          ...randomTokens(rng, i % 5 === 0 ? 70 : 5),
+        ]);
+      }
+      return out;
+    };
+    const compact = await play(createGenerator({ config, runner: recording, prefixCache: cacheOptions }));
+    expect(keys.some((k) => /:extend:\d+of\d+x/.test(k))).toBe(true);
+    expect(keys.some((k) => /:decode:\d+of\d+x/.test(k))).toBe(true);
+    const whole = await play(
+      createGenerator({
+        config,
+        runner: await runnerWith(feeds, true),
+        prefixCache: cacheOptions,
+        compactRuns: false,
+      }),
+    );
+    expect(compact).toEqual(whole);
+  });
+
   it('drops saved keys/values when the weights version changes', async () => {
     let version = 0;
     const runner = await runnerWith(weightFeeds(3));
