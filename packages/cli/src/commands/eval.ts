@@ -2,13 +2,13 @@
 
 import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
-import { evaluatePolicy, signed, trainedWith } from '@mage-rl/trainer';
+import { evaluatePolicy, signed } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
-import { addEnvFlags, commaList, ENV_URL_HELP, envFlag, envUrlOverride, seedOf } from './learning-flags';
+import { addEnvFlags, chosenEnv, commaList, ENV_URL_HELP, envUrlOverride, seedOf } from './learning-flags';
 
 interface EvalFlags {
   readonly env: string;
@@ -79,12 +79,11 @@ export function evalCommand(program: Command, io: Io): void {
 
 async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void> {
   const { definition } = await useEnvPackage(opts.envPackage, {});
-  // Without --env, a run plays on the env it trained on.
-  const implied = definition?.id ?? (await trainedWith(opts.policy))?.env;
-  const env = envDefinition(envFlag(command, opts.env, implied)).id;
+  // Without --env, a run plays on the env it trained on (else the default env).
+  const chosen = chosenEnv(command, opts.env, definition?.id);
   const r = await evaluatePolicy({
     policy: opts.policy,
-    env,
+    ...(chosen === undefined ? {} : { env: envDefinition(chosen).id }),
     ...(opts.method === undefined ? {} : { method: oneOf(opts.method, '--method', METHOD_IDS) }),
     ...(opts.memory === undefined ? {} : { memory: oneOf(opts.memory, '--memory', MEMORY_KINDS) }),
     preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
@@ -98,7 +97,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.model === undefined ? {} : { model: opts.model }),
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
-  const { method, memory, opponents, result, withoutMemory, foreignNotes } = r;
+  const { env, method, memory, opponents, result, withoutMemory, foreignNotes } = r;
   const m = result.metrics;
   const baseline = withoutMemory?.result;
   const benefit = withoutMemory?.benefit;

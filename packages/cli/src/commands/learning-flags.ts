@@ -47,13 +47,17 @@ export function addEnvFlags(command: Command, which: EnvChoice = 'all'): Command
     .option('--env-package <name-or-path>', ENV_PACKAGE_HELP);
 }
 
+/** The env id the user chose: `--env` when typed, else the env of the env package; undefined for neither. */
+export function chosenEnv(command: Command, env: string, packageEnv: string | undefined): string | undefined {
+  return command.getOptionValueSource('env') !== 'default' ? env : packageEnv;
+}
+
 /**
- * The env id a learning command uses: `--env` when typed, else the env the other flags imply (the env
- * package's, or the env a run trained on), else the default of `--env`.
+ * The env id a learning command uses: `--env` when typed, else the env of the env package, else the
+ * default of `--env`.
  */
-export function envFlag(command: Command, env: string, implied: string | undefined): string {
-  const typed = command.getOptionValueSource('env') !== 'default';
-  return typed || implied === undefined ? env : implied;
+export function envFlag(command: Command, env: string, packageEnv: string | undefined): string {
+  return chosenEnv(command, env, packageEnv) ?? env;
 }
 
 /** The words the command line was called with after `mage`, quoted where they hold spaces. */

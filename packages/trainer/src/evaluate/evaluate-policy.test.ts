@@ -49,6 +49,9 @@ describe('evaluatePolicy', () => {
     const base = { policy: 'runs/kuhn', preset: 'smoke' as const };
 
     it("plays a run's own method, memory and task on the env it trained on", () => {
+      // Without an env, a run plays the one it trained on; anything else the config's default env.
+      expect(evaluationSetup(base, kuhnRun).config.env.id).toBe('kuhn-poker');
+      expect(evaluationSetup({ ...base, policy: 'teacher' }, undefined).config.env.id).toBe('tictactoe');
       const s = evaluationSetup({ ...base, env: 'kuhn-poker' }, kuhnRun);
       expect([s.method, s.memory, s.opponents]).toEqual([
         'mage',

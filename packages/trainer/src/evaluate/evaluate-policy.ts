@@ -25,8 +25,10 @@ import {
 } from './memory-benefit';
 
 export interface EvaluatePolicyOptions
-  extends Pick<LoadPolicyOptions, 'policy' | 'env' | 'model' | 'apiKey'>,
+  extends Pick<LoadPolicyOptions, 'policy' | 'model' | 'apiKey'>,
     Pick<EvaluateWithMemoryOptions, 'episodes' | 'attempts' | 'seed' | 'baseline' | 'foreignNotes'> {
+  /** The env it plays; default: the env a run trained on, else the config's default env. */
+  readonly env?: string;
   /** The method whose prompts the policy plays with; default: a run's own, else `reflexion`. */
   readonly method?: MethodId;
   /** Default: the memory a run trained with, else the method's. */
@@ -43,6 +45,7 @@ export interface EvaluatePolicyOptions
 }
 
 export interface PolicyEvaluationV1 extends MemoryEvaluationV1 {
+  readonly env: string;
   readonly method: MethodId;
   readonly memory: MemoryKind;
   readonly opponents: readonly string[];
@@ -61,21 +64,26 @@ export function evaluationSetup(
   options: Omit<EvaluatePolicyOptions, 'episodes' | 'attempts' | 'seed'>,
   trained: TrainedWithV1 | undefined,
 ): { method: MethodId; memory: MemoryKind; config: TrainConfig; opponents: readonly string[] } {
-  const { env, preset } = options;
+  const { preset } = options;
+  const env = options.env ?? trained?.env;
   // Without a method, a run plays with the method and memory it trained with.
   const own = options.method === undefined ? trained : undefined;
   const method = own?.method ?? options.method ?? 'reflexion';
   // On its own env, a run plays its own task (a preset does not know a run's env options).
-  const task = trained?.env === env ? trained.task : {};
-  const config = resolveTrainConfig(mergeConfig(task, options.overrides), { preset, method, env });
+  const task = trained !== undefined && trained.env === env ? trained.task : {};
+  const config = resolveTrainConfig(mergeConfig(task, options.overrides), {
+    preset,
+    method,
+    ...(env === undefined ? {} : { env }),
+  });
   const opponents = options.opponents ?? [...config.eval.inDomain, ...config.eval.outOfDomain];
   const memory = options.memory ?? own?.memory ?? METHODS[method].memory;
   return { method, memory, config, opponents };
 }
 
 export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<PolicyEvaluationV1> {
-  const { env } = options;
   const { method, memory, config, opponents } = evaluationSetup(options, await trainedWith(options.policy));
+  const env = config.env.id;
   const { policy, dispose } = await loadPolicy({
     policy: options.policy,
     env,
@@ -101,6 +109,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Po
     const ceiling =
       without && identificationCeiling(without, identifiableOpponents(envDefinition(env), opponents));
     return {
+      env,
       method,
       memory,
       opponents,
