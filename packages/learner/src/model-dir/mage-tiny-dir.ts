@@ -22,6 +22,7 @@ import {
   createMageTinyConfig,
   defineModelConfig,
   type ModelConfig,
+  type MageTinySize,
   type ModelConfigInput,
   paramSpecs,
 } from '../model';
@@ -62,6 +63,8 @@ export interface CreateMageTinyOptions {
   readonly lora?: LoraOptions;
   /** Session cache, prefix cache and generation chunk (default: the learner's, those of a 6 GiB budget). */
   readonly memory?: MemoryLimits;
+  /** Width and depth of a fresh model (default mage-tiny's 128 × 4). */
+  readonly size?: MageTinySize;
 }
 
 /** The `createOnnxLearner` options of `limits`. */
@@ -81,6 +84,7 @@ export function createMageTiny(
   const config = createMageTinyConfig(tokenizer.vocabSize, {
     bosTokenId: tokenizer.encode('<bos>')[0] ?? 2,
     eosTokenId: tokenizer.eosTokenIds[0] ?? 3,
+    ...(options.size ? { size: options.size } : {}),
   });
   return mageTinyLearner(config, tokenizer, options);
 }

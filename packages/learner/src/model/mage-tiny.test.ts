@@ -18,4 +18,17 @@ describe('mage-tiny', () => {
     expect(MAGE_TINY_CONFIG.hiddenSize).toBe(128);
     expect(() => createMageTinyConfig(0)).toThrow(ConfigError);
   });
+
+  it('scales in its own proportions', () => {
+    expect(createMageTinyConfig(222, { size: {} })).toEqual(createMageTinyConfig(222));
+    const c = createMageTinyConfig(222, { size: { hiddenSize: 256, numLayers: 6 } });
+    expect([c.hiddenSize, c.numLayers, c.numHeads, c.numKvHeads, c.headDim, c.intermediateSize]).toEqual([
+      256, 6, 8, 4, 32, 688,
+    ]);
+    expect(countParams(c)).toBeGreaterThan(4 * countParams(createMageTinyConfig(222)));
+    const narrow = createMageTinyConfig(222, { size: { hiddenSize: 32 } });
+    expect([narrow.numHeads, narrow.numKvHeads]).toEqual([1, 1]);
+    expect(() => createMageTinyConfig(222, { size: { hiddenSize: 100 } })).toThrow(/multiple of 32/);
+    expect(() => createMageTinyConfig(222, { size: { numLayers: 0 } })).toThrow(ConfigError);
+  });
 });

@@ -197,6 +197,16 @@ export const trainConfigSchema = z.strictObject({
      * its note.
      */
     memory: z.enum(NOTE_MODES).optional(),
+    /**
+     * The size of the fresh model (width, a multiple of 32, and layers), in mage-tiny's proportions.
+     * Absent: mage-tiny's 128 × 4 (~0.75 M parameters).
+     */
+    model: z
+      .strictObject({
+        hiddenSize: posInt.max(4096).multipleOf(32).optional(),
+        numLayers: posInt.max(64).optional(),
+      })
+      .optional(),
   }),
   /** What one run may use of the machine's memory. */
   memory: z.strictObject({

@@ -122,6 +122,7 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     memory: memoryLimitsOfConfig(config),
     seed: `${options.seed}/mage-tiny`,
     optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
+    ...(ws.model ? { size: ws.model } : {}),
   });
   try {
     const set = trainingSet(corpus.examples, tokenizer, learner);
