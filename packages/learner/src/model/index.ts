@@ -8,7 +8,12 @@ export {
   lmHeadLogprobs,
 } from './lm-head';
 export { defaultVocabChunk, lmHeadVocabChunks, type VocabChunkOptions } from './lm-head-vocab';
-export { createMageTinyConfig, MAGE_TINY_CONFIG, type MageTinyConfigOptions, type MageTinySize } from './mage-tiny';
+export {
+  createMageTinyConfig,
+  MAGE_TINY_CONFIG,
+  type MageTinyConfigOptions,
+  type MageTinySize,
+} from './mage-tiny';
 export { estimateSessionBytes, type RunShape } from './memory-estimate';
 export {
   countParams,

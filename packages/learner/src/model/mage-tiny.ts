@@ -46,7 +46,9 @@ function sizedArchitecture(size: MageTinySize = {}) {
   const hiddenSize = size.hiddenSize ?? MAGE_TINY_CONFIG.hiddenSize;
   const { headDim } = MAGE_TINY_CONFIG;
   if (!Number.isInteger(hiddenSize) || hiddenSize < headDim || hiddenSize % headDim !== 0) {
-    throw new ConfigError(`mage-tiny's hiddenSize must be a positive multiple of ${headDim}, got ${hiddenSize}.`);
+    throw new ConfigError(
+      `mage-tiny's hiddenSize must be a positive multiple of ${headDim}, got ${hiddenSize}.`,
+    );
   }
   const numHeads = hiddenSize / headDim;
   return {
