@@ -6,6 +6,7 @@ export {
   type EvaluatePolicyOptions,
   evaluatePolicy,
   type PolicyEvaluationV1,
+  type ReturnUnitV1,
 } from './evaluate/evaluate-policy';
 export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
 export {

@@ -1,8 +1,13 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
-import { type MetaEpisodeMetricsV1, meanInterval, type PairedPassBenefitV1 } from '@mage-rl/core';
+import {
+  type MetaEpisodeMetricsV1,
+  type MetricsSummaryV1,
+  meanInterval,
+  type PairedPassBenefitV1,
+} from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
-import { evaluatePolicy, signed } from '@mage-rl/trainer';
+import { evaluatePolicy, type ReturnUnitV1, signed } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -108,6 +113,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       memory,
       policy: opts.policy,
       opponents,
+      ...(r.returnUnit ? { returnUnit: r.returnUnit } : {}),
       metrics: m,
       ...(baseline && benefit
         ? {
@@ -131,38 +137,50 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   io.stdout(
     `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
   );
-  io.stdout(`${evalTable(m)}\n`);
+  io.stdout(`${evalTable(m, r.returnUnit)}\n`);
   const notes = notesLine(m);
   if (notes) io.stdout(`\n${notes}\n`);
   if (baseline && benefit) {
     io.stdout(`\nthe same policy and tasks with no memory (K independent attempts):\n\n`);
-    io.stdout(`${evalTable(baseline.metrics)}\n`);
-    io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics)}\n`);
+    io.stdout(`${evalTable(baseline.metrics, r.returnUnit)}\n`);
+    io.stdout(`\n${benefitLine(memory, benefit, m, baseline.metrics, r.returnUnit)}\n`);
     if (r.identificationCeiling !== undefined)
       io.stdout(`${ceilingLine(r.identificationCeiling, benefit)}\n`);
   }
   if (foreignNotes) {
     io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
-    io.stdout(`${evalTable(foreignNotes.result.metrics)}\n`);
+    io.stdout(`${evalTable(foreignNotes.result.metrics, r.returnUnit)}\n`);
     io.stdout(
-      `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, 'foreign notes')}\n`,
+      `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, r.returnUnit, 'foreign notes')}\n`,
     );
   }
 }
 
-/** `memory benefit (reflection − none) …`: pass@k and invalid moves, paired over the meta-episodes. */
+/**
+ * `memory benefit (reflection − none) …`: pass@k and invalid moves, paired over the meta-episodes; with a
+ * return unit, also the difference of the mean return of each attempt in that unit.
+ */
 function benefitLine(
   memory: string,
   benefit: PairedPassBenefitV1,
   withMemory: MetaEpisodeMetricsV1,
   without: MetaEpisodeMetricsV1,
+  unit: ReturnUnitV1 | undefined,
   versus = 'none',
 ): string {
   const invalid = withMemory.overall.invalidActionRate.rate - without.overall.invalidActionRate.rate;
   const what = versus === 'none' ? 'memory benefit' : 'own notes benefit';
+  const returns = unit
+    ? `; ${unit.unit} by attempt ${withMemory.overall.perAttempt
+        .map((a, k) => {
+          const d = (a.meanReturn - (without.overall.perAttempt[k]?.meanReturn ?? 0)) / unit.rewardPerReturn;
+          return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
+        })
+        .join(' → ')}`
+    : '';
   return (
     `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
-    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}`
+    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}${returns}`
   );
 }
 
@@ -185,23 +203,30 @@ function notesLine(m: MetaEpisodeMetricsV1): string | undefined {
   return `notes (${reflectTurns}): state ${pct(noteRecall)} of their attempt's facts (events and reveal)${cut}`;
 }
 
-/** Per opponent and overall: pass@k per attempt (with its interval per opponent), last-attempt draws, invalid moves. */
-function evalTable(m: MetaEpisodeMetricsV1): string {
+/**
+ * Per opponent and overall: pass@k per attempt (with its interval per opponent), last-attempt draws,
+ * invalid moves and, with a return unit, the mean return of each attempt played in that unit.
+ */
+function evalTable(m: MetaEpisodeMetricsV1, unit: ReturnUnitV1 | undefined): string {
+  const returns = (s: MetricsSummaryV1): Cell[] =>
+    unit ? [s.perAttempt.map((a) => (a.meanReturn / unit.rewardPerReturn).toFixed(3)).join(' → ')] : [];
   const rows: Cell[][] = Object.entries(m.byOpponent).map(([id, s]) => [
     id,
     s.metaEpisodes,
     ...s.perAttempt.map((a) => `${pct(a.passAtK.rate)} [${pct(a.passAtK.low)}, ${pct(a.passAtK.high)}]`),
     pct(s.perAttempt.at(-1)?.draw.rate ?? 0),
     pct(s.invalidActionRate.rate),
+    ...returns(s),
   ]);
   const k = m.attempts;
-  return formatTable(
+  const table = formatTable(
     [
       'opponent',
       'episodes',
       ...Array.from({ length: k }, (_, i) => `pass@${i + 1}`),
       `draws (attempt ${k})`,
       'invalid',
+      ...(unit ? [`${unit.unit}, attempt 1 → ${k}`] : []),
     ],
     [
       ...rows,
@@ -211,7 +236,13 @@ function evalTable(m: MetaEpisodeMetricsV1): string {
         ...m.overall.perAttempt.map((a) => pct(a.passAtK.rate)),
         pct(m.overall.perAttempt.at(-1)?.draw.rate ?? 0),
         pct(m.overall.invalidActionRate.rate),
+        ...returns(m.overall),
       ],
     ],
   );
+  // With early stop an attempt after a success is not played: its mean is over the failed ones only.
+  const stopped = m.overall.perAttempt.some((a) => a.played < m.overall.metaEpisodes);
+  return unit && stopped
+    ? `${table}\n(early stop: attempt k > 1 is played only after failed attempts; its ${unit.unit} are theirs)`
+    : table;
 }

@@ -54,6 +54,26 @@ export interface PolicyEvaluationV1 extends MemoryEvaluationV1 {
    * (`identificationCeiling`); absent when no opponent played can be identified.
    */
   readonly identificationCeiling?: number;
+  /**
+   * The game's return unit (Kuhn Poker: chips per hand) and the env reward per unit under the evaluation's
+   * env options; absent for envs that name none.
+   */
+  readonly returnUnit?: ReturnUnitV1;
+}
+
+export interface ReturnUnitV1 {
+  readonly unit: string;
+  /** Env reward units per return unit: mean returns are divided by it. */
+  readonly rewardPerReturn: number;
+}
+
+/** The return unit of `config`'s env under its evaluation env options, when the env names one. */
+function returnUnitOf(config: TrainConfig): ReturnUnitV1 | undefined {
+  const definition = envDefinition(config.env.id);
+  const unit = definition.labels?.returnUnit;
+  const scale = definition.opponents?.match?.rewardPerReturn;
+  if (unit === undefined || scale === undefined) return undefined;
+  return { unit, rewardPerReturn: scale({ ...config.env.options, ...config.eval.envOptions }) };
 }
 
 /**
@@ -108,6 +128,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Po
     const without = evaluation.withoutMemory?.result.metrics;
     const ceiling =
       without && identificationCeiling(without, identifiableOpponents(envDefinition(env), opponents));
+    const returnUnit = returnUnitOf(config);
     return {
       env,
       method,
@@ -115,6 +136,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Po
       opponents,
       ...evaluation,
       ...(ceiling === undefined ? {} : { identificationCeiling: ceiling }),
+      ...(returnUnit === undefined ? {} : { returnUnit }),
     };
   } finally {
     await dispose();

@@ -14,7 +14,13 @@ describe('trainedWith', () => {
     await mkdir(run, { recursive: true });
     const record = (extra: unknown) => JSON.stringify({ format: RUN_CONFIG_FORMAT, extra });
     const env = { id: 'kuhn-poker', options: { mode: 'new-deal' } };
-    const evaluation = { envOptions: { revealShowdown: false }, inDomain: ['aggressive'], episodes: 9 };
+    const evaluation = {
+      envOptions: { revealShowdown: false },
+      inDomain: ['aggressive'],
+      earlyStop: false,
+      episodes: 9,
+      temperature: 0.5,
+    };
     await writeFile(
       join(run, 'config.json'),
       record({ method: 'gigpo', env, eval: evaluation, rollout: { memory: 'none' } }),
@@ -23,10 +29,10 @@ describe('trainedWith', () => {
       method: 'gigpo',
       memory: 'none',
       env: 'kuhn-poker',
-      // The env options and the evaluation's env options and opponents; not its episodes or sampling.
+      // The env options and the evaluation's env options, opponents and early stop; not its episodes or sampling.
       task: {
         env: { options: { mode: 'new-deal' } },
-        eval: { envOptions: { revealShowdown: false }, inDomain: ['aggressive'] },
+        eval: { envOptions: { revealShowdown: false }, inDomain: ['aggressive'], earlyStop: false },
       },
     });
     // A run trained with another memory than its method's keeps it.

@@ -70,8 +70,17 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   return { policy: learner.policy, dispose: () => learner.dispose() };
 }
 
-/** The keys of the `eval` section that belong to a run's task: what it is evaluated on, not how often. */
-const TASK_EVAL_KEYS: readonly string[] = ['envOptions', 'outOfDomainEnvOptions', 'inDomain', 'outOfDomain'];
+/**
+ * The keys of the `eval` section that belong to a run's task: what it is evaluated on and whether an
+ * attempt after a success is played, not how often or how it samples.
+ */
+const TASK_EVAL_KEYS: readonly string[] = [
+  'envOptions',
+  'outOfDomainEnvOptions',
+  'inDomain',
+  'outOfDomain',
+  'earlyStop',
+];
 
 /** What a run directory trained with, as far as its evaluation needs it. */
 export interface TrainedWithV1 {
@@ -80,8 +89,9 @@ export interface TrainedWithV1 {
   /** The env id it trained on. */
   readonly env: string;
   /**
-   * Its task and evaluation protocol as config values: `env.options` and the `eval` section's env options
-   * and opponents (Kuhn Poker's `new-deal` mode, Sokoban's room size, …), which a preset alone does not give.
+   * Its task and evaluation protocol as config values: `env.options` and the `eval` section's env options,
+   * opponents and early stop (Kuhn Poker's `new-deal` mode, Sokoban's room size, every attempt played, …),
+   * which a preset alone does not give.
    */
   readonly task: TrainConfigInput;
 }
