@@ -23,10 +23,10 @@ const preset = flag('--preset', 'laptop');
 const seed = flag('--seed', '1');
 const env = 'tictactoe';
 
-function run(cmd, cmdArgs, title, env = {}) {
+function run(cmd, cmdArgs, title, vars = {}) {
   process.stdout.write(`\n==> ${title}\n`);
   const started = Date.now();
-  const r = spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const r = spawnSync(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env: { ...process.env, ...vars } });
   if (r.status !== 0) {
     process.stdout.write(`\ndemo: '${title}' failed (exit ${r.status ?? r.signal}).\n`);
     process.exit(r.status || 1);
