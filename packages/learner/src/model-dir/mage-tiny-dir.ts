@@ -62,6 +62,8 @@ export interface CreateMageTinyOptions {
   readonly lora?: LoraOptions;
   /** Session cache, prefix cache and generation chunk (default: the learner's, those of a 6 GiB budget). */
   readonly memory?: MemoryLimits;
+  /** Training runs of several sequences per row (`OnnxLearnerOptions.segmentRows`). */
+  readonly segmentRows?: boolean;
 }
 
 /** The `createOnnxLearner` options of `limits`. */
@@ -102,6 +104,7 @@ function mageTinyLearner(
     ...(options.runner ? { runner: options.runner } : {}),
     ...(options.lora ? { lora: options.lora } : {}),
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
+    ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
     defaultMaxTokens: 64,
   });
 }
