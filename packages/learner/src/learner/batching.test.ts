@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MASK_NEG } from '../model/transformer';
-import { miniBatches, packSegments, type Placed, segmentMicroBatches, segmentRows, spanChunks } from './batching';
+import {
+  miniBatches,
+  type Placed,
+  packSegments,
+  segmentMicroBatches,
+  segmentRows,
+  spanChunks,
+} from './batching';
 
 const row = (spans: number) => ({ spans: Array.from({ length: spans }, (_, i) => i) });
 
@@ -56,25 +63,31 @@ describe('packSegments', () => {
   it('restarts positions per sequence, masks other sequences and places the scored tokens', () => {
     const a = seqOf(3, 10, 2, 0);
     const b = seqOf(2, 20, 1, 2);
-    const p = packSegments([[a, b]], 6);
-    expect([p.B, p.T]).toEqual([1, 6]);
-    expect(Array.from(p.ids, Number)).toEqual([10, 11, 12, 20, 21, 0]);
-    expect(Array.from(p.targets, Number)).toEqual([11, 12, 13, 21, 22, 0]);
-    expect(Array.from(p.segments?.positionIds ?? [], Number)).toEqual([0, 1, 2, 0, 1, 0]);
+    const c = seqOf(11, 30, 1, 3);
+    const p = packSegments([[a, b], [c]], 64);
+    // The fullest row holds 11 inputs: bucket 16.
+    expect([p.B, p.T]).toEqual([2, 16]);
+    expect(Array.from(p.ids, Number).slice(0, 6)).toEqual([10, 11, 12, 20, 21, 0]);
+    expect(Array.from(p.targets, Number).slice(0, 6)).toEqual([11, 12, 13, 21, 22, 0]);
+    expect(Array.from(p.segments?.positionIds ?? [], Number).slice(0, 7)).toEqual([0, 1, 2, 0, 1, 0, 1]);
     // Span start 2 (of a's tokens 0..3) → input positions 1 and 2; b's span start 2 → position 1 + 3.
     expect(p.rows.map((r) => [r.offset, ...r.positions])).toEqual([
       [0, 1, 2],
       [2, 4],
+      [3, 16 + 10],
     ]);
     const visible = (i: number) =>
-      Array.from({ length: 6 }, (_, j) => (p.segments?.mask[i * 6 + j] === 0 ? 1 : 0)).join('');
-    expect([0, 1, 2, 3, 4, 5].map(visible)).toEqual(['100000', '110000', '111000', '000100', '000110', '000001']);
-    expect(p.segments?.mask[3 * 6 + 0]).toBe(MASK_NEG);
-  });
-
-  it('takes the longest row as the length when a row is longer than rowLength', () => {
-    const p = packSegments([[seqOf(3)], [seqOf(9)]], 4);
-    expect([p.B, p.T]).toEqual([2, 9]);
-    expect(Array.from(p.segments?.positionIds ?? [], Number).slice(0, 9)).toEqual([0, 1, 2, 0, 1, 2, 3, 4, 5]);
+      Array.from({ length: 7 }, (_, j) => (p.segments?.mask[i * 16 + j] === 0 ? 1 : 0)).join('');
+    expect([0, 1, 2, 3, 4, 5, 6].map(visible)).toEqual([
+      '1000000',
+      '1100000',
+      '1110000',
+      '0001000',
+      '0001100',
+      '0000010',
+      '0000011',
+    ]);
+    expect(p.segments?.mask[3 * 16 + 0]).toBe(MASK_NEG);
+    expect(p.segments?.mask.length).toBe(2 * 16 * 16);
   });
 });

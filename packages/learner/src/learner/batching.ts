@@ -242,15 +242,16 @@ export function segmentMicroBatches(
 }
 
 /**
- * Packs rows of several sequences into a [rows, T] run (T = `rowLength`, or the longest row's length
- * when that is longer): every sequence starts at position 0 of its own (`segments.positionIds`) and
- * attends causally to itself only (`segments.mask`); the padding after a row's last sequence is one
- * more such segment. Targets and outputs are per position, as in `pack`.
+ * Packs rows of several sequences into a [rows, T] run, T the bucket length of its fullest row (a run
+ * of full rows has the rows' length, a lone half-empty row a shorter one): every sequence starts at
+ * position 0 of its own (`segments.positionIds`) and attends causally to itself only
+ * (`segments.mask`); the padding after a row's last sequence is one more such segment. Targets and
+ * outputs are per position, as in `pack`.
  */
-export function packSegments(rows: readonly (readonly Placed[])[], rowLength: number): Packed {
+export function packSegments(rows: readonly (readonly Placed[])[], maxPositions: number): Packed {
   const B = rows.length;
   const lengths = rows.map((r) => r.reduce((n, x) => n + inputsOf(x.seq), 0));
-  const T = Math.max(rowLength, ...lengths);
+  const T = Math.max(...lengths.map((n) => bucketOf(Math.max(1, n), Math.max(n, maxPositions))));
   const ids = new BigInt64Array(B * T);
   const targets = new BigInt64Array(B * T);
   const positionIds = new BigInt64Array(B * T);

@@ -54,7 +54,8 @@ export function* trainingRuns(
   rowLength: number,
 ): Generator<Packed> {
   if (ctx.segmentRows && !ctx.scoredHead) {
-    for (const rows of segmentMicroBatches(placed, ctx.limits, rowLength)) yield packSegments(rows, rowLength);
+    for (const rows of segmentMicroBatches(placed, ctx.limits, rowLength))
+      yield packSegments(rows, ctx.config.maxPositions);
   } else {
     for (const items of microBatches(placed, ctx.limits)) yield packFor(ctx, items);
   }
