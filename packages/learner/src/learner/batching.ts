@@ -5,6 +5,7 @@
  */
 
 import { at } from '@mage-rl/core';
+import { MASK_NEG } from '../model/transformer';
 import { bucketLength, nextPow2 } from '../sampling/generator';
 import { inputLength, type Seq, spanTokens } from './rows';
 
@@ -139,6 +140,11 @@ export interface Packed {
   readonly rows: readonly PackedRow[];
   /** The flat positions (b·T + t) of the scored tokens, padded with 0 (large-vocabulary graphs). */
   readonly scored?: BigInt64Array;
+  /**
+   * Rows of several sequences (`packSegments`): each token's position in its own sequence [B·T] and the
+   * additive mask [B·T·T] that lets it see only the earlier tokens of its sequence.
+   */
+  readonly segments?: { readonly positionIds: BigInt64Array; readonly mask: Float32Array };
 }
 
 /**
@@ -192,6 +198,91 @@ function packDense(items: readonly Placed[], maxPositions: number): Packed {
     return { offset, positions };
   });
   return { B, T, ids, targets, rows };
+}
+
+/** Input positions a sequence takes in a run: its inputs up to its last scored token. */
+const inputsOf = (seq: Placed['seq']): number => Math.min(inputLength(seq), seq.tokens.length - 1);
+
+/**
+ * Rows of several sequences, each row at most `rowLength` input positions: first-fit decreasing (the
+ * longest sequence first, into the first row with room; ties in the given order). A sequence longer
+ * than `rowLength` gets a row of its own. Rows keep their sequences longest first.
+ */
+export function segmentRows(items: readonly Placed[], rowLength: number): Placed[][] {
+  const order = items
+    .map((item, i) => ({ item, i, len: inputsOf(item.seq) }))
+    .sort((a, b) => b.len - a.len || a.i - b.i);
+  const rows: { items: Placed[]; used: number }[] = [];
+  for (const { item, len } of order) {
+    const row = rows.find((r) => r.used + len <= rowLength);
+    if (row === undefined) rows.push({ items: [item], used: len });
+    else {
+      row.items.push(item);
+      row.used += len;
+    }
+  }
+  return rows.map((r) => r.items);
+}
+
+/**
+ * Micro-batches of segment rows (`segmentRows` at `rowLength`): consecutive runs of at most
+ * `limits.rows` rows and `limits.tokens` positions (at least one row). Row counts are not rounded to
+ * a power of two, so a run's shape is [rows, rowLength] with rows from 1 to that limit.
+ */
+export function segmentMicroBatches(
+  items: readonly Placed[],
+  limits: MicroBatchLimits,
+  rowLength: number,
+): Placed[][][] {
+  const perRun = Math.max(1, Math.min(limits.rows, Math.floor(limits.tokens / rowLength)));
+  const rows = segmentRows(items, rowLength);
+  const out: Placed[][][] = [];
+  for (let i = 0; i < rows.length; i += perRun) out.push(rows.slice(i, i + perRun));
+  return out;
+}
+
+/**
+ * Packs rows of several sequences into a [rows, T] run, T the bucket length of its fullest row (a run
+ * of full rows has the rows' length, a lone half-empty row a shorter one): every sequence starts at
+ * position 0 of its own (`segments.positionIds`) and attends causally to itself only
+ * (`segments.mask`); the padding after a row's last sequence is one more such segment. Targets and
+ * outputs are per position, as in `pack`.
+ */
+export function packSegments(rows: readonly (readonly Placed[])[], maxPositions: number): Packed {
+  const B = rows.length;
+  const lengths = rows.map((r) => r.reduce((n, x) => n + inputsOf(x.seq), 0));
+  const T = Math.max(...lengths.map((n) => bucketOf(Math.max(1, n), Math.max(n, maxPositions))));
+  const ids = new BigInt64Array(B * T);
+  const targets = new BigInt64Array(B * T);
+  const positionIds = new BigInt64Array(B * T);
+  const mask = new Float32Array(B * T * T).fill(MASK_NEG);
+  const packed: PackedRow[] = [];
+  rows.forEach((row, b) => {
+    let start = 0;
+    const segment = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        positionIds[b * T + i] = BigInt(i - from);
+        mask.fill(0, (b * T + i) * T + from, (b * T + i) * T + i + 1);
+      }
+    };
+    for (const { seq, offset } of row) {
+      const n = inputsOf(seq);
+      for (let t = 0; t < n; t++) {
+        ids[b * T + start + t] = BigInt(seq.tokens[t] as number);
+        targets[b * T + start + t] = BigInt(seq.tokens[t + 1] as number);
+      }
+      segment(start, start + n);
+      const positions = new Int32Array(spanTokens(seq));
+      let k = 0;
+      for (const span of seq.spans) {
+        for (let j = 0; j < span.length; j++) positions[k++] = b * T + start + span.start - 1 + j;
+      }
+      packed.push({ offset, positions });
+      start += n;
+    }
+    segment(start, T);
+  });
+  return { B, T, ids, targets, rows: packed, segments: { positionIds, mask } };
 }
 
 /** `values` at `positions` (a packed sequence's outputs out of a run's flat [B·T] output). */

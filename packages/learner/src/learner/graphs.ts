@@ -11,7 +11,17 @@ import { estimateSessionBytes } from '../model/memory-estimate';
 import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
 import type { GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
-import { type MicroBatchLimits, type Packed, type Placed, pack } from './batching';
+import {
+  bucketOf,
+  type MicroBatchLimits,
+  microBatches,
+  type Packed,
+  type Placed,
+  pack,
+  packSegments,
+  segmentMicroBatches,
+} from './batching';
+import { inputLength, type Seq } from './rows';
 
 /** What the learner's graph runs need: where they run, the model, and the micro-batch limits. */
 export interface GraphContext {
@@ -23,17 +33,45 @@ export interface GraphContext {
   readonly limits: MicroBatchLimits;
   /** Large-vocabulary graphs: the LM head only at the scored tokens (`Packed.scored`). */
   readonly scoredHead: boolean;
+  /**
+   * Training runs hold several sequences per row (`packSegments`; not with `scoredHead`): rows of the
+   * bucket length of the update's longest sequence, filled first-fit decreasing.
+   */
+  readonly segmentRows: boolean;
 }
 
 /** Packs a micro-batch for this context's graphs. */
 export const packFor = (ctx: GraphContext, items: readonly Placed[]): Packed =>
   pack(items, ctx.config.maxPositions, ctx.scoredHead);
 
-/** The bucket's key suffix and graph option of the scored tokens (large vocabularies). */
+/**
+ * The training runs of a mini-batch: micro-batches of similar lengths (`microBatches`), or with
+ * `segmentRows` rows of several sequences of `rowLength` positions (`segmentMicroBatches`).
+ */
+export function* trainingRuns(
+  ctx: GraphContext,
+  placed: readonly Placed[],
+  rowLength: number,
+): Generator<Packed> {
+  if (ctx.segmentRows && !ctx.scoredHead) {
+    for (const rows of segmentMicroBatches(placed, ctx.limits, rowLength))
+      yield packSegments(rows, ctx.config.maxPositions);
+  } else {
+    for (const items of microBatches(placed, ctx.limits)) yield packFor(ctx, items);
+  }
+}
+
+/** The segment rows' length for these sequences: the bucket of the longest (see `trainingRuns`). */
+export const segmentRowLength = (ctx: GraphContext, seqs: readonly Seq[]): number =>
+  bucketOf(Math.max(1, ...seqs.map(inputLength)), ctx.config.maxPositions);
+
+/** The bucket's key suffix and graph options of the scored tokens (large vocabularies) or segments. */
 const scoredOf = (p: Packed) =>
-  p.scored === undefined
-    ? { suffix: '', options: {} }
-    : { suffix: `s${p.scored.length}`, options: { scored: p.scored.length } };
+  p.scored !== undefined
+    ? { suffix: `s${p.scored.length}`, options: { scored: p.scored.length } }
+    : p.segments !== undefined
+      ? { suffix: 'p', options: { segments: true } }
+      : { suffix: '', options: {} };
 
 const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
 
@@ -110,5 +148,11 @@ export function packedFeeds(
     weights: { data: weights, dims: [M] },
     entropy_weights: { data: entropyWeights, dims: [M] },
     ...(p.scored === undefined ? {} : { scored: { data: p.scored, dims: [M] } }),
+    ...(p.segments === undefined
+      ? {}
+      : {
+          position_ids: { data: p.segments.positionIds, dims: [p.B, p.T] },
+          attention_mask: { data: p.segments.mask, dims: [p.B, 1, 1, p.T, p.T] },
+        }),
   };
 }

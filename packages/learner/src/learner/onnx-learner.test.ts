@@ -318,6 +318,64 @@ describe('OnnxLearner', () => {
     await b.dispose();
   });
 
+  it('segment rows (several sequences per row) train like one sequence per row, in fewer and fuller runs', async () => {
+    const keys: string[] = [];
+    const local = createLocalRunner();
+    const recording: GraphRunner = {
+      ...local,
+      run(key, feeds, options) {
+        keys.push(key);
+        return local.run(key, feeds, options);
+      },
+    };
+    const optimizer = { lr: 1e-2, weightDecay: 0, eps: 1 };
+    const plain = await make('local', { optimizer, microBatchRows: 4, microBatchTokens: 192 });
+    const segmented = await make(recording, {
+      optimizer,
+      microBatchRows: 4,
+      microBatchTokens: 192,
+      segmentRows: true,
+    });
+    const rows = rowsOf([
+      ['Q: 1+1?', ' A: 2'],
+      ['Q: a much longer question than the others here?', ' A: a longer answer'],
+      ['Q: color of sky?', ' A: blue'],
+      ['Q: x', ' A: y'],
+      ['Q: what is the capital of France?', ' A: Paris'],
+    ]);
+    const deferred: TokenLossFn = Object.assign((input: Parameters<TokenLossFn>[0]) => crossEntropy(input), {
+      usesCurrentLogprobs: false,
+    });
+    for (const l of [plain, segmented]) {
+      for (const loss of [crossEntropy, deferred]) {
+        await l.update({ rows, loss, epochs: 2, miniBatchRows: 3, entropyCoef: 0.01 });
+      }
+    }
+    for (const [name, w] of plain.weights) {
+      const v = segmented.weights.get(name) as Float32Array;
+      let diff = 0;
+      w.forEach((x, i) => {
+        diff = Math.max(diff, Math.abs(x - (v[i] as number)));
+      });
+      expect(diff, name).toBeLessThan(1e-6);
+    }
+    const after = (await plain.logprobs(rows)).flatMap((x) => Array.from(x));
+    const got = (await segmented.logprobs(rows)).flatMap((x) => Array.from(x));
+    got.forEach((lp, i) => {
+      expect(Math.abs(lp - (after[i] as number))).toBeLessThan(1e-5);
+    });
+    // Rows of the update's row length (the longest input, 66 → 96); each mini-batch (3 or 2 sequences)
+    // fits one run of at most 2 rows (192 tokens), whose length is the bucket of its fullest row.
+    const train = keys.filter((k) => k.startsWith('train:'));
+    expect(train.length).toBe(2 * 2 * 2);
+    expect(
+      train.every((k) => /^train:[12]x(32|48|64|96)p$/.test(k)),
+      train.join(),
+    ).toBe(true);
+    await plain.dispose();
+    await segmented.dispose();
+  });
+
   it('the large-vocabulary graphs (head at scored tokens, vocabulary chunks) score and train like the dense ones', async () => {
     const keys: string[] = [];
     const memPatterns: (boolean | undefined)[] = [];

@@ -77,6 +77,13 @@ export interface OnnxLearnerOptions {
    * `LARGE_VOCAB_MIN` ids, where the head dominates the step; see architecture/learner.md).
    */
   readonly scoredHead?: boolean;
+  /**
+   * Training runs pack several sequences into each row, each attending only to itself (default off):
+   * rows of the bucket length of the update's longest sequence, so an update's runs share one or a few
+   * [rows, length] sessions and carry little padding. Not with `scoredHead`. See
+   * architecture/learner.md ("Segment rows").
+   */
+  readonly segmentRows?: boolean;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -118,6 +125,7 @@ function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: 
       maxPositions: options.config.maxPositions,
     },
     scoredHead: options.scoredHead ?? isLargeVocab(options.config.vocabSize),
+    segmentRows: options.segmentRows ?? false,
   };
 }
 

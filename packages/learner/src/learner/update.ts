@@ -17,8 +17,8 @@ import {
 } from '@mage-rl/core';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
-import { gatherAt, microBatches, miniBatches, type Placed, placeSeqs, positionWeights } from './batching';
-import { type GraphContext, loadTrainingGraph, packedFeeds, packFor } from './graphs';
+import { gatherAt, miniBatches, type Placed, placeSeqs, positionWeights } from './batching';
+import { type GraphContext, loadTrainingGraph, packedFeeds, segmentRowLength, trainingRuns } from './graphs';
 import { type LearnerParams, syncWeights } from './params';
 import { spanTokens, type Unit, unitOf, validateRows } from './rows';
 import type { SampledResponses } from './sampled';
@@ -54,12 +54,14 @@ export async function runUpdate(
     ]),
   );
   const totals = emptyUpdateTotals();
+  // One row length for the whole call, so that its mini-batches share their sessions.
+  const rowLength = segmentRowLength(ctx.graphs, units);
   for (let epoch = 0; epoch < epochs; epoch++) {
     const { rng, optimizer } = ctx.state;
     const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units]);
     for (const batch of miniBatches(order, rowsPerBatch)) {
       throwIfAborted(request.signal);
-      await trainMiniBatch(ctx, request, batch, grads, totals);
+      await trainMiniBatch(ctx, request, batch, rowLength, grads, totals);
     }
   }
   return updateResultOf(totals, (performance.now() - start) / 1000);
@@ -70,6 +72,7 @@ async function trainMiniBatch(
   ctx: UpdateContext,
   request: LearnerUpdateRequest,
   batch: readonly Unit[],
+  rowLength: number,
   grads: ReadonlyMap<string, Float32Array>,
   totals: UpdateTotals,
 ): Promise<void> {
@@ -96,6 +99,7 @@ async function trainMiniBatch(
   await backward(
     ctx.graphs,
     placed,
+    rowLength,
     lossOut.weights,
     entropyWeight,
     grads,
@@ -132,11 +136,12 @@ function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput
 /**
  * Back-propagates −Σ w·log p − Σ entropyWeight·H over micro-batches into `grads` (overwritten: the
  * micro-batches' gradients add up) and adds the scored tokens' entropies to the totals. With
- * `logprobs`, fills it with the training pass's log-probs.
+ * `logprobs`, fills it with the training pass's log-probs. `rowLength`: see `trainingRuns`.
  */
 async function backward(
   ctx: GraphContext,
   placed: readonly Placed[],
+  rowLength: number,
   tokenWeights: Float32Array,
   entropyWeight: number,
   grads: ReadonlyMap<string, Float32Array>,
@@ -144,8 +149,7 @@ async function backward(
   logprobs: Float32Array | undefined,
 ): Promise<void> {
   let first = true;
-  for (const items of microBatches(placed, ctx.limits)) {
-    const p = packFor(ctx, items);
+  for (const p of trainingRuns(ctx, placed, rowLength)) {
     const { weights, entropyWeights } = positionWeights(p, tokenWeights, entropyWeight);
     const key = await loadTrainingGraph(ctx, p);
     const out = await ctx.runner.run(key, packedFeeds(p, weights, entropyWeights));

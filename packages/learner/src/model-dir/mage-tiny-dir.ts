@@ -65,6 +65,8 @@ export interface CreateMageTinyOptions {
   readonly memory?: MemoryLimits;
   /** Width and depth of a fresh model (default mage-tiny's 128 × 4). */
   readonly size?: MageTinySize;
+  /** Training runs of several sequences per row (`OnnxLearnerOptions.segmentRows`). */
+  readonly segmentRows?: boolean;
 }
 
 /** The `createOnnxLearner` options of `limits`. */
@@ -106,6 +108,7 @@ function mageTinyLearner(
     ...(options.runner ? { runner: options.runner } : {}),
     ...(options.lora ? { lora: options.lora } : {}),
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
+    ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
     defaultMaxTokens: 64,
   });
 }

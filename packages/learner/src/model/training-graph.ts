@@ -7,6 +7,9 @@
  * Σ entropy_weights·H, `logprobs` [B·T], `entropy` [B·T], and `grad.<name>` per trainable parameter.
  * With `scored` = M (large vocabularies), the head runs only at the M flat positions (b·T + t) of the
  * int64 input `scored` [M], and `targets`, the weights, `logprobs` and `entropy` are [M].
+ * With `segments`, a row holds several sequences one after the other: the int64 input `position_ids`
+ * [B, T] gives every token its position in its own sequence (the RoPE tables are gathered at it) and
+ * `attention_mask` [B, 1, 1, T, T] (additive) lets a token see only the earlier tokens of its sequence.
  */
 
 import { gradients } from '../graph/autodiff';
@@ -41,6 +44,11 @@ export interface ModelLossOptions {
    * `defaultAttentionBlocks(seqLen)`).
    */
   readonly attentionBlocks?: number;
+  /**
+   * Rows of several sequences each (inputs `position_ids` and `attention_mask`, see the module comment;
+   * built by `batching.ts`'s `packSegments`). Default: one sequence per row, at positions 0…T−1.
+   */
+  readonly segments?: boolean;
 }
 
 /** One query block per 128 positions, at most 8 (measured best at 256 and 512 positions). */
@@ -76,15 +84,25 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
   const entropyWeights = g.input('entropy_weights', [M], g.float);
   const rope = ropeTables(c, T, g.float);
   const hd = c.headDim;
+  const positions = options.segments === true ? g.input('position_ids', [B, T], 'int64') : null;
+  // Per-token tables [B, T, 1, hd] gathered at each token's position in its sequence.
+  const table = (t: Float32Array | Float64Array) =>
+    positions === null
+      ? g.constant(t, [T, 1, hd])
+      : g.reshape(g.gather(g.constant(t, [T, hd]), positions), [B, T, 1, hd]);
   const { hidden } = transformerForward(g, {
     config: c,
     params,
     tokens,
     attention: {
-      mask: g.constant(causalMask(T, g.float), [T, T]),
+      // The segment mask is causal too, so the query blocks may still skip the keys above the diagonal.
+      mask:
+        positions === null
+          ? g.constant(causalMask(T, g.float), [T, T])
+          : g.input('attention_mask', [B, 1, 1, T, T], g.float),
       causalBlocks: options.attentionBlocks ?? defaultAttentionBlocks(T),
-      cos: g.constant(rope.cos, [T, 1, hd]),
-      sin: g.constant(rope.sin, [T, 1, hd]),
+      cos: table(rope.cos),
+      sin: table(rope.sin),
     },
     ...(lora === undefined ? {} : { linearHook: lora.hook }),
   });

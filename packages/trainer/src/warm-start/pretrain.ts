@@ -123,6 +123,8 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     seed: `${options.seed}/mage-tiny`,
     optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
     ...(ws.model ? { size: ws.model } : {}),
+    // Several transcripts per training row: few sessions, little padding (architecture/learner.md).
+    segmentRows: true,
   });
   try {
     const set = trainingSet(corpus.examples, tokenizer, learner);
