@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { defineModelConfig } from '../model/config';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
-import { createOnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
+import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
 
 const config = defineModelConfig({
   vocabSize: 257,
@@ -50,6 +50,18 @@ const rowsOf = (texts: [string, string][]): LearnerRowV1[] =>
     oldLogprobs: new Array(r.length).fill(0),
     advantage: 1,
   }));
+
+/** Every weight of `b` within `tolerance` of `a`'s (the largest absolute difference per tensor). */
+function expectSameWeights(a: OnnxLearner, b: OnnxLearner, tolerance: number): void {
+  for (const [name, w] of a.weights) {
+    const v = b.weights.get(name) as Float32Array;
+    let diff = 0;
+    w.forEach((x, i) => {
+      diff = Math.max(diff, Math.abs(x - (v[i] as number)));
+    });
+    expect(diff, name).toBeLessThan(tolerance);
+  }
+}
 
 /** A local runner that counts the scoring passes (`score:` graphs) it runs. */
 function countingRunner(): { runner: GraphRunner; scoring: () => number } {
@@ -351,14 +363,7 @@ describe('OnnxLearner', () => {
         await l.update({ rows, loss, epochs: 2, miniBatchRows: 3, entropyCoef: 0.01 });
       }
     }
-    for (const [name, w] of plain.weights) {
-      const v = segmented.weights.get(name) as Float32Array;
-      let diff = 0;
-      w.forEach((x, i) => {
-        diff = Math.max(diff, Math.abs(x - (v[i] as number)));
-      });
-      expect(diff, name).toBeLessThan(1e-6);
-    }
+    expectSameWeights(plain, segmented, 1e-6);
     const after = (await plain.logprobs(rows)).flatMap((x) => Array.from(x));
     const got = (await segmented.logprobs(rows)).flatMap((x) => Array.from(x));
     got.forEach((lp, i) => {
@@ -409,14 +414,7 @@ describe('OnnxLearner', () => {
     // Two epochs of two mini-batches: the later ones are scored under the updated weights.
     for (const l of [dense, large])
       await l.update({ rows, loss: crossEntropy, epochs: 2, miniBatchRows: 2, entropyCoef: 0.01 });
-    for (const [name, w] of dense.weights) {
-      const v = large.weights.get(name) as Float32Array;
-      let diff = 0;
-      w.forEach((x, i) => {
-        diff = Math.max(diff, Math.abs(x - (v[i] as number)));
-      });
-      expect(diff, name).toBeLessThan(1e-7);
-    }
+    expectSameWeights(dense, large, 1e-7);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => /^(score|train):\d+x\d+s\d+$/.test(k))).toBe(true);
     // Their sessions run without onnxruntime's memory pattern (one fresh arena instead of two).
