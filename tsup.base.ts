@@ -13,7 +13,7 @@ const declarations = process.env.MAGE_BUILD_DECLARATIONS !== '0';
  * type-checks its own sources only, not those of everything it imports. The output is the same (those
  * packages stay imports either way).
  */
-function declarationOptions(own: Options['dts']): Options['dts'] {
+function declarationOptions(own: Options['dts']): NonNullable<Options['dts']> {
   if (!declarations || own === false) return false;
   return { ...(typeof own === 'object' ? own : {}), compilerOptions: { customConditions: [] } };
 }

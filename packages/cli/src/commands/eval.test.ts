@@ -113,11 +113,10 @@ describe('mage eval --memory', () => {
   it("prints each attempt's mean return in the game's unit (Kuhn Poker: chips per hand) beside pass@k", async () => {
     const kuhn = ['eval', '--env', 'kuhn-poker', '--preset', 'smoke', '--opponents', 'aggressive'];
     const args = [...kuhn, '--episodes', '4', '--attempts', '2'];
-    const json = await runJson<
-      EvalJson & { returnUnit?: { unit: string; rewardPerReturn: number } } & {
-        metrics: { overall: { perAttempt: { meanReturn: number }[] } };
-      }
-    >([...args, '--json']);
+    const json = await runJson<{
+      returnUnit?: { unit: string; rewardPerReturn: number };
+      metrics: { overall: { perAttempt: { meanReturn: number }[] } };
+    }>([...args, '--json']);
     expect(json.returnUnit?.unit).toBe('chips per hand');
     const per = json.returnUnit?.rewardPerReturn ?? 0;
     expect(per).toBeGreaterThan(0);
@@ -128,7 +127,7 @@ describe('mage eval --memory', () => {
     expect(r.out).toMatch(new RegExp(`overall .* ${chips.replace(/[.]/g, '\\.')}\\n`));
     expect(r.out).toMatch(/memory benefit .*; chips per hand by attempt [+−]\d\.\d{3} → [+−]\d\.\d{3}/);
     // Tic-Tac-Toe names no return unit: no column.
-    const ttt = await runJson<EvalJson & { returnUnit?: unknown }>(argv('--no-memory-baseline'));
+    const ttt = await runJson<{ returnUnit?: unknown }>(argv('--no-memory-baseline'));
     expect(ttt.returnUnit).toBeUndefined();
   }, 60_000);
 });
