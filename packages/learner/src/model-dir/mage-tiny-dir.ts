@@ -21,8 +21,8 @@ import type { LoraOptions } from '../lora';
 import {
   createMageTinyConfig,
   defineModelConfig,
-  type ModelConfig,
   type MageTinySize,
+  type ModelConfig,
   type ModelConfigInput,
   paramSpecs,
 } from '../model';
