@@ -7,6 +7,8 @@ export {
   evaluatePolicy,
   type PolicyEvaluationV1,
   type ReturnUnitV1,
+  returnBenefit,
+  returnsIn,
 } from './evaluate/evaluate-policy';
 export { type LoadedPolicy, type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
 export {
@@ -51,6 +53,7 @@ export {
 } from './report/experiment-report';
 export { renderPng } from './report/png';
 export {
+  ceilingShare,
   type OpponentReferenceV1,
   type ReferenceValuesV1,
   referenceValues,

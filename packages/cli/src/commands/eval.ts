@@ -7,7 +7,14 @@ import {
   type PairedPassBenefitV1,
 } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
-import { evaluatePolicy, type ReturnUnitV1, signed } from '@mage-rl/trainer';
+import {
+  ceilingShare,
+  evaluatePolicy,
+  type ReturnUnitV1,
+  returnBenefit,
+  returnsIn,
+  signed,
+} from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
@@ -171,11 +178,8 @@ function benefitLine(
   const invalid = withMemory.overall.invalidActionRate.rate - without.overall.invalidActionRate.rate;
   const what = versus === 'none' ? 'memory benefit' : 'own notes benefit';
   const returns = unit
-    ? `; ${unit.unit} by attempt ${withMemory.overall.perAttempt
-        .map((a, k) => {
-          const d = (a.meanReturn - (without.overall.perAttempt[k]?.meanReturn ?? 0)) / unit.rewardPerReturn;
-          return `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(3)}`;
-        })
+    ? `; ${unit.unit} by attempt ${returnBenefit(unit, withMemory, without)
+        .map((d) => signed(meanInterval([d]), 1, 3))
         .join(' → ')}`
     : '';
   return (
@@ -187,11 +191,10 @@ function benefitLine(
 /** The identification ceiling of the memory benefit at pass@K and the share of it the memory gained. */
 function ceilingLine(ceiling: number, benefit: PairedPassBenefitV1): string {
   const k = benefit.passAtK.length;
-  const gained = benefit.passAtK[k - 1]!.mean;
-  const share = ceiling > 0 ? `, ${Math.round((100 * gained) / ceiling)}% of it` : '';
+  const share = ceilingShare(benefit.passAtK[k - 1]!.mean, ceiling);
   return (
     `identification ceiling: at most ${(100 * ceiling).toFixed(1)} points of pass@${k} from identifying the opponent ` +
-    `(the no-memory losses against opponents that play one move for sure and lose to their best response); the memory added ${signed(benefit.passAtK[k - 1]!)}${share}`
+    `(the no-memory losses against opponents that play one move for sure and lose to their best response); the memory added ${signed(benefit.passAtK[k - 1]!)}${share ? `, ${share} of it` : ''}`
   );
 }
 
@@ -209,7 +212,13 @@ function notesLine(m: MetaEpisodeMetricsV1): string | undefined {
  */
 function evalTable(m: MetaEpisodeMetricsV1, unit: ReturnUnitV1 | undefined): string {
   const returns = (s: MetricsSummaryV1): Cell[] =>
-    unit ? [s.perAttempt.map((a) => (a.meanReturn / unit.rewardPerReturn).toFixed(3)).join(' → ')] : [];
+    unit
+      ? [
+          returnsIn(unit, s)
+            .map((r) => r.toFixed(3))
+            .join(' → '),
+        ]
+      : [];
   const rows: Cell[][] = Object.entries(m.byOpponent).map(([id, s]) => [
     id,
     s.metaEpisodes,

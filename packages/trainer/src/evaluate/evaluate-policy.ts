@@ -5,6 +5,7 @@
  * the policy freed.
  */
 
+import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
 import {
   envDefinition,
   METHODS,
@@ -65,6 +66,21 @@ export interface ReturnUnitV1 {
   readonly unit: string;
   /** Env reward units per return unit: mean returns are divided by it. */
   readonly rewardPerReturn: number;
+}
+
+/** Each attempt's mean return of `summary` (over the attempts played) in `unit`. */
+export function returnsIn(unit: ReturnUnitV1, summary: MetricsSummaryV1): number[] {
+  return summary.perAttempt.map((a) => a.meanReturn / unit.rewardPerReturn);
+}
+
+/** Each attempt's mean return, overall, with `withMemory` minus with `other` (same tasks), in `unit`. */
+export function returnBenefit(
+  unit: ReturnUnitV1,
+  withMemory: MetaEpisodeMetricsV1,
+  other: MetaEpisodeMetricsV1,
+): number[] {
+  const without = returnsIn(unit, other.overall);
+  return returnsIn(unit, withMemory.overall).map((r, k) => r - (without[k] ?? 0));
 }
 
 /** The return unit of `config`'s env under its evaluation env options, when the env names one. */

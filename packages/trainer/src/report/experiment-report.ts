@@ -17,7 +17,12 @@ import {
 import type { ChartPoint } from '@mage-rl/dashboard';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { renderPng } from './png';
-import { identificationCeiling, type OpponentReferenceV1, type ReferenceValuesV1 } from './reference-values';
+import {
+  ceilingShare,
+  identificationCeiling,
+  type OpponentReferenceV1,
+  type ReferenceValuesV1,
+} from './reference-values';
 import { type Chart, chartGrid, vegaChart } from './svg-chart';
 
 export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
@@ -305,8 +310,8 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
     const c = b.overall.identificationCeiling;
     if (!ceilings) return '';
     if (!c) return '  |  |';
-    const share = Math.round((100 * b.overall.passAtK[b.overall.passAtK.length - 1]!.mean) / c.mean);
-    return ` ${withInterval(c)} | ${c.mean > 0 ? `${share < 0 ? '−' : ''}${Math.abs(share)}%` : '—'} |`;
+    const share = ceilingShare(b.overall.passAtK[b.overall.passAtK.length - 1]!.mean, c.mean);
+    return ` ${withInterval(c)} | ${share ?? '—'} |`;
   };
   return [
     'Memory benefit: the same weights on the same tasks, with the memory minus with no memory (K independent',

@@ -1,7 +1,7 @@
 import { PATTERN_NAMES } from '@mage-rl/opponents';
 import { envDefinition } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { identifiableOpponents, referenceValues } from './reference-values';
+import { ceilingShare, identifiableOpponents, referenceValues } from './reference-values';
 
 describe('referenceValues', () => {
   it('Kuhn Poker: exact best responses to the archetypes, the equilibrium between 0 and them, reward per chip', () => {
@@ -76,5 +76,13 @@ describe('identifiableOpponents', () => {
   it('Kuhn Poker: none (the deal is chance), nor an env without a match game', () => {
     expect(identifiableOpponents(envDefinition('kuhn-poker'), ['aggressive', 'cfr'])).toEqual([]);
     expect(identifiableOpponents(envDefinition('sokoban'), ['none'])).toEqual([]);
+  });
+});
+
+describe('ceilingShare', () => {
+  it('is the rounded share of a positive ceiling, with a true minus below zero', () => {
+    expect(ceilingShare(0.15, 0.2)).toBe('75%');
+    expect(ceilingShare(-0.023, 0.224)).toBe('−10%');
+    expect(ceilingShare(0.05, 0)).toBeUndefined();
   });
 });

@@ -192,3 +192,13 @@ export function identificationCeiling(
   );
   return lost / Math.max(1, withoutMemory.overall.metaEpisodes);
 }
+
+/**
+ * The share of the identification `ceiling` a memory benefit of `gained` took, as `NN%` (`−NN%` below
+ * zero); `undefined` when the ceiling is not positive.
+ */
+export function ceilingShare(gained: number, ceiling: number): string | undefined {
+  if (!(ceiling > 0)) return undefined;
+  const share = Math.round((100 * gained) / ceiling);
+  return `${share < 0 ? '−' : ''}${Math.abs(share)}%`;
+}
