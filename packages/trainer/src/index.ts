@@ -1,7 +1,6 @@
 // The documented API: createTrainer (warm start, train, evaluate, load a policy, report) and
 // runExperiment. The other exports are the building blocks the `mage` command prints around.
 
-export { evalPlayOptions } from './evaluate/eval-play';
 export {
   type EvaluatePolicyOptions,
   evaluatePolicy,

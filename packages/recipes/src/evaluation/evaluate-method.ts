@@ -163,6 +163,28 @@ function suiteSeedKey(name: string): string {
 }
 
 /**
+ * How `config` plays its evaluations, the options of `evaluateMethod` it decides: the prompt layout of its
+ * rollouts (context, style, seats, token limits), whether an attempt after a success is played, and the
+ * evaluation's sampling.
+ */
+export function evalPlayOptions(
+  config: TrainConfig,
+): Pick<EvaluateMethodOptions, 'context' | 'style' | 'seats' | 'maxTokens' | 'earlyStop' | 'sampling'> {
+  return {
+    context: config.rollout.context,
+    style: config.rollout.style,
+    seats: config.rollout.seats,
+    maxTokens: config.rollout.maxTokens,
+    earlyStop: config.eval.earlyStop,
+    sampling: {
+      temperature: config.eval.temperature,
+      topP: config.eval.topP,
+      ...(config.eval.topK > 0 ? { topK: config.eval.topK } : {}),
+    },
+  };
+}
+
+/**
  * Every suite of `config` with its method's memory, its eval sampling and K, on seeds disjoint from
  * training (`<seed>/eval/<suite key>`). The same tasks are played at every call.
  */
@@ -182,16 +204,7 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
       episodes: config.eval.episodes,
       attempts: config.eval.attempts,
       seed: `${String(config.seed)}/eval/${suiteSeedKey(suite.name)}`,
-      context: config.rollout.context,
-      style: config.rollout.style,
-      seats: config.rollout.seats,
-      earlyStop: config.eval.earlyStop,
-      sampling: {
-        temperature: config.eval.temperature,
-        topP: config.eval.topP,
-        ...(config.eval.topK > 0 ? { topK: config.eval.topK } : {}),
-      },
-      maxTokens: config.rollout.maxTokens,
+      ...evalPlayOptions(config),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onEvent ? { onEvent: (e: RunnerEvent) => options.onEvent?.(suite.name, e) } : {}),
     });

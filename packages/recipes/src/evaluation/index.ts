@@ -3,6 +3,7 @@ export {
   type EvaluateConfigOptions,
   type EvaluateMethodOptions,
   type EvaluationSuiteV1,
+  evalPlayOptions,
   evaluateConfig,
   evaluateMethod,
   evaluationSuites,

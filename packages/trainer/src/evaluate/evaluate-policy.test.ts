@@ -39,6 +39,26 @@ describe('evaluatePolicy', () => {
     expect(r.withoutMemory?.benefit.pairs).toBe(2);
   });
 
+  it("plays with the config's early stop: every attempt when it is off", async () => {
+    const play = (earlyStop: boolean) =>
+      evaluatePolicy({
+        policy: 'teacher',
+        env: 'tictactoe',
+        preset: 'smoke',
+        opponents: ['random'],
+        overrides: { eval: { earlyStop } },
+        episodes: 8,
+        attempts: 3,
+        seed: 3,
+        baseline: false,
+      });
+    const played = async (earlyStop: boolean) =>
+      (await play(earlyStop)).result.metrics.overall.perAttempt.map((a) => a.played);
+    expect(await played(false)).toEqual([8, 8, 8]);
+    // With it on, attempts after a win are not played.
+    expect((await played(true))[2]).toBeLessThan(8);
+  });
+
   describe('evaluationSetup', () => {
     const kuhnRun: TrainedWithV1 = {
       method: 'mage',

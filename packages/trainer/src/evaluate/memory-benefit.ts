@@ -14,6 +14,7 @@ import {
 import {
   createEnvById,
   createMemoryOfKind,
+  evalPlayOptions,
   evaluateMethod,
   type MemoryKind,
   type MethodEvaluationV1,
@@ -21,7 +22,6 @@ import {
   type TrainConfig,
 } from '@mage-rl/recipes';
 import { NOTE_MODES, withForeignNotes } from '@mage-rl/reflection';
-import { evalPlayOptions } from './eval-play';
 import { foreignNoteDonors } from './foreign-notes';
 
 export interface EvaluateWithMemoryOptions {

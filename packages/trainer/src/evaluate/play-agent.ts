@@ -10,6 +10,7 @@ import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,
   envDefinition,
+  evalPlayOptions,
   evaluateMethod,
   memoryLayoutOf,
   mergeConfig,
@@ -18,7 +19,6 @@ import {
   trainConfigSchema,
 } from '@mage-rl/recipes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
-import { evalPlayOptions } from './eval-play';
 
 /** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */
 async function runTrainConfig(dir: string): Promise<TrainConfig> {

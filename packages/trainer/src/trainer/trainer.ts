@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import type { TrainingEvent } from '@mage-rl/core';
 import {
   createEnvById,
+  evalPlayOptions,
   evaluateMethod,
   type MethodEvaluationV1,
   type MethodId,
@@ -16,7 +17,6 @@ import {
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
-import { evalPlayOptions } from '../evaluate/eval-play';
 import { type LoadedPolicy, loadPolicy } from '../evaluate/load-policy';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { ensureWarmStart, type TrainPipelineResult, trainConfigOf, trainPipeline } from '../train/train';

@@ -18,12 +18,12 @@ import {
 import {
   createEnvById,
   envRegistry,
+  evalPlayOptions,
   evaluateMethod,
   RUN_PRESETS,
   type RunPresetId,
   type TrainConfig,
 } from '@mage-rl/recipes';
-import { evalPlayOptions } from '../evaluate/eval-play';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { buildMageTinyTokenizer } from './tokenizer';
 import { type EnvPlan, envPlans, type TeacherCorpus, teacherCorpus } from './warm-start-corpus';
