@@ -58,7 +58,8 @@ run(
 const mage = ['packages/cli/dist/bin.js'];
 run(
   'node',
-  [...mage, 'pretrain', '--env', env, '--preset', preset, '--seed', seed],
+  // No evaluation of its own: the experiment below evaluates the warm start with and without notes.
+  [...mage, 'pretrain', '--env', env, '--preset', preset, '--seed', seed, '--eval-episodes', '0'],
   'warm start (mage pretrain)',
 );
 const out = `runs/demo-${env}-${preset}-s${seed}`;

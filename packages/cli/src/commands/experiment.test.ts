@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '@mage-rl/trainer';
 import { describe, expect, it } from 'vitest';
@@ -62,6 +62,12 @@ describe('mage experiment', () => {
       ];
       const first = await runJson<{ results: string; markdown: string; evaluations: number }>(argv);
       expect(first.evaluations).toBe(4);
+      // The experiment evaluates the warm start itself, so pretraining skipped its own evaluation.
+      const [entry] = await readdir(join(tmp.path, 'cache', 'mage-tiny'));
+      const warmStart = JSON.parse(
+        await readFile(join(tmp.path, 'cache', 'mage-tiny', entry as string, 'mage-tiny.json'), 'utf8'),
+      ) as { warmStart: { results: unknown[] } };
+      expect(warmStart.warmStart.results).toEqual([]);
       type Means = { passAtK: { mean: number }[] };
       const results = JSON.parse(await readFile(first.results, 'utf8')) as {
         rows: { label: string; memory: string; suite: string; overall: Means }[];

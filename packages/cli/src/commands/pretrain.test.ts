@@ -45,6 +45,34 @@ describe('mage pretrain', () => {
     expect(text.out).toContain('75.0%');
   });
 
+  it('takes warm-start values from --set into the cache key, skips the evaluation at --eval-episodes 0, and refuses other paths', async () => {
+    const cacheDir = join(tmp.path, 'cache-set');
+    const argv = ['pretrain', '--preset', 'smoke', '--cache-dir', cacheDir, '--set', 'warmStart.epochs=2'];
+    const r = await runJson<{ cached: boolean; dir: string; envs: unknown[]; lossCurve: unknown[] }>([
+      ...argv,
+      '--eval-episodes',
+      '0',
+    ]);
+    const keyed = warmStartDir(cacheDir, {
+      envs: ['tictactoe'],
+      preset: 'smoke',
+      seed: 1,
+      warmStart: { epochs: 2 },
+    });
+    expect(r).toMatchObject({ cached: false, dir: keyed, envs: [] });
+    expect(r.dir).not.toBe(warmStartDir(cacheDir, { envs: ['tictactoe'], preset: 'smoke', seed: 1 }));
+    expect(r.lossCurve.length).toBeGreaterThan(0);
+    const again = await runCaptured(argv);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('not evaluated (--eval-episodes 0)');
+
+    const refused = await runCaptured([...argv, '--set', 'rollout.groups=2']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.err).toContain(
+      'take only warmStart.* and env.options.* (what makes a warm start), got rollout.',
+    );
+  }, 120_000);
+
   it('finds no warm start in a model directory that no warm start wrote, or in none', async () => {
     const dir = await saveTinyModel(join(tmp.path, 'plain'), 2, 'not a warm start');
     expect(await cachedWarmStart(dir)).toBeUndefined();

@@ -1,10 +1,12 @@
 /** `mage pretrain`: the supervised warm start of mage-tiny, with progress bars and a summary. */
 
 import { resolve } from 'node:path';
+import { ConfigError, type JsonObject } from '@mage-rl/core';
 import { envDefinition, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   cachedWarmStart,
   DEFAULT_CACHE_DIR,
+  type PretrainOptions,
   type PretrainProgress,
   type PretrainResult,
   pretrainMageTiny,
@@ -18,6 +20,7 @@ import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlag, envFlagHelp, seedOf } from './learning-flags';
+import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 interface PretrainFlags {
   readonly env: string;
@@ -26,7 +29,9 @@ interface PretrainFlags {
   readonly seed: string;
   readonly out?: string;
   readonly cacheDir: string;
-  readonly evalEpisodes: string;
+  readonly evalEpisodes?: string;
+  readonly config?: string;
+  readonly set?: readonly string[];
   readonly force?: boolean;
   readonly json?: boolean;
 }
@@ -45,7 +50,12 @@ export function pretrainCommand(program: Command, io: Io): void {
     .option('--cache-dir <dir>', 'cache root', DEFAULT_CACHE_DIR)
     .option(
       '--eval-episodes <n>',
-      'meta-episodes per opponent for the legal-move check (default: the preset’s)',
+      'meta-episodes per opponent for the warm model’s evaluation (default: the preset’s; 0 skips it)',
+    )
+    .option('--config <file>', `${OVERRIDE_FLAG_HELP.config}; only warmStart and env.options apply`)
+    .option(
+      '--set <path=value...>',
+      'set a warm-start value: --set warmStart.epochs=2 (warmStart.* or env.options.*)',
     )
     .option('--force', 'pretrain again even when the cache holds this warm start (it replaces the entry)')
     .option('--json', 'print the result as JSON (`cached`: whether it was reused)')
@@ -58,7 +68,8 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   const envs = envText.split(',').map((e) => envDefinition(e.trim()).id);
   const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
   const seed = seedOf(opts.seed);
-  const outDir = resolve(opts.out ?? warmStartDir(opts.cacheDir, { envs, preset, seed }));
+  const spec = { envs, preset, seed, ...warmStartOverrides(opts) };
+  const outDir = resolve(opts.out ?? warmStartDir(opts.cacheDir, spec));
   // The cache entry is keyed by everything that makes the warm start: reuse it (--out always writes).
   const cached = opts.out === undefined && !opts.force ? await cachedWarmStart(outDir) : undefined;
   if (cached) {
@@ -75,13 +86,9 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   const onProgress = pretrainBars(progress);
   try {
     const r = await pretrainMageTiny({
-      envs,
-      preset,
-      seed,
+      ...spec,
       outDir,
-      ...(opts.evalEpisodes
-        ? { evalEpisodes: positiveInt(opts.evalEpisodes, '--eval-episodes', 10_000) }
-        : {}),
+      ...(opts.evalEpisodes !== undefined ? { evalEpisodes: evalEpisodesOf(opts.evalEpisodes) } : {}),
       log: (line) => progress.log(line),
       onProgress,
     });
@@ -91,6 +98,37 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * The `warmStart` values and env options of `--config`/`--set` (what makes a warm start, and its cache
+ * key); any other config path is refused, since pretraining reads nothing else.
+ */
+function warmStartOverrides(
+  opts: Pick<PretrainFlags, 'config' | 'set'>,
+): Pick<PretrainOptions, 'warmStart' | 'envOptions'> {
+  const overrides = overridesFromFlags({
+    ...(opts.config ? { config: opts.config } : {}),
+    ...(opts.set ? { set: opts.set } : {}),
+  });
+  const { warmStart, env, ...rest } = overrides;
+  const { options, ...envRest } = env ?? {};
+  const other = [...Object.keys(rest), ...Object.keys(envRest).map((k) => `env.${k}`)];
+  if (other.length > 0) {
+    throw new ConfigError(
+      `pretrain's --config/--set take only warmStart.* and env.options.* (what makes a warm start), got ${other.join(', ')}.`,
+      { path: other[0] as string },
+    );
+  }
+  return {
+    ...(warmStart ? { warmStart: warmStart as PretrainOptions['warmStart'] & object } : {}),
+    ...(options ? { envOptions: options as JsonObject } : {}),
+  };
+}
+
+/** `--eval-episodes`: a count, or 0 to skip the evaluation. */
+function evalEpisodesOf(text: string): number {
+  return text.trim() === '0' ? 0 : positiveInt(text, '--eval-episodes', 10_000);
 }
 
 /** One bar per phase (corpus, train, eval); the training bar shows the last loss. */
@@ -129,6 +167,10 @@ function printPretrainResult(io: Io, r: PretrainResult): void {
     `${r.parameters} parameters, vocabulary ${r.vocabSize}, ${r.examples} examples (${r.tokens} tokens), ${r.seconds.toFixed(0)} s, peak RSS ${(r.peakRssBytes / 2 ** 30).toFixed(2)} GiB\n`,
   );
   io.stdout(`loss curve: ${lossCurveLine(r.lossCurve)}\n\n`);
+  if (r.envs.length === 0) {
+    io.stdout('not evaluated (--eval-episodes 0)\n');
+    return;
+  }
   io.stdout(
     `${formatTable(
       ['env', 'legal moves', 'notes with <remark>', 'warm pass@k', 'teacher pass@k'],

@@ -462,6 +462,8 @@ export async function runExperiment(options: ExperimentOptions): Promise<Experim
       preset: options.spec.preset,
       seed,
       overrides: options.spec.overrides,
+      // The experiment evaluates the warm start under its own protocol: no second evaluation here.
+      evaluate: !policies.some((p) => p.method === WARM_START),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.log ? { log: options.log } : {}),

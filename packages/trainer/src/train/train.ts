@@ -134,12 +134,15 @@ function warmStartSpec(options: Pick<TrainPipelineOptions, 'env' | 'preset' | 's
   };
 }
 
-/** The warm start a run uses: `model`, or the cached one for (env, preset, seed), pretrained if missing. */
+/**
+ * The warm start a run uses: `model`, or the cached one for (env, preset, seed), pretrained if missing.
+ * `evaluate: false` skips the new warm start's own evaluation, for a caller that evaluates it anyway.
+ */
 export async function ensureWarmStart(
   options: Pick<
     TrainPipelineOptions,
     'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'overrides' | 'signal' | 'log' | 'onPretrainProgress'
-  >,
+  > & { readonly evaluate?: boolean },
 ): Promise<string> {
   if (options.model !== undefined) return options.model;
   assertWarmStartTeacher(envDefinition(options.env));
@@ -155,6 +158,7 @@ export async function ensureWarmStart(
   const r = await pretrainMageTiny({
     ...spec,
     outDir: dir,
+    ...(options.evaluate === false ? { evalEpisodes: 0 } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.log ? { log: options.log } : {}),
     ...(options.onPretrainProgress ? { onProgress: options.onPretrainProgress } : {}),

@@ -42,7 +42,11 @@ export interface PretrainOptions {
   readonly preset: RunPresetId;
   readonly seed: number;
   readonly outDir: string;
-  /** Meta-episodes per opponent for the legal-move check. Default: the preset's `eval.episodes`. */
+  /**
+   * Meta-episodes per opponent for the warm model's own evaluation (legal moves, pass@k). Default: the
+   * preset's `eval.episodes`; 0 skips it (`envs` is then empty), for callers that evaluate the warm
+   * start under their own protocol anyway, as `mage experiment` does.
+   */
   readonly evalEpisodes?: number;
   /** Overrides of the preset's `warmStart` numbers. */
   readonly warmStart?: Partial<TrainConfig['warmStart']>;
@@ -135,7 +139,8 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const plan = epochPlan(ws, set.rows);
     schedule = warmStartSchedule(ws.lr, plan);
     const lossCurve = await trainEpochs(learner, set.packed, plan, options, log);
-    const envs = await evaluateWarmModel(learner.policy, plans, corpus, options);
+    const envs =
+      options.evalEpisodes === 0 ? [] : await evaluateWarmModel(learner.policy, plans, corpus, options);
     const seconds = (performance.now() - started) / 1000;
     const peakRssBytes = process.resourceUsage().maxRSS * 1024;
     const summary = { examples: set.rows, tokens: set.tokens, lossCurve, envs, seconds, peakRssBytes };
