@@ -142,7 +142,18 @@ export function checkCheckpointTensors(
   }
 }
 
-export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
+export interface LoadCheckpointOptions {
+  /**
+   * Read the optimizer state (default true). An inference-only learner skips it: a full fine-tune's
+   * moments are twice the size of its weights.
+   */
+  readonly optimizer?: boolean;
+}
+
+export async function loadCheckpoint(
+  dir: string,
+  options: LoadCheckpointOptions = {},
+): Promise<LoadedCheckpoint> {
   const jsonPath = join(dir, 'checkpoint.json');
   let meta: {
     format?: unknown;
@@ -170,7 +181,7 @@ export async function loadCheckpoint(dir: string): Promise<LoadedCheckpoint> {
   const weightsPath = join(dir, 'model.safetensors');
   const weights = await readTensors(weightsPath);
   let optimizer: AdamWState | undefined;
-  if (meta.optimizer) {
+  if (meta.optimizer && options.optimizer !== false) {
     const optPath = join(dir, 'optimizer.safetensors');
     const moments = await readTensors(optPath);
     optimizer = {

@@ -2,6 +2,7 @@ export {
   CHECKPOINT_FORMAT,
   type CheckpointData,
   checkCheckpointTensors,
+  type LoadCheckpointOptions,
   type LoadedCheckpoint,
   type LoadedTensor,
   loadCheckpoint,

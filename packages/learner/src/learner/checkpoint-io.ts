@@ -72,3 +72,22 @@ export async function loadLearnerCheckpoint(
     ...(ck.rng === undefined ? {} : { rng: ck.rng }),
   };
 }
+
+/**
+ * Reads a checkpoint's weights (and adapters) into the stores of an inference-only learner, which are
+ * empty (its runner holds the weights): the checkpoint's own arrays, all checked first, ready for
+ * `handOverWeights`. The optimizer state is not read. Returns the RNG state.
+ */
+export async function loadCheckpointWeights(
+  dir: string,
+  params: LearnerParams,
+): Promise<{ readonly rng?: RngState }> {
+  const ck = await loadCheckpoint(dir, { optimizer: false });
+  const specs = savedSpecs(params);
+  checkCheckpointTensors(dir, ck.weights, specs);
+  const tensor = (name: string) => (ck.weights.get(name) as { data: Float32Array }).data;
+  for (const s of params.specs) params.weights.set(s.name, tensor(s.name));
+  if (params.trainStore !== params.weights)
+    for (const s of params.trainSpecs) params.adapters.set(s.name, tensor(s.name));
+  return ck.rng === undefined ? {} : { rng: ck.rng };
+}

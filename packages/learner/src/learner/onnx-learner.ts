@@ -22,9 +22,9 @@ import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runt
 import { createGenerator, type GeneratorStats } from '../sampling/generator';
 import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
-import { loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
+import { loadCheckpointWeights, loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
-import { createLearnerParams, type LearnerParams, syncWeights } from './params';
+import { createLearnerParams, handOverWeights, type LearnerParams, syncWeights } from './params';
 import { createLearnerPolicy } from './policy';
 import { seqOf, validateRows } from './rows';
 import { createSampledResponses } from './sampled';
@@ -35,7 +35,7 @@ export interface OnnxLearnerOptions {
   readonly id?: string;
   readonly config: ModelConfig;
   readonly tokenizer: TokenizerV1;
-  /** Initial weights by HF name (default: random from `seed`). Copied. */
+  /** Initial weights by HF name (default: random from `seed`). Copied, or taken with `inferenceOnly`. */
   readonly weights?: ReadonlyMap<string, Float32Array>;
   readonly seed?: number | string;
   readonly optimizer?: AdamWOptions;
@@ -84,6 +84,15 @@ export interface OnnxLearnerOptions {
    * architecture/learner.md ("Segment rows").
    */
   readonly segmentRows?: boolean;
+  /**
+   * The learner never trains (evaluation, serving, a reference model): default false. Its weights are
+   * held once, by the runner: the given `weights` arrays are taken instead of copied and handed over
+   * (`PersistentOptions.transfer`; a worker runner detaches them), and the learner keeps none, so
+   * `weights` and `adapters` are empty and `update`, `save` and `mergedWeights` throw. `load` reads a
+   * checkpoint's weights (not its optimizer state) and hands them over the same way. A training
+   * learner keeps the weights for the optimizer and uploads copies after every step.
+   */
+  readonly inferenceOnly?: boolean;
 }
 
 export interface OnnxLearner extends LearnerV1 {
@@ -92,9 +101,10 @@ export interface OnnxLearner extends LearnerV1 {
   /**
    * Live weights (updated in place by `update`). Read them; change them only through `update` and
    * `load` (the learner tracks a weights version to know when sampled log-probs are still current).
+   * Empty for an `inferenceOnly` learner (its runner holds them).
    */
   readonly weights: ParamStore;
-  /** LoRA adapters (empty without LoRA). */
+  /** LoRA adapters (empty without LoRA, and for an `inferenceOnly` learner). */
   readonly adapters: ParamStore;
   /** Optimizer steps taken so far. */
   readonly step: number;
@@ -103,6 +113,12 @@ export interface OnnxLearner extends LearnerV1 {
   /** The policy's generation counters (prompt positions prefilled or reused, decode tokens, time). */
   generatorStats(): GeneratorStats;
 }
+
+/** What an `inferenceOnly` learner refuses to do: it holds no weights on this thread. */
+const noWeights = (id: string, what: string) =>
+  new InvalidArgumentError(
+    `Learner '${id}' is inference-only (its runner holds the weights): it cannot ${what}. Load it without \`inferenceOnly\` to train.`,
+  );
 
 function resolveRunner(options: OnnxLearnerOptions): GraphRunner {
   const { runner, maxSessionBytes } = options;
@@ -141,14 +157,17 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       `The tokenizer has ${tokenizer.vocabSize} ids but the model only ${config.vocabSize}.`,
     );
   }
+  const inferenceOnly = options.inferenceOnly ?? false;
   const rng = createRng(options.seed ?? 0);
-  const params = createLearnerParams(config, options, rng);
+  const params = createLearnerParams(config, options, rng, inferenceOnly);
   const optimizerOptions: AdamWOptions = options.optimizer ?? { lr: 1e-4 };
   const state: LearnerState = { rng, optimizer: createAdamW(optimizerOptions) };
   const runner = resolveRunner(options);
   const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
-  await syncWeights(runner, params);
+  // Every upload but the optimizer's (`runUpdate` uploads the trained tensors after each step).
+  const upload = () => (inferenceOnly ? handOverWeights(runner, params) : syncWeights(runner, params));
+  await upload();
   const generator = createGenerator({
     config,
     runner,
@@ -176,8 +195,12 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     tokenizer,
     weights: params.weights,
     adapters: params.adapters,
-    mergedWeights: () =>
-      lora === undefined ? new Map(params.weights) : mergeLora(config, lora, params.weights, params.adapters),
+    mergedWeights() {
+      if (inferenceOnly) throw noWeights(id, 'return its weights');
+      return lora === undefined
+        ? new Map(params.weights)
+        : mergeLora(config, lora, params.weights, params.adapters);
+    },
     generatorStats: () => generator.stats(),
     get step() {
       return state.optimizer.state.step;
@@ -188,14 +211,29 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       validateRows(rows, config);
       return scoreSeqs(graphs, rows.map(seqOf));
     },
-    update: (request) => runUpdate(ctx, request),
+    update: (request) => (inferenceOnly ? Promise.reject(noWeights(id, 'update')) : runUpdate(ctx, request)),
     save: (dir) =>
-      saveLearnerCheckpoint(dir, { id, config, lora, params, optimizer: state.optimizer, rng: state.rng }),
+      inferenceOnly
+        ? Promise.reject(noWeights(id, 'save a checkpoint'))
+        : saveLearnerCheckpoint(dir, {
+            id,
+            config,
+            lora,
+            params,
+            optimizer: state.optimizer,
+            rng: state.rng,
+          }),
     async load(dir) {
+      if (inferenceOnly) {
+        const ck = await loadCheckpointWeights(dir, params);
+        if (ck.rng !== undefined) state.rng = restoreRng(ck.rng);
+        await upload();
+        return;
+      }
       const ck = await loadLearnerCheckpoint(dir, params);
       state.optimizer = createAdamW(optimizerOptions, ck.optimizer);
       if (ck.rng !== undefined) state.rng = restoreRng(ck.rng);
-      await syncWeights(runner, params);
+      await upload();
     },
     async dispose() {
       if (typeof options.runner !== 'object') await runner.dispose();

@@ -1,6 +1,8 @@
 /**
  * The learner's parameters: base weights, LoRA adapters, which of them train, and the weights version
- * the runner holds (bumped on every upload, so sampled log-probs can be told current or stale).
+ * the runner holds (bumped on every upload, so sampled log-probs can be told current or stale). A
+ * training learner keeps its weights on this thread (the optimizer updates them) and uploads copies;
+ * an inference-only one hands them to the runner and keeps none (`handOverWeights`).
  */
 
 import { InvalidArgumentError, type Rng } from '@mage-rl/core';
@@ -25,7 +27,7 @@ export interface LearnerParams {
 }
 
 export interface InitialParams {
-  /** Initial weights by HF name (default: random). Copied. */
+  /** Initial weights by HF name (default: random). Copied unless taken (`createLearnerParams`). */
   readonly weights?: ReadonlyMap<string, Float32Array>;
   readonly lora?: LoraOptions;
   /** Initial LoRA adapters (default: A random, B zero). Copied. */
@@ -41,14 +43,21 @@ export function tensorOf(store: ReadonlyMap<string, Float32Array>, name: string)
 
 /**
  * Copies of the given parameters, else random ones from `rng` (streams `init` and `lora`; the given
- * weights are not drawn first: for a 0.6 B-parameter model that took longer than reading them).
+ * weights are not drawn first: for a 0.6 B-parameter model that took longer than reading them). With
+ * `takeWeights` the given weight arrays themselves, unless a copy: an inference-only learner hands them
+ * to its runner, and a copy would hold them twice while it is made.
  */
-export function createLearnerParams(config: ModelConfig, initial: InitialParams, rng: Rng): LearnerParams {
+export function createLearnerParams(
+  config: ModelConfig,
+  initial: InitialParams,
+  rng: Rng,
+  takeWeights: boolean,
+): LearnerParams {
   const specs = paramSpecs(config);
   const weights: ParamStore =
     initial.weights === undefined
       ? initParams(config, rng.split('init'))
-      : copyWeights(specs, initial.weights);
+      : checkedWeights(specs, initial.weights, takeWeights);
   const { lora } = initial;
   if (lora === undefined)
     return { specs, trainSpecs: specs, weights, adapters: new Map(), trainStore: weights, version: 0 };
@@ -72,18 +81,45 @@ export const savedSpecs = (p: LearnerParams): readonly ParamSpec[] =>
 export const liveTensor = (p: LearnerParams, name: string): Float32Array =>
   p.adapters.get(name) ?? tensorOf(p.weights, name);
 
-/** Uploads the weights to the runner (only the trained ones after an optimizer step) and bumps the version. */
-export async function syncWeights(runner: GraphRunner, p: LearnerParams, trainedOnly = false): Promise<void> {
+/** The runner's feeds of the weights (only the trained ones with `trainedOnly`). */
+function weightFeeds(p: LearnerParams, trainedOnly: boolean): Record<string, TensorValue> {
   const feeds: Record<string, TensorValue> = {};
   if (!trainedOnly)
     for (const s of p.specs) feeds[s.name] = { data: tensorOf(p.weights, s.name), dims: s.shape };
   for (const s of p.trainSpecs) feeds[s.name] = { data: tensorOf(p.trainStore, s.name), dims: s.shape };
-  await runner.setPersistent(feeds);
+  return feeds;
+}
+
+/**
+ * Uploads copies of the weights to the runner (only the trained ones after an optimizer step) and
+ * bumps the version. The learner keeps its own for the optimizer, checkpoints and merges.
+ */
+export async function syncWeights(runner: GraphRunner, p: LearnerParams, trainedOnly = false): Promise<void> {
+  await runner.setPersistent(weightFeeds(p, trainedOnly));
   p.version++;
 }
 
-/** A copy of every weight of `specs` from `given`, checked to be there with its size. */
-function copyWeights(specs: readonly ParamSpec[], given: ReadonlyMap<string, Float32Array>): ParamStore {
+/**
+ * Hands every weight and adapter to the runner (`PersistentOptions.transfer`: a worker runner takes
+ * their memory, the arrays here are detached) and empties the stores, then bumps the version: the
+ * weights exist once in the process, where the sessions run. For a learner that never trains.
+ */
+export async function handOverWeights(runner: GraphRunner, p: LearnerParams): Promise<void> {
+  await runner.setPersistent(weightFeeds(p, false), { transfer: true });
+  p.weights.clear();
+  p.adapters.clear();
+  p.version++;
+}
+
+/**
+ * Every weight of `specs` from `given`, checked to be there with its size: copies, or with `take` the
+ * arrays themselves.
+ */
+function checkedWeights(
+  specs: readonly ParamSpec[],
+  given: ReadonlyMap<string, Float32Array>,
+  take: boolean,
+): ParamStore {
   const weights: ParamStore = new Map();
   for (const s of specs) {
     const size = s.shape.reduce((p, d) => p * d, 1);
@@ -91,7 +127,7 @@ function copyWeights(specs: readonly ParamSpec[], given: ReadonlyMap<string, Flo
     if (w === undefined || w.length !== size) {
       throw new InvalidArgumentError(`Initial weights lack '${s.name}' of ${size} values.`);
     }
-    weights.set(s.name, Float32Array.from(w));
+    weights.set(s.name, take ? w : Float32Array.from(w));
   }
   return weights;
 }

@@ -49,6 +49,11 @@ export interface LoadModelOptions {
   readonly lora?: boolean | LoraOptions;
   /** Session cache, prefix cache and generation chunk (`memoryLimitsOf` of the run's `memory.budget`). */
   readonly memory?: MemoryLimits;
+  /**
+   * For a process that only samples or scores (`OnnxLearnerOptions.inferenceOnly`): the weights are
+   * held once, by the runner, and the learner cannot train, save or merge.
+   */
+  readonly inferenceOnly?: boolean;
 }
 
 /** The LoRA options `loadModel` gives a Hugging Face model of `config` (undefined: full fine-tuning). */
@@ -81,7 +86,7 @@ async function hfDirTokenizer(dir: string): Promise<TokenizerV1> {
   return loadHfTokenizer(dir);
 }
 
-/** A trainable learner for a mage-tiny or Hugging Face directory. */
+/** A trainable learner (or an inference-only one) for a mage-tiny or Hugging Face directory. */
 export async function loadModel(dir: string, options: LoadModelOptions = {}): Promise<OnnxLearner> {
   if ((await modelKindOf(dir)) === 'mage-tiny') {
     const lora = mageTinyLora(options.lora);
@@ -91,6 +96,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
       ...(options.runner ? { runner: options.runner } : {}),
       ...(lora ? { lora } : {}),
       ...(options.memory ? { memory: options.memory } : {}),
+      ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
     });
   }
   const model = await importHfModel(dir);
@@ -106,6 +112,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
     ...(options.runner ? { runner: options.runner } : {}),
     ...(lora ? { lora } : {}),
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
+    ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
   });
 }
 

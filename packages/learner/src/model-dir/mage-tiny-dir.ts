@@ -67,6 +67,8 @@ export interface CreateMageTinyOptions {
   readonly size?: MageTinySize;
   /** Training runs of several sequences per row (`OnnxLearnerOptions.segmentRows`). */
   readonly segmentRows?: boolean;
+  /** Weights held once, by the runner; the learner cannot train (`OnnxLearnerOptions.inferenceOnly`). */
+  readonly inferenceOnly?: boolean;
 }
 
 /** The `createOnnxLearner` options of `limits`. */
@@ -109,6 +111,7 @@ function mageTinyLearner(
     ...(options.lora ? { lora: options.lora } : {}),
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
     ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
+    ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
     defaultMaxTokens: 64,
   });
 }

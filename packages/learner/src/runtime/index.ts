@@ -5,6 +5,7 @@ export {
   type KvRowRef,
   type KvScatter,
   type LoadOptions,
+  type PersistentOptions,
   type RunnerOptions,
   type RunOptions,
 } from './runner';

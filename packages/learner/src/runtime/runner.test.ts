@@ -135,4 +135,28 @@ describe('worker runner', () => {
     });
     expect(tickedBeforeDone).toBe(true);
   });
+
+  it('copies persistent tensors by default and takes their memory with `transfer`, with the same results', async () => {
+    const runner = runners[1]?.[1] as GraphRunner;
+    const n = 4;
+    await runner.load('transfer', () => heavyModel(n, 2));
+    const x = { data: Float32Array.from({ length: n * n }, (_, i) => i / 16), dims: [n, n] };
+    const weights = () => Float32Array.from({ length: n * n }, (_, i) => Math.sin(i));
+    const y = async () => (await runner.run('transfer', { x }, { fetches: ['y'] })).y?.data as Float32Array;
+    const copied = weights();
+    await runner.setPersistent({ w: { data: copied, dims: [n, n] } });
+    const fromCopy = await y();
+    expect(copied.byteLength).toBe(n * n * 4);
+    // Two tensors over one buffer: the buffer is transferred once and both arrive.
+    const shared = new Float32Array(2 * n * n);
+    shared.set(weights());
+    const [w, spare] = [shared.subarray(0, n * n), shared.subarray(n * n)];
+    await runner.setPersistent(
+      { w: { data: w, dims: [n, n] }, spare: { data: spare, dims: [n, n] } },
+      { transfer: true },
+    );
+    expect(w.byteLength).toBe(0);
+    expect(shared.buffer.byteLength).toBe(0);
+    expect(Array.from(await y())).toEqual(Array.from(fromCopy));
+  });
 });

@@ -55,6 +55,18 @@ export interface LoadOptions {
   readonly memPattern?: boolean;
 }
 
+export interface PersistentOptions {
+  /**
+   * Hand the tensors' memory to the runner instead of copying it (default false). A worker runner
+   * transfers their `ArrayBuffer`s to its thread, so the caller's arrays are detached (length 0)
+   * afterwards and the process holds the values once; the local runner keeps the arrays themselves
+   * (it never copies). Either way the caller must not use the arrays again. For weights uploaded once
+   * and never read on this thread afterwards (an inference-only learner, a serving engine); a learner
+   * that trains keeps its weights for the optimizer and uploads copies.
+   */
+  readonly transfer?: boolean;
+}
+
 export interface GraphRunner {
   has(key: string): boolean;
   /**
@@ -63,8 +75,11 @@ export interface GraphRunner {
    * `options` apply when the session is created.
    */
   load(key: string, model: () => Uint8Array, options?: LoadOptions): Promise<void>;
-  /** Replaces persistent tensors (e.g. weights after an optimizer step). */
-  setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
+  /**
+   * Replaces persistent tensors (e.g. weights after an optimizer step): copies of them, or the
+   * tensors themselves with `options.transfer`.
+   */
+  setPersistent(values: Readonly<Record<string, TensorValue>>, options?: PersistentOptions): Promise<void>;
   /** Allocates a zeroed float32 persistent tensor (a KV buffer). */
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options?: RunOptions): Promise<Fetched>;
@@ -93,7 +108,7 @@ export interface RunnerOptions extends SessionOptions {
 interface Backend {
   load(key: string, model: Uint8Array, options: HostSessionOptions): Promise<void>;
   evict(key: string): Promise<void>;
-  setPersistent(values: Readonly<Record<string, TensorValue>>): Promise<void>;
+  setPersistent(values: Readonly<Record<string, TensorValue>>, transfer: boolean): Promise<void>;
   allocate(name: string, dims: readonly number[]): Promise<void>;
   run(key: string, feeds: Feeds, options: RunOptions): Promise<Fetched>;
   saveKv(entries: readonly KvRowRef[], names: readonly string[]): Promise<void>;
@@ -141,7 +156,7 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
         throw e;
       }
     },
-    setPersistent: (values) => backend.setPersistent(values),
+    setPersistent: (values, options = {}) => backend.setPersistent(values, options.transfer === true),
     allocate: (name, dims) => backend.allocate(name, dims),
     async run(key, feeds, options = {}) {
       if (!sessionRunChannel.hasSubscribers) return backend.run(key, feeds, options);
@@ -196,6 +211,7 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
     {
       load: (key, model, so) => wrap(() => host.load(key, model, so)),
       evict: (key) => wrap(() => host.evict(key)),
+      // The host keeps the arrays themselves: nothing to copy or transfer on one thread.
       setPersistent: (values) => wrap(() => host.setPersistent(values)),
       allocate: (name, dims) => wrap(() => host.allocate(name, dims)),
       run: (key, feeds, o) => wrap(() => host.run(key, feeds, o.fetches, o.scatter)),
@@ -207,6 +223,16 @@ export function createLocalRunner(options: RunnerOptions = {}): GraphRunner {
     hostOptions(options, false),
     limitsOf(options),
   );
+}
+
+/**
+ * The distinct `ArrayBuffer`s behind `values` (a transfer list: a buffer listed twice is refused).
+ * Node copies buffers it cannot transfer (its small pooled `Buffer`s) instead of failing.
+ */
+function buffersOf(values: Readonly<Record<string, TensorValue>>): ArrayBuffer[] {
+  const buffers = new Set<ArrayBuffer>();
+  for (const v of Object.values(values)) if (v.data.buffer instanceof ArrayBuffer) buffers.add(v.data.buffer);
+  return [...buffers];
 }
 
 /**
@@ -260,7 +286,8 @@ export function createWorkerRunner(options: RunnerOptions = {}): GraphRunner {
     {
       load: (key, model, so) => call('load', { key, model, options: so }),
       evict: (key) => call('evict', { key }),
-      setPersistent: (values) => call('setPersistent', { values }),
+      setPersistent: (values, transfer) =>
+        call('setPersistent', { values }, transfer ? buffersOf(values) : []),
       allocate: (name, dims) => call('allocate', { name, dims }),
       run: (key, feeds, o) => call('run', { key, feeds, fetches: o.fetches, scatter: o.scatter }),
       saveKv: (entries, names) => call('saveKv', { entries, names }),
