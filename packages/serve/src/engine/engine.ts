@@ -103,6 +103,13 @@ export interface CreateEngineOptions {
   readonly limits?: Partial<EngineLimits>;
   /** Where sessions run (default a worker thread, so HTTP stays responsive while a batch decodes). */
   readonly runner?: GraphRunner;
+  /**
+   * Hand `model.weights` to the runner instead of copying them (default false;
+   * `PersistentOptions.transfer`): the weights are held once, by the runner, and the caller's arrays
+   * are detached. For a model nothing else reads afterwards (`mage serve`'s); the engine's `model`
+   * then has no weights.
+   */
+  readonly transferWeights?: boolean;
 }
 
 interface Job {
@@ -185,15 +192,15 @@ async function runBatch(
   }
 }
 
-/** Uploads the served weights as the runner's persistent feeds. */
-async function uploadWeights(model: ServedModel, runner: GraphRunner): Promise<void> {
+/** Uploads the served weights as the runner's persistent feeds (copies, or the arrays with `transfer`). */
+async function uploadWeights(model: ServedModel, runner: GraphRunner, transfer: boolean): Promise<void> {
   const feeds: Record<string, { data: Float32Array; dims: readonly number[] }> = {};
   for (const s of paramSpecs(model.config)) {
     const w = model.weights.get(s.name);
     if (w === undefined) throw new MageError('MODEL_FORMAT', `The served model lacks '${s.name}'.`);
     feeds[s.name] = { data: w, dims: s.shape };
   }
-  await runner.setPersistent(feeds);
+  await runner.setPersistent(feeds, { transfer });
 }
 
 /** The queue and its one consumer: batches, the wait before each, and exclusive runner access. */
@@ -303,10 +310,12 @@ function createScheduler(limits: EngineLimits, run: (batch: Job[]) => Promise<vo
 
 /** An engine over `model`'s weights, uploaded once to its runner. */
 export async function createServeEngine(options: CreateEngineOptions): Promise<ServeEngine> {
-  const { model } = options;
+  const transfer = options.transferWeights ?? false;
   const limits: EngineLimits = { ...DEFAULT_ENGINE_LIMITS, ...options.limits };
   const runner = options.runner ?? createWorkerRunner();
-  await uploadWeights(model, runner);
+  await uploadWeights(options.model, runner, transfer);
+  // Transferred weights are detached here: the engine's model keeps none rather than empty arrays.
+  const model: ServedModel = transfer ? { ...options.model, weights: new Map() } : options.model;
   const variants = createVariants(model, runner);
   const stats: MutableStats = { batches: 0, rows: 0, tokens: 0, maxBatch: 0 };
   const scheduler = createScheduler(limits, (batch) => runBatch(variants, model.tokenizer, batch, stats));

@@ -343,6 +343,32 @@ describe('mage serve with the openai client', () => {
     await client.post('/unload_lora_adapter', { body: { lora_name: 'sql' } });
     await expect(ask('sql')).rejects.toMatchObject({ status: 404 });
   });
+
+  it('an engine given `transferWeights` takes the weights (held once, by its runner) and answers the same', async () => {
+    const own = {
+      ...model,
+      weights: new Map([...model.weights].map(([name, w]) => [name, Float32Array.from(w)])),
+    };
+    const taking = await createServeEngine({ model: own, transferWeights: true });
+    try {
+      for (const [name, w] of own.weights) expect(w.byteLength, name).toBe(0);
+      expect(taking.model.weights.size).toBe(0);
+      const prompt = tok.encodeChat(userPrompt);
+      const [row] = await taking.generate([
+        {
+          prompt,
+          seed: 0,
+          maxTokens: 12,
+          sampling: { temperature: 0, topK: 0, topP: 1 },
+          adapter: null,
+          stop: [],
+        },
+      ]);
+      expect(row?.tokens).toEqual((await inProcess(prompt, 12)).tokens);
+    } finally {
+      await taking.close();
+    }
+  });
 });
 
 describe('mage serve: malformed requests get OpenAI-shaped errors and the server keeps serving', () => {

@@ -1,7 +1,8 @@
 /**
  * `mage serve`: a run or model directory behind the OpenAI-compatible server of `@mage-rl/serve`. The
  * model is loaded once (a run's LoRA adapters merged into its weights), its weights handed to the
- * serving engine, and the learner that loaded them disposed.
+ * serving engine (whose runner takes them: they are held once), and the learner that loaded them
+ * disposed.
  */
 
 import { basename, resolve } from 'node:path';
@@ -46,7 +47,12 @@ export interface ServeOptions {
 /** Loads the model and starts the server (resolves once it listens). */
 export async function serveModel(o: ServeOptions): Promise<OpenAiServer> {
   const model = await servedModelOf(o.source, o.name);
-  const engine = await createServeEngine({ model, ...(o.engine ? { limits: o.engine } : {}) });
+  // Nothing reads the merged weights after the upload: the engine's runner takes them.
+  const engine = await createServeEngine({
+    model,
+    transferWeights: true,
+    ...(o.engine ? { limits: o.engine } : {}),
+  });
   try {
     for (const [name, dir] of Object.entries(o.loras ?? {}))
       await engine.loadAdapter(name, resolve(dir), false);

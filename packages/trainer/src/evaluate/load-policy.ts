@@ -66,7 +66,8 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
       { path: 'policy', context: { dir } },
     );
   }
-  const { learner } = await loadRunOrModel(dir);
+  // Evaluation only samples: the weights are held once, by the learner's runner.
+  const { learner } = await loadRunOrModel(dir, { inferenceOnly: true });
   return { policy: learner.policy, dispose: () => learner.dispose() };
 }
 

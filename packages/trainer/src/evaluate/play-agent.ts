@@ -61,7 +61,10 @@ export async function playAgentOf(
       },
     );
   }
-  const { learner } = await loadRunOrModel(dir, { memory: memoryLimitsOfConfig(config) });
+  const { learner } = await loadRunOrModel(dir, {
+    memory: memoryLimitsOfConfig(config),
+    inferenceOnly: true,
+  });
   const envOptions = { ...config.env.options, ...config.eval.envOptions };
   const agent: PlayAgentV1 = {
     id: basename(dir),

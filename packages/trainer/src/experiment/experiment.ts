@@ -383,7 +383,8 @@ async function evaluateUnit(
   }
   if (pending.length === 0) return;
   const trained = policy.method === WARM_START ? null : await trainUnit(options, policy, seed, config);
-  const learner = await loadModel(warmStart, { memory: memoryLimitsOfConfig(config) });
+  // Evaluation only samples: the weights are held once, by the learner's runner.
+  const learner = await loadModel(warmStart, { memory: memoryLimitsOfConfig(config), inferenceOnly: true });
   try {
     if (trained) await learner.load(trained.checkpoint);
     for (const memory of pending) {

@@ -315,8 +315,11 @@ async function trainLoaded(
     }),
   );
   const learner = served ? servedLearnerOf(config, local, options.runDir) : local;
+  // The reference model only scores: its weights are taken from the import, not copied.
   const reference =
-    config.ppo.klCoef > 0 ? await loadModel(warmStart, { runner: 'local', lora: false, memory }) : undefined;
+    config.ppo.klCoef > 0
+      ? await loadModel(warmStart, { runner: 'local', lora: false, memory, inferenceOnly: true })
+      : undefined;
   try {
     const training = trainingOptionsOf(config, {
       learner,
