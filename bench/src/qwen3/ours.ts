@@ -4,7 +4,8 @@
  * rank 8, alpha 16 on q/k/v/o for a model of this size), scores the rows once (the correctness check's
  * log-probs), then runs one warm-up and `updates` timed `update` calls; `tsx ours.ts <dir> decode
  * <rounds>` decodes greedily at batch 1 and 16 with the learner's generator on the base weights (the
- * model transformers.js and PyTorch decode). Prints one JSON line.
+ * model transformers.js and PyTorch decode), which its worker runner takes over from the import (held
+ * once). Prints one JSON line.
  */
 
 import { readFile } from 'node:fs/promises';
@@ -73,12 +74,14 @@ async function update(): Promise<Record<string, unknown>> {
 
 async function decode(): Promise<Record<string, unknown>> {
   const { config, weights } = await importHfModel(dir);
-  // The learner's runner: sessions in a worker thread, weights uploaded once as persistent feeds.
+  // The learner's runner: sessions in a worker thread, weights uploaded once as persistent feeds and
+  // handed over (transferred, as an inference-only learner does): the imported arrays are detached, so
+  // the process holds the weights once.
   const runner = createWorkerRunner();
   const feeds: Record<string, TensorValue> = {};
   for (const s of paramSpecs(config))
     feeds[s.name] = { data: weights.get(s.name) as Float32Array, dims: s.shape };
-  await runner.setPersistent(feeds);
+  await runner.setPersistent(feeds, { transfer: true });
   const generator = createGenerator({ config, runner });
   const out: Record<string, unknown> = {};
   for (const batch of [1, 16]) {

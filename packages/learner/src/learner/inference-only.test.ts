@@ -118,6 +118,24 @@ describe('inference-only learner (weights held once, by the runner)', () => {
     expect(Array.from((await learner.logprobs(rows))[0] ?? [])).not.toEqual(Array.from(before[0] ?? []));
   });
 
+  it('on the local runner (the KL reference model) scores like a training learner and keeps no weights', async () => {
+    const { learner: trainer } = await learnerOf();
+    const reference = await createOnnxLearner({
+      config,
+      tokenizer,
+      weights: copies(trainer.weights),
+      runner: 'local',
+      inferenceOnly: true,
+    });
+    open.push(reference);
+    expect(reference.weights.size).toBe(0);
+    const scored = await reference.logprobs(rows);
+    const expected = await trainer.logprobs(rows);
+    scored.forEach((x, i) => {
+      expect(Array.from(x)).toEqual(Array.from(expected[i] ?? []).map((v) => expect.closeTo(v, 5)));
+    });
+  });
+
   it('refuses to update, save or return its weights', async () => {
     const { learner } = await learnerOf({ inferenceOnly: true });
     const code = (e: unknown) => (MageError.isInstance(e) ? e.code : e);
