@@ -1,7 +1,11 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MetricsSummaryV1 } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
-import { benefitTable, memoryBenefits } from './experiment-report';
+import { benefitTable, memoryBenefits, writeExperimentReport } from './experiment-report';
+import type { ReferenceValuesV1 } from './reference-values';
 
 /** A summary of `n` meta-episodes with cumulative success `pass` at attempts 1..K (fields the report reads). */
 const summary = (n: number, pass: readonly number[]) =>
@@ -57,5 +61,52 @@ describe('memoryBenefits', () => {
     const [b] = memoryBenefits(evals);
     expect(b?.overall.identificationCeiling).toBeUndefined();
     expect(benefitTable([b!]).join('\n')).not.toContain('ceiling');
+  });
+});
+
+describe('writeExperimentReport', () => {
+  const evals = [
+    evaluation('reflection', [0.5, 0.8, 0.9], [0.3, 0.4, 0.5]),
+    evaluation('none', [0.5, 0.55, 0.6], [0.3, 0.4, 0.5]),
+  ];
+  const opponent = { bestResponse: 1, equilibrium: 0, ceiling: [0.1, 0.5, 0.5] };
+  const references = {
+    unit: 'chips per hand',
+    rewardPerReturn: 5,
+    byOpponent: { 'pattern-a': opponent, random: opponent },
+    ceiling: { population: [{ id: 'pattern-a', weight: 1 }], perAttempt: [0.1, 0.5, 0.5] },
+  } as unknown as ReferenceValuesV1;
+
+  it('draws returns by attempt beside the adaptation ceiling when the env has one, and not otherwise', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mage-experiment-report-'));
+    try {
+      const header = { title: 't', lines: [] };
+      const withCeiling = await writeExperimentReport(evals, dir, header, references);
+      expect(withCeiling.images.map((f) => f.slice(dir.length + 1))).toEqual([
+        'success-by-attempt.svg',
+        'success-by-attempt.png',
+        'returns-by-attempt.svg',
+        'returns-by-attempt.png',
+      ]);
+      const svg = await readFile(join(dir, 'returns-by-attempt.svg'), 'utf8');
+      for (const text of [
+        'adaptation ceiling',
+        'under the training population',
+        'against pattern-a',
+        'against random',
+      ]) {
+        expect(svg).toContain(text);
+      }
+      expect(await readFile(withCeiling.markdown, 'utf8')).toContain(
+        '![chips per hand by attempt](returns-by-attempt.png)',
+      );
+
+      const { ceiling: _, ...noCeiling } = references;
+      const without = await writeExperimentReport(evals, join(dir, 'b'), header, noCeiling);
+      expect(without.images.some((f) => f.includes('returns-by-attempt'))).toBe(false);
+      expect(await readFile(without.markdown, 'utf8')).not.toContain('returns-by-attempt');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -433,6 +433,23 @@ function referenceTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV
  * The adaptation ceiling per attempt beside every policy: under the training population (members weighted
  * by the prior) with the share of the ceiling's value each attempt takes, and per opponent.
  */
+/**
+ * A row's return per attempt in the game's unit under the ceiling's population (its opponents weighted by
+ * their prior weights); undefined without a ceiling or when the row lacks one of those opponents.
+ */
+function underPrior(r: ExperimentRowV1, refs: ReferenceValuesV1): number[] | undefined {
+  const ceiling = refs.ceiling;
+  if (!ceiling || ceiling.population.some((e) => !r.byOpponent[e.id])) return undefined;
+  const total = ceiling.population.reduce((a, e) => a + e.weight, 0);
+  return ceiling.perAttempt.map((_, k) =>
+    ceiling.population.reduce((a, e) => {
+      const s = r.byOpponent[e.id] as SummaryAggregateV1;
+      const m = s.meanReturn[Math.min(k, s.meanReturn.length - 1)] as MeanIntervalV1;
+      return a + (e.weight / total) * (m.mean / refs.rewardPerReturn);
+    }, 0),
+  );
+}
+
 function ceilingTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1): string[] {
   const ceiling = refs.ceiling;
   if (!ceiling) return [];
@@ -441,15 +458,6 @@ function ceilingTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1)
   );
   const total = ceiling.population.reduce((a, e) => a + e.weight, 0);
   const perUnit = (m: MeanIntervalV1) => m.mean / refs.rewardPerReturn;
-  const underPrior = (r: ExperimentRowV1): number[] | undefined => {
-    if (ceiling.population.some((e) => !r.byOpponent[e.id])) return undefined;
-    return ceiling.perAttempt.map((_, k) =>
-      ceiling.population.reduce((a, e) => {
-        const s = r.byOpponent[e.id]!;
-        return a + (e.weight / total) * perUnit(s.meanReturn[Math.min(k, s.meanReturn.length - 1)]!);
-      }, 0),
-    );
-  };
   const share = (x: number, c: number) => (c > 0 ? ` (${(100 * (x / c)).toFixed(0)}%)` : '');
   const values = (xs: readonly number[]) => xs.map((x) => x.toFixed(3)).join(' → ');
   const weights = ceiling.population.map((e) => `${e.id} ${+(e.weight / total).toFixed(3)}`).join(', ');
@@ -462,7 +470,7 @@ function ceilingTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1)
     `|---|---|---|${'---|'.repeat(opponents.length)}`,
     `| adaptation ceiling | exact | ${values(ceiling.perAttempt)} | ${opponents.map((o) => values(refs.byOpponent[o]!.ceiling!)).join(' | ')} |`,
     ...rows.map((r) => {
-      const prior = underPrior(r);
+      const prior = underPrior(r, refs);
       const overall = prior
         ? prior.map((x, k) => `${x.toFixed(3)}${share(x, ceiling.perAttempt[k]!)}`).join(' → ')
         : '';
@@ -498,6 +506,63 @@ function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Promise<Ch
   });
 }
 
+/**
+ * Returns in the game's unit by attempt beside the adaptation ceiling: one panel under the ceiling's
+ * population (means over seeds) and one per opponent with a ceiling (95% t-intervals). Empty without a
+ * ceiling.
+ */
+function returnCharts(
+  suite: string,
+  rows: readonly ExperimentRowV1[],
+  refs: ReferenceValuesV1,
+): Promise<Chart[]> {
+  const ceiling = refs.ceiling;
+  if (!ceiling) return Promise.resolve([]);
+  const dashed = (r: ExperimentRowV1) => (r.memory !== rows[0]?.memory ? { dashed: true } : {});
+  const ceilingPoints = (values: readonly number[]): ChartPoint[] =>
+    values.map((y, i) => ({ label: 'adaptation ceiling', x: i + 1, y }));
+  const panel = (id: string, title: string, points: ChartPoint[]) =>
+    vegaChart({ id, title, xTitle: 'attempt k', yTitle: refs.unit, points, empty: 'no evaluation' });
+  const underPopulation = rows.flatMap((r) =>
+    (underPrior(r, refs) ?? []).map((y, i) => ({
+      label: `${r.label} (${r.memory})`,
+      x: i + 1,
+      y,
+      ...dashed(r),
+    })),
+  );
+  // A suite without the population's opponents (out of domain) gets no population panel.
+  const population =
+    underPopulation.length === 0
+      ? []
+      : [
+          panel(
+            `returns-${suite}-population`,
+            `${suite}: ${refs.unit} under the training population (mean over seeds)`,
+            [...ceilingPoints(ceiling.perAttempt), ...underPopulation],
+          ),
+        ];
+  const opponents = Object.keys(refs.byOpponent).filter(
+    (o) => refs.byOpponent[o]?.ceiling && rows.some((r) => r.byOpponent[o]),
+  );
+  const perOpponent = opponents.map((o) =>
+    panel(`returns-${suite}-${o}`, `${suite}: ${refs.unit} against ${o} (mean over seeds, 95% t-interval)`, [
+      ...ceilingPoints(refs.byOpponent[o]?.ceiling ?? []),
+      ...rows.flatMap((r) =>
+        (r.byOpponent[o]?.meanReturn ?? []).map((m, i) => ({
+          label: `${r.label} (${r.memory})`,
+          x: i + 1,
+          y: m.mean / refs.rewardPerReturn,
+          lo: m.low / refs.rewardPerReturn,
+          hi: m.high / refs.rewardPerReturn,
+          ...dashed(r),
+        })),
+      ),
+    ]),
+  );
+  return Promise.all([...population, ...perOpponent]);
+}
+
 export interface ExperimentReportFiles {
   readonly results: string;
   readonly markdown: string;
@@ -531,6 +596,25 @@ export async function writeExperimentReport(
     await writeFileAtomic(join(outDir, 'success-by-attempt.png'), renderPng(chart.svg));
     images.push(join(outDir, 'success-by-attempt.svg'), join(outDir, 'success-by-attempt.png'));
   }
+  const returns = references
+    ? (
+        await Promise.all(
+          suites.map((s) =>
+            returnCharts(
+              s,
+              results.rows.filter((r) => r.suite === s),
+              references,
+            ),
+          ),
+        )
+      ).flat()
+    : [];
+  if (returns.length > 0) {
+    const chart = chartGrid(returns, 2);
+    await writeFileAtomic(join(outDir, 'returns-by-attempt.svg'), chart.svg);
+    await writeFileAtomic(join(outDir, 'returns-by-attempt.png'), renderPng(chart.svg));
+    images.push(join(outDir, 'returns-by-attempt.svg'), join(outDir, 'returns-by-attempt.png'));
+  }
   const times = [...new Map(results.rows.map((r) => [r.label, r])).values()];
   const md = [
     `# ${header.title}`,
@@ -562,7 +646,8 @@ export async function writeExperimentReport(
     '|---|---:|---:|',
     ...times.map((r) => `| ${r.label} | ${r.trainSeconds.toFixed(0)} | ${r.evalSeconds.toFixed(0)} |`),
     '',
-    ...(images.length > 0 ? ['![success by attempt](success-by-attempt.png)', ''] : []),
+    ...(charts.length > 0 ? ['![success by attempt](success-by-attempt.png)', ''] : []),
+    ...(returns.length > 0 ? [`![${references?.unit} by attempt](returns-by-attempt.png)`, ''] : []),
   ].join('\n');
   const markdown = join(outDir, 'report.md');
   await writeFileAtomic(markdown, md);
