@@ -4,20 +4,12 @@ import { join } from 'node:path';
 import { type LearnerRowV1, MageError, type PolicyRequestV1, type TokenLossFn } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoraOptions } from '../lora/lora';
-import { defineModelConfig } from '../model/config';
 import { createWorkerRunner, type GraphRunner } from '../runtime/runner';
+import { TINY_CONFIG } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { createOnnxLearner, type OnnxLearner } from './onnx-learner';
 
-const config = defineModelConfig({
-  vocabSize: 257,
-  hiddenSize: 16,
-  numLayers: 2,
-  numHeads: 4,
-  numKvHeads: 2,
-  intermediateSize: 32,
-  maxPositions: 128,
-});
+const config = TINY_CONFIG;
 const tokenizer = createByteTokenizer();
 const root = await mkdtemp(join(tmpdir(), 'mage-inference-only-'));
 const open: OnnxLearner[] = [];

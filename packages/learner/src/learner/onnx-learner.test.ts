@@ -3,20 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LearnerRowV1, packRows, type TokenLossFn } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { defineModelConfig } from '../model/config';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
+import { TINY_CONFIG } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
 
-const config = defineModelConfig({
-  vocabSize: 257,
-  hiddenSize: 16,
-  numLayers: 2,
-  numHeads: 4,
-  numKvHeads: 2,
-  intermediateSize: 32,
-  maxPositions: 128,
-});
+const config = TINY_CONFIG;
 const tokenizer = createByteTokenizer();
 const root = await mkdtemp(join(tmpdir(), 'mage-learner-'));
 const make = (runner: GraphRunner | 'local' | 'worker' = 'local', extra: Partial<OnnxLearnerOptions> = {}) =>
