@@ -5,7 +5,7 @@ import { type LearnerRowV1, MageError, type PolicyRequestV1, type TokenLossFn } 
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoraOptions } from '../lora/lora';
 import { createWorkerRunner, type GraphRunner } from '../runtime/runner';
-import { TINY_CONFIG } from '../testing/tiny-config.test-helper';
+import { TINY_CONFIG, TINY_LEARNER } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { createOnnxLearner, type OnnxLearner } from './onnx-learner';
 
@@ -33,12 +33,8 @@ async function learnerOf(
     dispose: () => worker.dispose(),
   };
   const learner = await createOnnxLearner({
-    config,
-    tokenizer,
-    seed: 1,
+    ...TINY_LEARNER,
     runner,
-    optimizer: { lr: 1e-2, weightDecay: 0 },
-    microBatchRows: 2,
     ...options,
   });
   open.push({ ...learner, dispose: () => runner.dispose() });

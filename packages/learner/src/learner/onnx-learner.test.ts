@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type LearnerRowV1, packRows, type TokenLossFn } from '@mage-rl/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
-import { TINY_CONFIG } from '../testing/tiny-config.test-helper';
+import { TINY_CONFIG, TINY_LEARNER } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
 
@@ -13,12 +13,8 @@ const tokenizer = createByteTokenizer();
 const root = await mkdtemp(join(tmpdir(), 'mage-learner-'));
 const make = (runner: GraphRunner | 'local' | 'worker' = 'local', extra: Partial<OnnxLearnerOptions> = {}) =>
   createOnnxLearner({
-    config,
-    tokenizer,
-    seed: 1,
+    ...TINY_LEARNER,
     runner,
-    optimizer: { lr: 1e-2, weightDecay: 0 },
-    microBatchRows: 2,
     ...extra,
   });
 const learner = await make('worker');
