@@ -6,7 +6,7 @@
 // Needs only Node >= 20.19 and npm.
 //
 //   npm run demo                                  # warm start vs MAGE
-//   npm run demo -- --iterations 16               # the laptop preset's full training budget
+//   npm run demo -- --iterations 16               # the laptop preset's 16 iterations (warm start still 2 epochs)
 //   npm run demo -- --methods mage,gigpo,grpo     # also the baselines, same budget, same tasks
 //   npm run demo -- --preset smoke                # a fast plumbing check
 import { spawnSync } from 'node:child_process';
