@@ -97,6 +97,7 @@ export {
   pretrainMageTiny,
   warmStartDir,
   warmStartKey,
+  warmStartOverridesOf,
 } from './warm-start/pretrain';
 export { buildMageTinyTokenizer } from './warm-start/tokenizer';
 export {

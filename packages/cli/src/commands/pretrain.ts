@@ -1,7 +1,7 @@
 /** `mage pretrain`: the supervised warm start of mage-tiny, with progress bars and a summary. */
 
 import { resolve } from 'node:path';
-import { ConfigError, type JsonObject } from '@mage-rl/core';
+import { ConfigError } from '@mage-rl/core';
 import { envDefinition, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   cachedWarmStart,
@@ -11,6 +11,7 @@ import {
   type PretrainResult,
   pretrainMageTiny,
   warmStartDir,
+  warmStartOverridesOf,
 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { formatTable, printJson } from '../output/format';
@@ -101,29 +102,25 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
 }
 
 /**
- * The `warmStart` values and env options of `--config`/`--set` (what makes a warm start, and its cache
- * key); any other config path is refused, since pretraining reads nothing else.
+ * The warm-start inputs of `--config`/`--set` (they enter the cache key); any other config path is refused,
+ * since pretraining reads nothing else.
  */
 function warmStartOverrides(
   opts: Pick<PretrainFlags, 'config' | 'set'>,
 ): Pick<PretrainOptions, 'warmStart' | 'envOptions'> {
-  const overrides = overridesFromFlags({
-    ...(opts.config ? { config: opts.config } : {}),
-    ...(opts.set ? { set: opts.set } : {}),
-  });
-  const { warmStart, env, ...rest } = overrides;
-  const { options, ...envRest } = env ?? {};
-  const other = [...Object.keys(rest), ...Object.keys(envRest).map((k) => `env.${k}`)];
-  if (other.length > 0) {
+  const { inputs, otherPaths } = warmStartOverridesOf(
+    overridesFromFlags({
+      ...(opts.config ? { config: opts.config } : {}),
+      ...(opts.set ? { set: opts.set } : {}),
+    }),
+  );
+  if (otherPaths.length > 0) {
     throw new ConfigError(
-      `pretrain's --config/--set take only warmStart.* and env.options.* (what makes a warm start), got ${other.join(', ')}.`,
-      { path: other[0] as string },
+      `pretrain's --config/--set take only warmStart.* and env.options.* (what makes a warm start), got ${otherPaths.join(', ')}.`,
+      { path: otherPaths[0] as string },
     );
   }
-  return {
-    ...(warmStart ? { warmStart: warmStart as PretrainOptions['warmStart'] & object } : {}),
-    ...(options ? { envOptions: options as JsonObject } : {}),
-  };
+  return inputs;
 }
 
 /** `--eval-episodes`: a count, or 0 to skip the evaluation. */

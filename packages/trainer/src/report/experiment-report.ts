@@ -430,10 +430,6 @@ function referenceTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV
 }
 
 /**
- * The adaptation ceiling per attempt beside every policy: under the training population (members weighted
- * by the prior) with the share of the ceiling's value each attempt takes, and per opponent.
- */
-/**
  * A row's return per attempt in the game's unit under the ceiling's population (its opponents weighted by
  * their prior weights); undefined without a ceiling or when the row lacks one of those opponents.
  */
@@ -450,6 +446,10 @@ function underPrior(r: ExperimentRowV1, refs: ReferenceValuesV1): number[] | und
   );
 }
 
+/**
+ * The adaptation ceiling per attempt beside every policy: under the training population (members weighted
+ * by the prior) with the share of the ceiling's value each attempt takes, and per opponent.
+ */
 function ceilingTable(rows: readonly ExperimentRowV1[], refs: ReferenceValuesV1): string[] {
   const ceiling = refs.ceiling;
   if (!ceiling) return [];
@@ -582,39 +582,21 @@ export async function writeExperimentReport(
   await writeJsonAtomic(resultsPath, results);
   const suites = [...new Set(results.rows.map((r) => r.suite))];
   const images: string[] = [];
-  const charts = await Promise.all(
-    suites.map((s) =>
-      suiteChart(
-        s,
-        results.rows.filter((r) => r.suite === s),
-      ),
-    ),
-  );
-  if (charts.length > 0) {
+  /** Lays `charts` out in two columns and writes them as `<name>.svg` and `<name>.png` (none when empty). */
+  const writeCharts = async (name: string, charts: readonly Chart[]) => {
+    if (charts.length === 0) return;
     const chart = chartGrid(charts, 2);
-    await writeFileAtomic(join(outDir, 'success-by-attempt.svg'), chart.svg);
-    await writeFileAtomic(join(outDir, 'success-by-attempt.png'), renderPng(chart.svg));
-    images.push(join(outDir, 'success-by-attempt.svg'), join(outDir, 'success-by-attempt.png'));
-  }
+    await writeFileAtomic(join(outDir, `${name}.svg`), chart.svg);
+    await writeFileAtomic(join(outDir, `${name}.png`), renderPng(chart.svg));
+    images.push(join(outDir, `${name}.svg`), join(outDir, `${name}.png`));
+  };
+  const rowsOf = (suite: string) => results.rows.filter((r) => r.suite === suite);
+  const charts = await Promise.all(suites.map((s) => suiteChart(s, rowsOf(s))));
+  await writeCharts('success-by-attempt', charts);
   const returns = references
-    ? (
-        await Promise.all(
-          suites.map((s) =>
-            returnCharts(
-              s,
-              results.rows.filter((r) => r.suite === s),
-              references,
-            ),
-          ),
-        )
-      ).flat()
+    ? (await Promise.all(suites.map((s) => returnCharts(s, rowsOf(s), references)))).flat()
     : [];
-  if (returns.length > 0) {
-    const chart = chartGrid(returns, 2);
-    await writeFileAtomic(join(outDir, 'returns-by-attempt.svg'), chart.svg);
-    await writeFileAtomic(join(outDir, 'returns-by-attempt.png'), renderPng(chart.svg));
-    images.push(join(outDir, 'returns-by-attempt.svg'), join(outDir, 'returns-by-attempt.png'));
-  }
+  await writeCharts('returns-by-attempt', returns);
   const times = [...new Map(results.rows.map((r) => [r.label, r])).values()];
   const md = [
     `# ${header.title}`,
@@ -625,7 +607,7 @@ export async function writeExperimentReport(
     'evaluates every policy on the same tasks, opponents and sampling, with the memory named per row.',
     '',
     ...suites.flatMap((s) => {
-      const rows = results.rows.filter((r) => r.suite === s);
+      const rows = rowsOf(s);
       const benefits = results.memoryBenefit.filter((b) => b.suite === s);
       return [
         `## ${s}`,

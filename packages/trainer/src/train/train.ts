@@ -53,6 +53,7 @@ import {
   type PretrainProgress,
   pretrainMageTiny,
   warmStartDir,
+  warmStartOverridesOf,
 } from '../warm-start/pretrain';
 import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
 import { memoryLimitsOfConfig } from './memory-limits';
@@ -123,14 +124,11 @@ export function plannedWarmStart(
  * its env options (the teachers play the env variant the run trains on).
  */
 function warmStartSpec(options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'overrides'>) {
-  const warmStart = options.overrides?.warmStart;
-  const envOptions = options.overrides?.env?.options;
   return {
     envs: [options.env],
     preset: options.preset,
     seed: options.seed,
-    ...(warmStart ? { warmStart } : {}),
-    ...(envOptions ? { envOptions: envOptions as JsonObject } : {}),
+    ...warmStartOverridesOf(options.overrides).inputs,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   RUN_PRESETS,
   type RunPresetId,
   type TrainConfig,
+  type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { buildMageTinyTokenizer } from './tokenizer';
@@ -242,6 +243,25 @@ export async function cachedWarmStart(dir: string): Promise<PretrainResult | und
 }
 
 export const DEFAULT_CACHE_DIR = '.mage-cache';
+
+/**
+ * What a config override holds that makes a warm start (its `warmStart` values and `env.options`, the
+ * inputs of `warmStartKey`), and the paths of everything else it sets, which a warm start does not read.
+ */
+export function warmStartOverridesOf(overrides: TrainConfigInput | undefined): {
+  readonly inputs: Pick<PretrainOptions, 'warmStart' | 'envOptions'>;
+  readonly otherPaths: readonly string[];
+} {
+  const { warmStart, env, ...rest } = overrides ?? {};
+  const { options, ...envRest } = env ?? {};
+  return {
+    inputs: {
+      ...(warmStart ? { warmStart: warmStart as Partial<TrainConfig['warmStart']> } : {}),
+      ...(options ? { envOptions: options as JsonObject } : {}),
+    },
+    otherPaths: [...Object.keys(rest), ...Object.keys(envRest).map((k) => `env.${k}`)],
+  };
+}
 
 /** Where a warm start with these inputs is cached. */
 export function warmStartDir(
