@@ -76,7 +76,7 @@ const modelConfig = (d: number): ModelConfig =>
   });
 
 /** Model FLOPs of one forward + backward step: 6·tokens·(matmul params) + attention (QKᵀ and PV, fwd+bwd). */
-function trainingFlops(c: ModelConfig, batch: number, seq: number): number {
+export function trainingFlops(c: ModelConfig, batch: number, seq: number): number {
   const d = c.hiddenSize;
   const q = c.numHeads * c.headDim;
   const kv = c.numKvHeads * c.headDim;
@@ -92,7 +92,8 @@ const weightFeeds = (c: ModelConfig, weights: Map<string, Float32Array>): Record
     paramSpecs(c).map((s) => [s.name, { data: weights.get(s.name) as Float32Array, dims: s.shape }]),
   );
 
-async function gemmRate(): Promise<number> {
+/** A lone 1024³ GEMM on the default threads: FLOP per second (best of 15). */
+export async function gemmRate(): Promise<number> {
   const n = 1024;
   const g = createGraph();
   g.output('c', g.matmul(g.input('a', [n, n]), g.input('b', [n, n])));
