@@ -16,6 +16,7 @@ import {
   headWeight,
   type LinearHook,
   ropeTables,
+  streamedProduct,
   transformerForward,
 } from '../model/transformer';
 
@@ -42,8 +43,16 @@ function paramsWithExtras(
   return { params: { ...params, ...lora.params }, hook: lora.hook };
 }
 
-function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor>, hidden: Tensor): Tensor {
-  return g.logSoftmax(g.gemm(hidden, headWeight(config, params), { transB: true }), -1);
+/** Log-softmax of the head at `hidden` [rows, hidden]; a decode step's few rows go through `streamedProduct`. */
+function logprobsOf(
+  g: Graph,
+  config: ModelConfig,
+  params: Record<string, Tensor>,
+  hidden: Tensor,
+  fewRows = false,
+): Tensor {
+  const w = headWeight(config, params);
+  return g.logSoftmax(fewRows ? streamedProduct(g, hidden, w) : g.gemm(hidden, w, { transB: true }), -1);
 }
 
 /**
@@ -102,10 +111,10 @@ export function buildDistributionGraph(
 
 /**
  * Decode over a KV buffer of `capacity` positions: `seqLen` new tokens per row (default 1: one decode
- * step; more: the new part of a prompt whose prefix is already in the buffer), their positions, and an
- * additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the new tokens. Returns the
- * log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's one token) and the new
- * tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd].
+ * step; more: the new part of a prompt whose prefix is already in the buffer), their positions, and an additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the
+ * new tokens. Returns the log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's
+ * one token) and the new tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd]. A decode step
+ * multiplies large weights through `streamedProduct`.
  */
 export function buildDecodeGraph(
   options: InferenceGraphOptions & {
@@ -144,10 +153,11 @@ export function buildDecodeGraph(
     tokens,
     attention: { mask, cos: table(rope.cos), sin: table(rope.sin), past },
     ...(hook === undefined ? {} : { linearHook: hook }),
+    fewRows: T === 1,
   });
   const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
   const last = T === 1 ? flat : g.gather(flat, g.input('last_index', [B], 'int64'));
-  g.output('logprobs', logprobsOf(g, c, params, last));
+  g.output('logprobs', logprobsOf(g, c, params, last, T === 1));
   kv.forEach((layer, i) => {
     g.output(`new.${i}.key`, layer.key);
     g.output(`new.${i}.value`, layer.value);
