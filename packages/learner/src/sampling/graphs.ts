@@ -109,9 +109,14 @@ export function buildDistributionGraph(
   return g;
 }
 
+/** Rows of a decode graph's RoPE tables: positions fed to it are below this (`positions` ≤ it − 1). */
+export const decodeTableRows = (c: ModelConfig, capacity: number, seqLen: number): number =>
+  Math.min(c.maxPositions, capacity + seqLen);
+
 /**
  * Decode over a KV buffer of `capacity` positions: `seqLen` new tokens per row (default 1: one decode
- * step; more: the new part of a prompt whose prefix is already in the buffer), their positions, and an additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the
+ * step; more: the new part of a prompt whose prefix is already in the buffer), their positions (below
+ * `decodeTableRows`), and an additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the
  * new tokens. Returns the log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's
  * one token) and the new tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd]. A decode step
  * multiplies large weights through `streamedProduct`.
@@ -144,9 +149,12 @@ export function buildDecodeGraph(
     key: pastInput(`past.${i}.key`),
     value: pastInput(`past.${i}.value`),
   }));
-  const rope = ropeTables(c, c.maxPositions);
+  // Positions stay below S + T (the buffer's and the new tokens'): a table of maxPositions rows
+  // (40,960 for Qwen3, 42 MB) made every decode session slow to build and large to hold.
+  const tableRows = decodeTableRows(c, S, T);
+  const rope = ropeTables(c, tableRows);
   const table = (data: Float32Array | Float64Array) =>
-    g.reshape(g.gather(g.constant(data, [c.maxPositions, c.headDim]), positions), [B, T, 1, c.headDim]);
+    g.reshape(g.gather(g.constant(data, [tableRows, c.headDim]), positions), [B, T, 1, c.headDim]);
   const { hidden, kv } = transformerForward(g, {
     config: c,
     params,
