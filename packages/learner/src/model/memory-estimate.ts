@@ -25,6 +25,11 @@ export interface RunShape {
    * vocabulary term is then a few blocks and the output embedding's gradient, not a row per position.
    */
   readonly headRows?: number;
+  /**
+   * The LM head runs over the full vocabulary at only this many positions (the generator's graphs: each
+   * row's last token); default every position.
+   */
+  readonly logitsRows?: number;
 }
 
 /** Estimated bytes of a session's arena after a run of `shape`. */
@@ -34,8 +39,9 @@ export function estimateSessionBytes(c: ModelConfig, shape: RunShape): number {
   const train = shape.kind === 'train';
   const perToken =
     c.numLayers * (train ? 14 : 4) * (c.hiddenSize + c.intermediateSize) +
-    (shape.headRows === undefined ? 3 * c.vocabSize : 0) +
     c.numLayers * c.numHeads * keys * (train ? 2 : 0.5);
+  // Logits, probabilities and their gradient at every position the head runs at in one block.
+  const logits = shape.headRows === undefined ? (shape.logitsRows ?? n) * 3 * c.vocabSize : 0;
   // One layer's concatenated past and new keys and values at a time.
   const past = shape.past === true ? rows * 2 * c.numKvHeads * keys * c.headDim : 0;
   // Large-vocabulary head: a few [rows × chunk] blocks alive at a time, and in training the output
@@ -45,5 +51,5 @@ export function estimateSessionBytes(c: ModelConfig, shape: RunShape): number {
       ? 0
       : 4 * shape.headRows * defaultVocabChunk(shape.headRows, c.vocabSize) +
         (train ? 4 : 1) * c.vocabSize * c.hiddenSize;
-  return 4 * (n * perToken + past + head);
+  return 4 * (n * perToken + logits + past + head);
 }

@@ -5,6 +5,7 @@ import { serializeGraph } from '../graph/serialize';
 import { defineModelConfig } from '../model/config';
 import { countParams, initParams, paramSpecs } from '../model/params';
 import { addModelLoss } from '../model/training-graph';
+import { STREAMED_WEIGHT_ELEMENTS } from '../model/transformer';
 import { createLocalRunner, createWorkerRunner, type GraphRunner, type LoadOptions } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import { createOrtSession } from '../runtime/session';
@@ -102,6 +103,42 @@ describe('generator (prefill + static KV buffer decode)', () => {
       288,
     );
     expect(row?.tokens).toHaveLength(6);
+    row?.tokens.forEach((_, j) => {
+      expect(Math.abs((row.logprobs[j] as number) - (lp[prompt.length - 1 + j] as number))).toBeLessThan(
+        1e-5,
+      );
+    });
+  });
+
+  it('decodes through streamed products when weights are large: training-graph log-probs, batch-free numbers', async () => {
+    // SwiGLU weights of 64 × 16,384 elements reach STREAMED_WEIGHT_ELEMENTS: decode steps multiply them
+    // as (W·xᵀ)ᵀ, prefill as x·Wᵀ.
+    const wide = defineModelConfig({ ...config, numLayers: 1, hiddenSize: 64, intermediateSize: 16_384 });
+    expect(wide.hiddenSize * wide.intermediateSize).toBeGreaterThanOrEqual(STREAMED_WEIGHT_ELEMENTS);
+    const feeds: Record<string, TensorValue> = {};
+    const w = initParams(wide, createRng(14), { std: 0.1 });
+    for (const s of paramSpecs(wide)) feeds[s.name] = { data: w.get(s.name) as Float32Array, dims: s.shape };
+    const r = createLocalRunner();
+    await r.setPersistent(feeds);
+    const many = Array.from({ length: 16 }, (_, i) => [1 + (i % 5), 2, 3 + (i % 7), ...Array(i % 4).fill(4)]);
+    const options = {
+      prompts: many,
+      seeds: many.map((_, i) => 200 + i),
+      maxTokens: many.map((_, i) => (i < 13 ? 2 : 12)),
+      sampling: { temperature: 1, topK: 0, topP: 1 },
+    };
+    // Decode steps at 16 rows, then 4 and 2 (compacted) or 16 throughout: the same numbers.
+    const compact = await createGenerator({ config: wide, runner: r }).generate(options);
+    const whole = await createGenerator({ config: wide, runner: r, compactRuns: false }).generate(options);
+    await r.dispose();
+    expect(compact).toEqual(whole);
+    const row = compact[15];
+    const prompt = many[15] as number[];
+    const lp = await trainingLogprobs([...prompt, ...(row?.tokens ?? [])], {
+      config: wide,
+      weightFeeds: feeds,
+    });
+    expect(row?.tokens).toHaveLength(12);
     row?.tokens.forEach((_, j) => {
       expect(Math.abs((row.logprobs[j] as number) - (lp[prompt.length - 1 + j] as number))).toBeLessThan(
         1e-5,

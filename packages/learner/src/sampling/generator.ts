@@ -16,7 +16,7 @@ import { MASK_NEG } from '../model/transformer';
 import type { GraphRunner, LoadOptions } from '../runtime/runner';
 import { outputData, type TensorValue } from '../runtime/session';
 import { zip } from '../util/arrays';
-import { buildDecodeGraph, buildPrefillGraph, type InferenceGraphOptions } from './graphs';
+import { buildDecodeGraph, buildPrefillGraph, decodeTableRows, type InferenceGraphOptions } from './graphs';
 import {
   createPrefixIndex,
   type PrefixCacheOptions,
@@ -267,6 +267,7 @@ function extendFeeds(
   const ids = new BigInt64Array(B * T);
   const positions = new BigInt64Array(B * T);
   const last = new BigInt64Array(B);
+  const maxPosition = decodeTableRows(c, S, T) - 1;
   // Row b, new token t: the cached positions [0, cached[b]) and the new tokens up to t are visible.
   const mask = new Float32Array(B * T * (S + T)).fill(MASK_NEG);
   for (let b = 0; b < B; b++) {
@@ -274,7 +275,7 @@ function extendFeeds(
     const start = cached[b] ?? 0;
     for (let t = 0; t < T; t++) {
       ids[b * T + t] = BigInt(p[start + t] ?? 0);
-      positions[b * T + t] = BigInt(Math.min(start + t, c.maxPositions - 1));
+      positions[b * T + t] = BigInt(Math.min(start + t, maxPosition));
       const row = (b * T + t) * (S + T);
       mask.fill(0, row, row + start);
       mask.fill(0, row + S, row + S + t + 1);
@@ -687,6 +688,8 @@ export function createGenerator(options: GeneratorOptions): Generator {
         tokens,
         keys,
         past: keys > tokens,
+        // Prefill, extensions and decode steps run the head at each row's last token only.
+        logitsRows: rows,
       }),
     }),
     cache: prefixCacheOf(options),

@@ -16,6 +16,7 @@ import {
   headWeight,
   type LinearHook,
   ropeTables,
+  streamedProduct,
   transformerForward,
 } from '../model/transformer';
 
@@ -42,8 +43,16 @@ function paramsWithExtras(
   return { params: { ...params, ...lora.params }, hook: lora.hook };
 }
 
-function logprobsOf(g: Graph, config: ModelConfig, params: Record<string, Tensor>, hidden: Tensor): Tensor {
-  return g.logSoftmax(g.gemm(hidden, headWeight(config, params), { transB: true }), -1);
+/** Log-softmax of the head at `hidden` [rows, hidden]; a decode step's few rows go through `streamedProduct`. */
+function logprobsOf(
+  g: Graph,
+  config: ModelConfig,
+  params: Record<string, Tensor>,
+  hidden: Tensor,
+  fewRows = false,
+): Tensor {
+  const w = headWeight(config, params);
+  return g.logSoftmax(fewRows ? streamedProduct(g, hidden, w) : g.gemm(hidden, w, { transB: true }), -1);
 }
 
 /**
@@ -100,12 +109,17 @@ export function buildDistributionGraph(
   return g;
 }
 
+/** Rows of a decode graph's RoPE tables: positions fed to it are below this (`positions` ≤ it − 1). */
+export const decodeTableRows = (c: ModelConfig, capacity: number, seqLen: number): number =>
+  Math.min(c.maxPositions, capacity + seqLen);
+
 /**
  * Decode over a KV buffer of `capacity` positions: `seqLen` new tokens per row (default 1: one decode
- * step; more: the new part of a prompt whose prefix is already in the buffer), their positions, and an
- * additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the new tokens. Returns the
- * log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's one token) and the new
- * tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd].
+ * step; more: the new part of a prompt whose prefix is already in the buffer), their positions (below
+ * `decodeTableRows`), and an additive mask [B, 1, 1, seqLen, capacity + seqLen] over the buffer and the
+ * new tokens. Returns the log-probs at `last_index` (flat index into B·seqLen; with seqLen 1 every row's
+ * one token) and the new tokens' keys/values `new.<layer>.key|value` [B, KV, seqLen, hd]. A decode step
+ * multiplies large weights through `streamedProduct`.
  */
 export function buildDecodeGraph(
   options: InferenceGraphOptions & {
@@ -135,19 +149,23 @@ export function buildDecodeGraph(
     key: pastInput(`past.${i}.key`),
     value: pastInput(`past.${i}.value`),
   }));
-  const rope = ropeTables(c, c.maxPositions);
+  // Positions stay below S + T (the buffer's and the new tokens'): a table of maxPositions rows
+  // (40,960 for Qwen3, 42 MB) made every decode session slow to build and large to hold.
+  const tableRows = decodeTableRows(c, S, T);
+  const rope = ropeTables(c, tableRows);
   const table = (data: Float32Array | Float64Array) =>
-    g.reshape(g.gather(g.constant(data, [c.maxPositions, c.headDim]), positions), [B, T, 1, c.headDim]);
+    g.reshape(g.gather(g.constant(data, [tableRows, c.headDim]), positions), [B, T, 1, c.headDim]);
   const { hidden, kv } = transformerForward(g, {
     config: c,
     params,
     tokens,
     attention: { mask, cos: table(rope.cos), sin: table(rope.sin), past },
     ...(hook === undefined ? {} : { linearHook: hook }),
+    fewRows: T === 1,
   });
   const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
   const last = T === 1 ? flat : g.gather(flat, g.input('last_index', [B], 'int64'));
-  g.output('logprobs', logprobsOf(g, c, params, last));
+  g.output('logprobs', logprobsOf(g, c, params, last, T === 1));
   kv.forEach((layer, i) => {
     g.output(`new.${i}.key`, layer.key);
     g.output(`new.${i}.value`, layer.value);
