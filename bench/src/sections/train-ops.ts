@@ -11,6 +11,7 @@ import {
   buildTrainingGraph,
   createMageTinyConfig,
   initParams,
+  type ModelConfig,
   paramSpecs,
   serializeGraph,
 } from '@mage-rl/learner';
@@ -33,7 +34,7 @@ interface ProfileEvent {
 }
 
 /** The training graph's feeds: random weights, every row two sequences of half its length. */
-function feedsOf(config: ReturnType<typeof createMageTinyConfig>, session: ort.InferenceSession) {
+function feedsOf(config: ModelConfig, session: ort.InferenceSession) {
   const B = ROWS;
   const T = LENGTH;
   const M = B * T;
