@@ -57,13 +57,21 @@ export function chartSpec(chart: ChartDef, size: { width?: number; height?: numb
       ? { scale: { domain: [0, 1] }, axis: { format: '.0%' } }
       : { scale: { zero: false }, axis: { format: '.4~g' } }),
   };
-  const x = { field: 'x', type: 'quantitative' as const, title: chart.xTitle, axis: { tickMinStep: 1 } };
+  // The x axis spans the data (attempts start at 1, iterations at 0), in whole steps.
+  const x = {
+    field: 'x',
+    type: 'quantitative' as const,
+    title: chart.xTitle,
+    scale: { zero: false },
+    axis: { tickMinStep: 1 },
+  };
   const color = {
     field: 'label',
     type: 'nominal' as const,
     title: null,
     scale: { range: PALETTE },
-    legend: { orient: 'bottom' as const, columns: 2, labelLimit: 260 },
+    // Full-colour symbols: the interval layer's opacity would otherwise fade them.
+    legend: { orient: 'bottom' as const, columns: 2, labelLimit: 260, symbolOpacity: 1 },
   };
   const many = chart.points.length > 80;
   return {

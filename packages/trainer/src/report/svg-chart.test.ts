@@ -25,6 +25,17 @@ describe('report charts (Vega-Lite specs rendered in Node)', () => {
     expect(chart.svg).toContain('100%');
   });
 
+  it('starts the x axis at the first point, not at zero (attempts are 1..K)', async () => {
+    const chart = await chartOf([
+      { label: 'mage', x: 1, y: 0.2 },
+      { label: 'mage', x: 3, y: 0.5 },
+    ]);
+    const ticks = [...chart.svg.matchAll(/<text[^>]*>(\d+)<\/text>/g)].map((m) => Number(m[1]));
+    expect(ticks).toContain(1);
+    expect(ticks).toContain(3);
+    expect(ticks).not.toContain(0);
+  });
+
   it('says so when there is no data', async () => {
     const chart = await chartOf([], { empty: 'no eval yet' });
     expect(chart.svg).toContain('no eval yet');

@@ -48,9 +48,9 @@ export function chartGrid(charts: readonly Chart[], columns = 2, title?: string)
     );
   }
   charts.forEach((c, i) => {
-    const x = (i % cols) * cellW;
+    // Each chart centred in its cell, nested as an <svg> element.
+    const x = (i % cols) * cellW + (cellW - c.width) / 2;
     const y = top + Math.floor(i / cols) * cellH;
-    // Nest each chart as an <svg> element positioned in the grid.
     parts.push(c.svg.replace('<svg ', `<svg x="${x}" y="${y}" `));
   });
   parts.push('</svg>');
