@@ -4,7 +4,7 @@
  * profiled by onnxruntime, beside the model FLOP rate and a lone 1024³ GEMM measured in the same process.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRng } from '@mage-rl/core';
 import {
@@ -12,6 +12,7 @@ import {
   createMageTinyConfig,
   initParams,
   type ModelConfig,
+  ortSessionOptions,
   paramSpecs,
   serializeGraph,
 } from '@mage-rl/learner';
@@ -89,12 +90,10 @@ const section: BenchSection = {
       buildTrainingGraph({ config, batch: ROWS, seqLen: LENGTH, segments: true }).graph,
     );
     const prefix = `mage-bench-train-ops-${process.pid}`;
-    // The learner's session options (see runtime/session.ts), with onnxruntime's profiler on.
+    // The session options of the learner's training runs (the worker runner flushes denormals), with
+    // onnxruntime's profiler on.
     const session = await ort.InferenceSession.create(graph, {
-      graphOptimizationLevel: 'all',
-      intraOpNumThreads: availableParallelism(),
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
+      ...ortSessionOptions({ flushDenormals: true }),
       enableProfiling: true,
       profileFilePrefix: join(tmpdir(), prefix),
     });

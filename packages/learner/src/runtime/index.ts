@@ -21,6 +21,7 @@ export {
   type Feeds,
   type Fetched,
   type OrtSession,
+  ortSessionOptions,
   type SessionOptions,
   type TensorArray,
   type TensorValue,

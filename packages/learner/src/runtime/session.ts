@@ -66,16 +66,24 @@ export function defaultThreads(): number {
   return availableParallelism();
 }
 
+/**
+ * onnxruntime's options for a session with `options` (what `createOrtSession` passes; the worker's host,
+ * `ort-host.js`, sets the same ones). Exported for tools that open sessions themselves, e.g. to profile.
+ */
+export function ortSessionOptions(options: SessionOptions = {}): ort.InferenceSession.SessionOptions {
+  return {
+    graphOptimizationLevel: options.optimization ?? 'all',
+    intraOpNumThreads: options.threads ?? defaultThreads(),
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    ...(options.flushDenormals === true ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
+  };
+}
+
 export async function createOrtSession(model: Uint8Array, options: SessionOptions = {}): Promise<OrtSession> {
   let session: ort.InferenceSession;
   try {
-    session = await ort.InferenceSession.create(model, {
-      graphOptimizationLevel: options.optimization ?? 'all',
-      intraOpNumThreads: options.threads ?? defaultThreads(),
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      ...(options.flushDenormals === true ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
-    });
+    session = await ort.InferenceSession.create(model, ortSessionOptions(options));
   } catch (cause) {
     throw new MageError('MODEL_FORMAT', `onnxruntime rejected the model: ${String(cause)}`, { cause });
   }
