@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MASK_NEG } from '../model/transformer';
 import {
+  fitsSegmentRun,
   miniBatches,
   type Placed,
   packSegments,
@@ -89,5 +90,31 @@ describe('packSegments', () => {
     ]);
     expect(p.segments?.mask[3 * 16 + 0]).toBe(MASK_NEG);
     expect(p.segments?.mask.length).toBe(2 * 16 * 16);
+  });
+});
+
+describe('fitsSegmentRun', () => {
+  it("is whether first-fit decreasing fills at most the run's rows", () => {
+    const shape = { rowLength: 10, rows: 2 };
+    // 8 + 2 and 6 + 3 + 1: two rows.
+    expect(
+      fitsSegmentRun(
+        [8, 3, 6, 2, 1].map((n) => seqOf(n).seq),
+        shape,
+      ),
+    ).toBe(true);
+    // 8, 6 and 5 need three rows.
+    expect(
+      fitsSegmentRun(
+        [8, 6, 5].map((n) => seqOf(n).seq),
+        shape,
+      ),
+    ).toBe(false);
+  });
+
+  it('takes a sequence longer than a row alone only', () => {
+    const shape = { rowLength: 10, rows: 4 };
+    expect(fitsSegmentRun([seqOf(12).seq], shape)).toBe(true);
+    expect(fitsSegmentRun([seqOf(12).seq, seqOf(1).seq], shape)).toBe(false);
   });
 });

@@ -201,28 +201,52 @@ function packDense(items: readonly Placed[], maxPositions: number): Packed {
 }
 
 /** Input positions a sequence takes in a run: its inputs up to its last scored token. */
-const inputsOf = (seq: Placed['seq']): number => Math.min(inputLength(seq), seq.tokens.length - 1);
+export const segmentInputs = (seq: Seq): number => Math.min(inputLength(seq), seq.tokens.length - 1);
 
 /**
- * Rows of several sequences, each row at most `rowLength` input positions: first-fit decreasing (the
- * longest sequence first, into the first row with room; ties in the given order). A sequence longer
- * than `rowLength` gets a row of its own. Rows keep their sequences longest first.
+ * First-fit decreasing of sequences of `lengths` positions into rows of `rowLength`: the longest first,
+ * into the first row with room (ties in the given order); one longer than `rowLength` gets a row of its
+ * own. Returns the indices of each row's sequences, longest first.
  */
-export function segmentRows(items: readonly Placed[], rowLength: number): Placed[][] {
-  const order = items
-    .map((item, i) => ({ item, i, len: inputsOf(item.seq) }))
-    .sort((a, b) => b.len - a.len || a.i - b.i);
-  const rows: { items: Placed[]; used: number }[] = [];
-  for (const { item, len } of order) {
+export function firstFitDecreasing(lengths: readonly number[], rowLength: number): number[][] {
+  const order = lengths.map((len, i) => ({ len, i })).sort((a, b) => b.len - a.len || a.i - b.i);
+  const rows: { items: number[]; used: number }[] = [];
+  for (const { len, i } of order) {
     const row = rows.find((r) => r.used + len <= rowLength);
-    if (row === undefined) rows.push({ items: [item], used: len });
+    if (row === undefined) rows.push({ items: [i], used: len });
     else {
-      row.items.push(item);
+      row.items.push(i);
       row.used += len;
     }
   }
   return rows.map((r) => r.items);
 }
+
+/** Rows of several sequences, each row at most `rowLength` input positions (`firstFitDecreasing`). */
+export function segmentRows(items: readonly Placed[], rowLength: number): Placed[][] {
+  const rows = firstFitDecreasing(
+    items.map((x) => segmentInputs(x.seq)),
+    rowLength,
+  );
+  return rows.map((row) => row.map((i) => items[i] as Placed));
+}
+
+/** A full segment run: `rows` rows of `rowLength` positions. */
+export interface SegmentRunShape {
+  readonly rows: number;
+  readonly rowLength: number;
+}
+
+/** Whether these sequences fill at most one run of `shape` (`firstFitDecreasing`, as the learner packs). */
+export function fitsSegmentRun(seqs: readonly Seq[], shape: SegmentRunShape): boolean {
+  const lengths = seqs.map(segmentInputs);
+  if (lengths.some((n) => n > shape.rowLength)) return seqs.length <= 1;
+  return firstFitDecreasing(lengths, shape.rowLength).length <= shape.rows;
+}
+
+/** Rows of `rowLength` one segment run holds: at most `limits.rows` and `limits.tokens` positions, at least one. */
+export const segmentRunRows = (limits: MicroBatchLimits, rowLength: number): number =>
+  Math.max(1, Math.min(limits.rows, Math.floor(limits.tokens / rowLength)));
 
 /**
  * Micro-batches of segment rows (`segmentRows` at `rowLength`): consecutive runs of at most
@@ -234,7 +258,7 @@ export function segmentMicroBatches(
   limits: MicroBatchLimits,
   rowLength: number,
 ): Placed[][][] {
-  const perRun = Math.max(1, Math.min(limits.rows, Math.floor(limits.tokens / rowLength)));
+  const perRun = segmentRunRows(limits, rowLength);
   const rows = segmentRows(items, rowLength);
   const out: Placed[][][] = [];
   for (let i = 0; i < rows.length; i += perRun) out.push(rows.slice(i, i + perRun));
@@ -250,7 +274,7 @@ export function segmentMicroBatches(
  */
 export function packSegments(rows: readonly (readonly Placed[])[], maxPositions: number): Packed {
   const B = rows.length;
-  const lengths = rows.map((r) => r.reduce((n, x) => n + inputsOf(x.seq), 0));
+  const lengths = rows.map((r) => r.reduce((n, x) => n + segmentInputs(x.seq), 0));
   const T = Math.max(...lengths.map((n) => bucketOf(Math.max(1, n), Math.max(n, maxPositions))));
   const ids = new BigInt64Array(B * T);
   const targets = new BigInt64Array(B * T);
@@ -266,7 +290,7 @@ export function packSegments(rows: readonly (readonly Placed[])[], maxPositions:
       }
     };
     for (const { seq, offset } of row) {
-      const n = inputsOf(seq);
+      const n = segmentInputs(seq);
       for (let t = 0; t < n; t++) {
         ids[b * T + start + t] = BigInt(seq.tokens[t] as number);
         targets[b * T + start + t] = BigInt(seq.tokens[t + 1] as number);

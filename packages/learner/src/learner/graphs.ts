@@ -35,9 +35,11 @@ export interface GraphContext {
   readonly scoredHead: boolean;
   /**
    * Training runs hold several sequences per row (`packSegments`; not with `scoredHead`): rows of the
-   * bucket length of the update's longest sequence, filled first-fit decreasing.
+   * bucket length of the update's longest sequence, or of `segmentRowLength`, filled first-fit decreasing.
    */
   readonly segmentRows: boolean;
+  /** The segment rows' fixed length (default: per update, see `segmentRowLength`). */
+  readonly segmentRowLength?: number;
 }
 
 /** Packs a micro-batch for this context's graphs. */
@@ -61,9 +63,9 @@ export function* trainingRuns(
   }
 }
 
-/** The segment rows' length for these sequences: the bucket of the longest (see `trainingRuns`). */
+/** The segment rows' length for these sequences: the fixed one, else the bucket of the longest. */
 export const segmentRowLength = (ctx: GraphContext, seqs: readonly Seq[]): number =>
-  bucketOf(Math.max(1, ...seqs.map(inputLength)), ctx.config.maxPositions);
+  ctx.segmentRowLength ?? bucketOf(Math.max(1, ...seqs.map(inputLength)), ctx.config.maxPositions);
 
 /** The bucket's key suffix and graph options of the scored tokens (large vocabularies) or segments. */
 const scoredOf = (p: Packed) =>

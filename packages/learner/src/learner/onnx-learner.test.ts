@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
 import { TINY_CONFIG, TINY_LEARNER } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
+import { fitsSegmentRun, type SegmentRunShape } from './batching';
 import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
 
 const config = TINY_CONFIG;
@@ -367,6 +368,43 @@ describe('OnnxLearner', () => {
     ).toBe(true);
     await plain.dispose();
     await segmented.dispose();
+  });
+
+  it('segment rows of a fixed length: every run has that length, and the learner tells the shape of a full run', async () => {
+    const keys: string[] = [];
+    const local = createLocalRunner();
+    const recording: GraphRunner = {
+      ...local,
+      run(key, feeds, options) {
+        keys.push(key);
+        return local.run(key, feeds, options);
+      },
+    };
+    const options = { microBatchRows: 4, microBatchTokens: 256 };
+    const fixed = await make(recording, { ...options, segmentRows: { rowLength: 120 } });
+    // Rounded up to its bucket; 256 positions hold two rows of 128.
+    expect(fixed.segmentRun).toEqual({ rowLength: 128, rows: 2 });
+    const rows = rowsOf([
+      ['Q: 1+1?', ' A: 2'],
+      ['Q: color of sky?', ' A: blue'],
+      ['Q: x', ' A: y'],
+    ]);
+    expect(
+      fitsSegmentRun(
+        rows.map((r) => ({
+          tokens: [...r.promptTokens, ...r.responseTokens],
+          spans: [{ start: r.promptTokens.length, length: r.responseTokens.length }],
+        })),
+        fixed.segmentRun as SegmentRunShape,
+      ),
+    ).toBe(true);
+    await fixed.update({ rows, loss: crossEntropy, epochs: 1 });
+    // All three in one row of up to 128 positions, which runs at the bucket of its fill (48); rows of the
+    // bucket of the longest input (32) would have taken two.
+    expect(keys.filter((k) => k.startsWith('train:'))).toEqual(['train:1x48p']);
+    expect((await make('local', { segmentRows: true })).segmentRun).toBeUndefined();
+    await expect(make('local', { segmentRows: { rowLength: 0 } })).rejects.toThrow(/rowLength/);
+    await fixed.dispose();
   });
 
   it('the large-vocabulary graphs (head at scored tokens, vocabulary chunks) score and train like the dense ones', async () => {

@@ -22,6 +22,7 @@ import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runt
 import { createGenerator, type GeneratorStats } from '../sampling/generator';
 import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
+import { bucketOf, type SegmentRunShape, segmentRunRows } from './batching';
 import { loadCheckpointWeights, loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
 import { createLearnerParams, handOverWeights, type LearnerParams, syncWeights } from './params';
@@ -79,11 +80,13 @@ export interface OnnxLearnerOptions {
   readonly scoredHead?: boolean;
   /**
    * Training runs pack several sequences into each row, each attending only to itself (default off):
-   * rows of the bucket length of the update's longest sequence, so an update's runs share one or a few
-   * [rows, length] sessions and carry little padding. Not with `scoredHead`. See
-   * architecture/learner.md ("Segment rows").
+   * `true` — rows of the bucket length of the update's longest sequence, so an update's runs share one
+   * or a few [rows, length] sessions and carry little padding; `{ rowLength }` — rows of up to that
+   * many positions (rounded up to a bucket length) whatever the update holds, so that a caller whose
+   * updates fill one run each (`OnnxLearner.segmentRun`, `fitsSegmentRun`) trains on one session. Either
+   * way a run is as long as the bucket of its fullest row. Not with `scoredHead`. See architecture/learner.md ("Segment rows").
    */
-  readonly segmentRows?: boolean;
+  readonly segmentRows?: boolean | { readonly rowLength: number };
   /**
    * The learner never trains (evaluation, serving, a reference model): default false. Its weights are
    * held once, by the runner: the given `weights` arrays are taken instead of copied and handed over
@@ -112,6 +115,11 @@ export interface OnnxLearner extends LearnerV1 {
   mergedWeights(): ParamStore;
   /** The policy's generation counters (prompt positions prefilled or reused, decode tokens, time). */
   generatorStats(): GeneratorStats;
+  /**
+   * With segment rows of a fixed length: the shape of one full training run. An update whose sequences
+   * fit it (`fitsSegmentRun`) trains in one run.
+   */
+  readonly segmentRun?: SegmentRunShape;
 }
 
 /** What an `inferenceOnly` learner refuses to do: it holds no weights on this thread. */
@@ -130,19 +138,35 @@ function resolveRunner(options: OnnxLearnerOptions): GraphRunner {
 /** Where the learner's graphs run, for which model and parameters, in micro-batches of which size. */
 function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: LearnerParams): GraphContext {
   const rows = options.microBatchRows ?? 8;
+  const { segmentRows = false } = options;
+  const { maxPositions } = options.config;
+  let segmentRowLength: number | undefined;
+  if (typeof segmentRows === 'object') {
+    const { rowLength } = segmentRows;
+    if (!Number.isInteger(rowLength) || rowLength < 1 || rowLength > maxPositions) {
+      throw new InvalidArgumentError(
+        `segmentRows.rowLength must be an integer from 1 to maxPositions (${maxPositions}), got ${rowLength}.`,
+      );
+    }
+    segmentRowLength = bucketOf(rowLength, maxPositions);
+  }
   return {
     runner,
     config: options.config,
     lora: options.lora,
     trainable: params.trainSpecs.map((s) => s.name),
-    limits: {
-      rows,
-      tokens: options.microBatchTokens ?? rows * 256,
-      maxPositions: options.config.maxPositions,
-    },
+    limits: { rows, tokens: options.microBatchTokens ?? rows * 256, maxPositions },
     scoredHead: options.scoredHead ?? isLargeVocab(options.config.vocabSize),
-    segmentRows: options.segmentRows ?? false,
+    segmentRows: segmentRows !== false,
+    ...(segmentRowLength === undefined ? {} : { segmentRowLength }),
   };
+}
+
+/** The shape of a full segment run of fixed-length rows (`OnnxLearner.segmentRun`). */
+function segmentRunOf(ctx: GraphContext): SegmentRunShape | undefined {
+  const rowLength = ctx.segmentRowLength;
+  if (!ctx.segmentRows || ctx.scoredHead || rowLength === undefined) return undefined;
+  return { rowLength, rows: segmentRunRows(ctx.limits, rowLength) };
 }
 
 /**
@@ -165,6 +189,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
   const runner = resolveRunner(options);
   const graphs = graphContext(options, runner, params);
   const ctx: UpdateContext = { graphs, params, state, sampled: createSampledResponses() };
+  const segmentRun = segmentRunOf(graphs);
   // Every upload but the optimizer's (`runUpdate` uploads the trained tensors after each step).
   const upload = () => (inferenceOnly ? handOverWeights(runner, params) : syncWeights(runner, params));
   await upload();
@@ -202,6 +227,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
         : mergeLora(config, lora, params.weights, params.adapters);
     },
     generatorStats: () => generator.stats(),
+    ...(segmentRun === undefined ? {} : { segmentRun }),
     get step() {
       return state.optimizer.state.step;
     },

@@ -16,7 +16,7 @@ import {
 } from '@mage-rl/core';
 import { z } from 'zod';
 import { checkCheckpointTensors, loadCheckpoint } from '../checkpoint';
-import { createOnnxLearner, type MemoryLimits, type OnnxLearner } from '../learner';
+import { createOnnxLearner, type MemoryLimits, type OnnxLearner, type OnnxLearnerOptions } from '../learner';
 import type { LoraOptions } from '../lora';
 import {
   createMageTinyConfig,
@@ -66,7 +66,7 @@ export interface CreateMageTinyOptions {
   /** Width and depth of a fresh model (default mage-tiny's 128 × 4). */
   readonly size?: MageTinySize;
   /** Training runs of several sequences per row (`OnnxLearnerOptions.segmentRows`). */
-  readonly segmentRows?: boolean;
+  readonly segmentRows?: OnnxLearnerOptions['segmentRows'];
   /** Weights held once, by the runner; the learner cannot train (`OnnxLearnerOptions.inferenceOnly`). */
   readonly inferenceOnly?: boolean;
 }

@@ -25,6 +25,8 @@ export const CONFIG_LIMITS = {
   iterations: 100_000,
   epochs: 100,
   rows: 65_536,
+  /** Positions of a warm-start step (`warmStart.batchTokens`). */
+  batchTokens: 1_048_576,
   episodes: 100_000,
   warmStartIterations: 10_000,
   warmStartEpochs: 1000,
@@ -170,7 +172,14 @@ export const trainConfigSchema = z.strictObject({
     iterations: nonNegInt.max(L.warmStartIterations),
     epochs: nonNegInt.max(L.warmStartEpochs),
     lr: z.number().min(0).max(1),
+    /** Turns per optimizer step (when `batchTokens` is 0). */
     batchRows: nonNegInt.max(L.rows),
+    /**
+     * Positions per optimizer step: each step takes the corpus's next sequences that fill this many
+     * positions of training rows (the learner's segment rows of 512 positions; steps of one full run
+     * each when it equals the run's size, 4 × 512). 0: `batchRows` turns per step.
+     */
+    batchTokens: nonNegInt.max(L.batchTokens),
     /** Sokoban teacher's fraction of random moves. */
     noise: fraction,
     /**

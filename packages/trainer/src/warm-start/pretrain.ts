@@ -83,6 +83,12 @@ export interface PretrainResult {
   readonly peakRssBytes: number;
 }
 
+/**
+ * The row length of the warm start's training runs with `warmStart.batchTokens`: the laptop corpus's
+ * transcripts are 134–501 tokens long, about two to a row.
+ */
+const WARM_START_ROW_LENGTH = 512;
+
 /** A key of everything that determines a warm start (for caching). */
 export function warmStartKey(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
@@ -128,8 +134,9 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     seed: `${options.seed}/mage-tiny`,
     optimizer: { lr: (step) => schedule(step), weightDecay: 0.01 },
     ...(ws.model ? { size: ws.model } : {}),
-    // Several transcripts per training row: few sessions, little padding (architecture/learner.md).
-    segmentRows: true,
+    // Several transcripts per training row: few sessions, little padding; steps of `batchTokens` fill
+    // rows of one fixed length, so that the epochs run on one session (architecture/learner.md).
+    segmentRows: ws.batchTokens > 0 ? { rowLength: WARM_START_ROW_LENGTH } : true,
   });
   try {
     const set = trainingSet(corpus.examples, tokenizer, learner);
@@ -137,9 +144,9 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     log(
       `tokenizer: ${tokenizer.vocabSize} ids; model: ${countParams(learner.config)} parameters; ${set.rows} rows, ${set.tokens} tokens per epoch (packed: ${set.packed.length} sequences, ${packedTokens} tokens)`,
     );
-    const plan = epochPlan(ws, set.rows);
+    const plan = epochPlan(ws, set.packed, set.rows, options.seed, learner.segmentRun);
     schedule = warmStartSchedule(ws.lr, plan);
-    const lossCurve = await trainEpochs(learner, set.packed, plan, options, log);
+    const lossCurve = await trainEpochs(learner, plan, options, log);
     const envs =
       options.evalEpisodes === 0 ? [] : await evaluateWarmModel(learner.policy, plans, corpus, options);
     const seconds = (performance.now() - started) / 1000;

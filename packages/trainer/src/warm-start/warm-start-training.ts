@@ -14,8 +14,10 @@ import {
 import { weightedNllLoss } from '@mage-rl/gigpo';
 import {
   createLrSchedule,
+  fitsSegmentRun,
   type LrSchedule,
   type OnnxLearner,
+  type SegmentRunShape,
   spanChunks,
   type WordLevelTokenizer,
 } from '@mage-rl/learner';
@@ -68,22 +70,89 @@ export function trainingSet(
   return { rows: rows.length, tokens, packed };
 }
 
-/** How the epochs step: `batchRows` turns per optimizer step, four steps' worth of turns per update call. */
+/** One `learner.update` call of the epochs: its sequences, and turns per optimizer step (default all). */
+export interface EpochCall {
+  readonly rows: readonly PackedRowV1[];
+  readonly miniBatchRows?: number;
+}
+
+/**
+ * How the epochs step, every epoch's update calls in order (each epoch's own shuffle of the sequences).
+ * With `batchTokens`, a call is one optimizer step over the sequences that fill `batchTokens` positions of
+ * the learner's fixed-length segment rows (`tokenSteps`); else a call holds four steps of `batchRows`
+ * turns.
+ */
 export interface EpochPlan {
   readonly epochs: number;
-  readonly batch: number;
-  /** Spans per `learner.update` call (a loss point each). */
-  readonly chunk: number;
+  readonly calls: readonly (readonly EpochCall[])[];
   readonly totalSteps: number;
   readonly warmupSteps: number;
 }
 
-export function epochPlan(ws: TrainConfig['warmStart'], rows: number): EpochPlan {
-  const batch = Math.max(1, ws.batchRows);
-  const stepsPerEpoch = Math.ceil(rows / batch);
-  const totalSteps = stepsPerEpoch * ws.epochs;
+/**
+ * The plan of `ws.epochs` epochs over `packed` (the `rows` learner rows of `trainingSet`). Steps by
+ * `batchTokens` need the learner's segment rows of a fixed length (`segmentRun`).
+ */
+export function epochPlan(
+  ws: TrainConfig['warmStart'],
+  packed: readonly PackedRowV1[],
+  rows: number,
+  seed: number,
+  segmentRun: SegmentRunShape | undefined,
+): EpochPlan {
+  const rng = createRng(`${seed}/warm-start/shuffle`);
+  const orders = Array.from({ length: ws.epochs }, (_, epoch) =>
+    rng.split(`epoch-${epoch}`).shuffle(packed.slice()),
+  );
+  let calls: EpochCall[][];
+  let totalSteps: number;
+  if (ws.batchTokens > 0) {
+    if (segmentRun === undefined) {
+      throw new InvalidArgumentError(
+        'warmStart.batchTokens needs a learner with segment rows of a fixed length (segmentRows: { rowLength }).',
+      );
+    }
+    const shape = {
+      rowLength: segmentRun.rowLength,
+      rows: Math.max(1, Math.floor(ws.batchTokens / segmentRun.rowLength)),
+    };
+    calls = orders.map((order) => tokenSteps(order, shape).map((step) => ({ rows: step })));
+    totalSteps = calls.reduce((n, epoch) => n + epoch.length, 0);
+  } else {
+    const batch = Math.max(1, ws.batchRows);
+    calls = orders.map((order) =>
+      spanChunks(order, batch * 4).map((part) => ({ rows: part, miniBatchRows: batch })),
+    );
+    totalSteps = Math.ceil(rows / batch) * ws.epochs;
+  }
   const warmupSteps = Math.min(20, Math.floor(totalSteps / 10));
-  return { epochs: ws.epochs, batch, chunk: batch * 4, totalSteps, warmupSteps };
+  return { epochs: ws.epochs, calls, totalSteps, warmupSteps };
+}
+
+/** Sequences a step looks ahead for one that still fits (`tokenSteps`). */
+const STEP_WINDOW = 32;
+
+/**
+ * Steps of `order` that each fill one `shape` of segment rows: a step takes the next sequence, then
+ * every one of the following `STEP_WINDOW` that still fits (`fitsSegmentRun`, as the learner packs), so
+ * the rows are nearly full while the order stays close to the shuffle. A sequence longer than a row is a
+ * step of its own.
+ */
+export function tokenSteps<S extends PackedRowV1>(order: readonly S[], shape: SegmentRunShape): S[][] {
+  const queue = [...order];
+  const steps: S[][] = [];
+  for (let first = queue.shift(); first !== undefined; first = queue.shift()) {
+    const step = [first];
+    for (let i = 0; i < queue.length && i < STEP_WINDOW; ) {
+      const next = queue[i] as S;
+      if (fitsSegmentRun([...step, next], shape)) {
+        step.push(next);
+        queue.splice(i, 1);
+      } else i++;
+    }
+    steps.push(step);
+  }
+  return steps;
 }
 
 /** Warm-up, then cosine decay to a tenth of `lr` over the whole run. */
@@ -102,27 +171,24 @@ export interface LossPoint {
   readonly loss: number;
 }
 
-/** The epochs: each shuffles the sequences (its own rng stream) and trains on them chunk by chunk. */
+/** The epochs: the plan's update calls, epoch by epoch. */
 export async function trainEpochs(
   learner: OnnxLearner,
-  packed: readonly PackedRowV1[],
   plan: EpochPlan,
-  options: Pick<PretrainOptions, 'seed' | 'signal' | 'onProgress'>,
+  options: Pick<PretrainOptions, 'signal' | 'onProgress'>,
   log: (line: string) => void,
 ): Promise<LossPoint[]> {
   const loss = weightedNllLoss();
-  const rng = createRng(`${options.seed}/warm-start/shuffle`);
   const lossCurve: LossPoint[] = [];
   let step = 0;
-  for (let epoch = 0; epoch < plan.epochs; epoch++) {
-    const order = rng.split(`epoch-${epoch}`).shuffle(packed.slice());
-    for (const part of spanChunks(order, plan.chunk)) {
+  for (const [epoch, calls] of plan.calls.entries()) {
+    for (const call of calls) {
       throwIfAborted(options.signal);
       const r = await learner.update({
-        rows: part,
+        rows: call.rows,
         loss,
         epochs: 1,
-        miniBatchRows: plan.batch,
+        ...(call.miniBatchRows === undefined ? {} : { miniBatchRows: call.miniBatchRows }),
         ...(options.signal ? { signal: options.signal } : {}),
       });
       step += r.steps + r.skippedSteps;
