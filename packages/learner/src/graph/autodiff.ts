@@ -56,9 +56,6 @@ export function unbroadcast(g: Graph, t: Tensor, shape: Shape): Tensor {
   return g.reshape(reduced, shape);
 }
 
-/** Gather tables of at most this many rows take their gradient as a one-hot product (the `Gather` rule). */
-const ONE_HOT_MAX_ROWS = 1024;
-
 const input = (node: GraphNode, i: number): Tensor => {
   const t = node.inputs[i];
   if (t === null || t === undefined) throw new InvalidArgumentError(`${node.op}: missing input ${i}.`);
@@ -224,26 +221,6 @@ export const VJP_RULES: Readonly<Record<string, VjpRule>> = {
     const idx = input(n, 1);
     const rows = sizeOf(idx.shape);
     const rest = data.shape.slice(1);
-    const [V, D] = data.shape;
-    if (
-      data.shape.length === 2 &&
-      V !== undefined &&
-      D !== undefined &&
-      rows > 0 &&
-      V > 0 &&
-      V <= ONE_HOT_MAX_ROWS
-    ) {
-      // A small table (mage-tiny's embedding): onehot(idx)ᵀ · gy is one GEMM of V × rows × D, where the
-      // scatter below runs on one thread (4% of a 4 × 512 training run at V = 222).
-      const ids = g.reshape(idx, [rows, 1]);
-      const table = g.constant(
-        Array.from({ length: V }, (_, i) => i),
-        [1, V],
-        idx.dtype,
-      );
-      const hit = g.raw('Equal', [ids, table], { dtype: 'bool', shape: [rows, V] });
-      return [g.gemm(g.cast(hit, data.dtype), g.reshape(gy as Tensor, [rows, D]), { transA: true }), null];
-    }
     const ones = rest.map(() => 1);
     const idxFull = g.expand(g.reshape(idx, [rows, ...ones]), [rows, ...rest]);
     const upd = g.reshape(gy as Tensor, [rows, ...rest]);
