@@ -6,7 +6,7 @@
  *
  * - `MAGE_BENCH_DEMO_PRESET` — run preset (default `laptop`, the demo's);
  * - `MAGE_BENCH_DEMO_SET` — config values over the preset, `path=value` separated by spaces (default
- *   `warmStart.epochs=2 train.iterations=2`: the demo's warm start, half its iterations; `''` runs the
+ *   `warmStart.epochs=2 warmStart.batchTokens=0 train.iterations=2`: the demo's warm start, half its iterations; `''` runs the
  *   preset as it is);
  * - `MAGE_BENCH_DEMO_MODEL` — a warm-start directory to use instead of pretraining one;
  * - `MAGE_BENCH_DEMO_METHODS` — trained methods, comma-separated (default `mage`).
@@ -38,7 +38,8 @@ export function parseSets(text: string): Record<string, unknown> {
 }
 
 const preset = (process.env.MAGE_BENCH_DEMO_PRESET ?? 'laptop') as DemoProfileOptions['preset'];
-const sets = process.env.MAGE_BENCH_DEMO_SET ?? 'warmStart.epochs=2 train.iterations=2';
+const sets =
+  process.env.MAGE_BENCH_DEMO_SET ?? 'warmStart.epochs=2 warmStart.batchTokens=0 train.iterations=2';
 const model = process.env.MAGE_BENCH_DEMO_MODEL;
 const methods = (process.env.MAGE_BENCH_DEMO_METHODS ?? 'mage').split(',');
 
