@@ -26,7 +26,7 @@ const env = 'tictactoe';
 // The demo's budget over the laptop preset (4 warm-start epochs, 16 iterations, in- and out-of-domain
 // evaluation): a warm start of 2 epochs (about half its CPU time; same pass@3, but notes that recall fewer
 // facts: README, "The main job"), fewer MAGE iterations and no out-of-domain suite (the demo prints the
-// in-domain tables): the whole demo takes about 4 minutes on 2 cores. Other presets run as they are.
+// in-domain tables): the whole demo takes about 3.5 minutes on 2 cores. Other presets run as they are.
 // The warm start steps by turns (`warmStart.batchTokens=0`), as when this budget was chosen: from a warm
 // start that steps by tokens (the preset's), the same 4 iterations ended below it on seed 1 (README).
 const DEMO_ITERATIONS = '4';

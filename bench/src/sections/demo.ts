@@ -6,8 +6,8 @@
  *
  * - `MAGE_BENCH_DEMO_PRESET` — run preset (default `laptop`, the demo's);
  * - `MAGE_BENCH_DEMO_SET` — config values over the preset, `path=value` separated by spaces (default
- *   `warmStart.epochs=2 warmStart.batchTokens=0 train.iterations=2`: the demo's warm start, half its iterations; `''` runs the
- *   preset as it is);
+ *   `warmStart.epochs=2 warmStart.batchTokens=0 train.iterations=2`: the demo's warm start, half its
+ *   iterations; `''` runs the preset as it is);
  * - `MAGE_BENCH_DEMO_MODEL` — a warm-start directory to use instead of pretraining one;
  * - `MAGE_BENCH_DEMO_METHODS` — trained methods, comma-separated (default `mage`).
  */

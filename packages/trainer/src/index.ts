@@ -109,10 +109,12 @@ export {
   type WarmStartLayout,
 } from './warm-start/warm-start-corpus';
 export {
+  type EpochCall,
   type EpochPlan,
   epochPlan,
   type LossPoint,
   type TrainingSet,
+  tokenSteps,
   trainEpochs,
   trainingSet,
   warmStartSchedule,

@@ -8,6 +8,7 @@ import { TINY_CONFIG, TINY_LEARNER } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
 import { fitsSegmentRun, type SegmentRunShape } from './batching';
 import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
+import { seqOf } from './rows';
 
 const config = TINY_CONFIG;
 const tokenizer = createByteTokenizer();
@@ -64,6 +65,20 @@ function countingRunner(): { runner: GraphRunner; scoring: () => number } {
     },
   };
   return { runner, scoring: () => scoring };
+}
+
+/** A local runner that records the key of every run. */
+function recordingRunner(): { runner: GraphRunner; keys: string[] } {
+  const keys: string[] = [];
+  const local = createLocalRunner();
+  const runner: GraphRunner = {
+    ...local,
+    run(key, feeds, options) {
+      keys.push(key);
+      return local.run(key, feeds, options);
+    },
+  };
+  return { runner, keys };
 }
 
 describe('OnnxLearner', () => {
@@ -320,15 +335,7 @@ describe('OnnxLearner', () => {
   });
 
   it('segment rows (several sequences per row) train like one sequence per row, in fewer and fuller runs', async () => {
-    const keys: string[] = [];
-    const local = createLocalRunner();
-    const recording: GraphRunner = {
-      ...local,
-      run(key, feeds, options) {
-        keys.push(key);
-        return local.run(key, feeds, options);
-      },
-    };
+    const { runner: recording, keys } = recordingRunner();
     const optimizer = { lr: 1e-2, weightDecay: 0, eps: 1 };
     const plain = await make('local', { optimizer, microBatchRows: 4, microBatchTokens: 192 });
     const segmented = await make(recording, {
@@ -370,16 +377,8 @@ describe('OnnxLearner', () => {
     await segmented.dispose();
   });
 
-  it('segment rows of a fixed length: every run has that length, and the learner tells the shape of a full run', async () => {
-    const keys: string[] = [];
-    const local = createLocalRunner();
-    const recording: GraphRunner = {
-      ...local,
-      run(key, feeds, options) {
-        keys.push(key);
-        return local.run(key, feeds, options);
-      },
-    };
+  it('segment rows of a fixed length hold up to that length whatever the update holds; the learner tells the shape of a full run', async () => {
+    const { runner: recording, keys } = recordingRunner();
     const options = { microBatchRows: 4, microBatchTokens: 256 };
     const fixed = await make(recording, { ...options, segmentRows: { rowLength: 120 } });
     // Rounded up to its bucket; 256 positions hold two rows of 128.
@@ -389,15 +388,7 @@ describe('OnnxLearner', () => {
       ['Q: color of sky?', ' A: blue'],
       ['Q: x', ' A: y'],
     ]);
-    expect(
-      fitsSegmentRun(
-        rows.map((r) => ({
-          tokens: [...r.promptTokens, ...r.responseTokens],
-          spans: [{ start: r.promptTokens.length, length: r.responseTokens.length }],
-        })),
-        fixed.segmentRun as SegmentRunShape,
-      ),
-    ).toBe(true);
+    expect(fitsSegmentRun(rows.map(seqOf), fixed.segmentRun as SegmentRunShape)).toBe(true);
     await fixed.update({ rows, loss: crossEntropy, epochs: 1 });
     // All three in one row of up to 128 positions, which runs at the bucket of its fill (48); rows of the
     // bucket of the longest input (32) would have taken two.

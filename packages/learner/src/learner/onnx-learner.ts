@@ -83,8 +83,9 @@ export interface OnnxLearnerOptions {
    * `true` — rows of the bucket length of the update's longest sequence, so an update's runs share one
    * or a few [rows, length] sessions and carry little padding; `{ rowLength }` — rows of up to that
    * many positions (rounded up to a bucket length) whatever the update holds, so that a caller whose
-   * updates fill one run each (`OnnxLearner.segmentRun`, `fitsSegmentRun`) trains on one session. Either
-   * way a run is as long as the bucket of its fullest row. Not with `scoredHead`. See architecture/learner.md ("Segment rows").
+   * updates fill one run each (`OnnxLearner.segmentRun`, `fitsSegmentRun`) trains on one session.
+   * Either way a run is as long as the bucket of its fullest row. Not with `scoredHead`. See
+   * architecture/learner.md ("Segment rows").
    */
   readonly segmentRows?: boolean | { readonly rowLength: number };
   /**
