@@ -45,4 +45,6 @@ export interface OrtHost {
 
 export declare function tensorTypeOf(value: TensorValue): ort.Tensor.Type;
 
+export declare function sessionOptionsOf(options: HostSessionOptions): ort.InferenceSession.SessionOptions;
+
 export declare function createOrtHost(runtime: typeof ort): OrtHost;

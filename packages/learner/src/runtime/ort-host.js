@@ -11,6 +11,22 @@ export function tensorTypeOf(value) {
   return value.type === 'bool' ? 'bool' : 'uint8';
 }
 
+/**
+ * onnxruntime's options for a session with `options` (`HostSessionOptions`; threads default to
+ * onnxruntime's own choice, 0). The one place these options are set: `createOrtHost` and
+ * `ortSessionOptions` (session.ts) both use it.
+ */
+export function sessionOptionsOf(options) {
+  return {
+    graphOptimizationLevel: options.optimization ?? 'all',
+    intraOpNumThreads: options.threads ?? 0,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+    enableMemPattern: options.memPattern ?? true,
+    ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
+  };
+}
+
 /** @param {typeof import('onnxruntime-node')} ort */
 export function createOrtHost(ort) {
   const sessions = new Map();
@@ -34,14 +50,7 @@ export function createOrtHost(ort) {
       if (sessions.has(key)) return;
       let session;
       try {
-        session = await ort.InferenceSession.create(model, {
-          graphOptimizationLevel: options.optimization ?? 'all',
-          intraOpNumThreads: options.threads ?? 0,
-          interOpNumThreads: 1,
-          executionMode: 'sequential',
-          enableMemPattern: options.memPattern ?? true,
-          ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
-        });
+        session = await ort.InferenceSession.create(model, sessionOptionsOf(options));
       } catch (cause) {
         throw fail('MODEL_FORMAT', `onnxruntime rejected the model '${key}': ${String(cause)}`);
       }

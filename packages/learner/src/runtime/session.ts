@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { MageError } from '@mage-rl/core';
 import * as ort from 'onnxruntime-node';
-import { tensorTypeOf } from './ort-host';
+import { sessionOptionsOf, tensorTypeOf } from './ort-host';
 
 export type TensorArray = Float32Array | Float64Array | BigInt64Array | Int32Array | Uint8Array;
 
@@ -68,16 +68,11 @@ export function defaultThreads(): number {
 
 /**
  * onnxruntime's options for a session with `options` (what `createOrtSession` passes; the worker's host,
- * `ort-host.js`, sets the same ones). Exported for tools that open sessions themselves, e.g. to profile.
+ * `ort-host.js`, builds them with the same `sessionOptionsOf`). Exported for tools that open sessions
+ * themselves, e.g. to profile.
  */
 export function ortSessionOptions(options: SessionOptions = {}): ort.InferenceSession.SessionOptions {
-  return {
-    graphOptimizationLevel: options.optimization ?? 'all',
-    intraOpNumThreads: options.threads ?? defaultThreads(),
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    ...(options.flushDenormals === true ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
-  };
+  return sessionOptionsOf({ ...options, threads: options.threads ?? defaultThreads() });
 }
 
 export async function createOrtSession(model: Uint8Array, options: SessionOptions = {}): Promise<OrtSession> {
