@@ -95,7 +95,7 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
     );
   }
   const options = (opts.option ?? []).reduce<Record<string, unknown>>(
-    (o, a) => mergeConfig(o, setOverride(a)),
+    (o, a) => mergeConfig(o, setOverride(a, '--option')),
     {},
   );
   definition.create(options); // a bad --option fails here, before the server starts

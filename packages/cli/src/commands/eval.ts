@@ -6,7 +6,14 @@ import {
   meanInterval,
   type PairedPassBenefitV1,
 } from '@mage-rl/core';
-import { envDefinition, MEMORY_KINDS, METHOD_IDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
+import {
+  envDefinition,
+  MEMORY_KINDS,
+  METHOD_IDS,
+  mergeConfig,
+  RUN_PRESET_IDS,
+  useEnvPackage,
+} from '@mage-rl/recipes';
 import {
   ceilingShare,
   evaluatePolicy,
@@ -21,11 +28,13 @@ import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
 import { addEnvFlags, chosenEnv, commaList, ENV_URL_HELP, envUrlOverride, seedOf } from './learning-flags';
+import { setOverride } from './train-overrides';
 
 interface EvalFlags {
   readonly env: string;
   readonly envPackage?: string;
   readonly envUrl?: string;
+  readonly option?: readonly string[];
   readonly method?: string;
   readonly memory?: string;
   readonly memoryBaseline: boolean;
@@ -50,6 +59,10 @@ export function evalCommand(program: Command, io: Io): void {
       ),
   )
     .option('--env-url <url>', ENV_URL_HELP)
+    .option(
+      '--option <key=value...>',
+      "env option, over a run's own: --option maxTurns=1 (value parsed as JSON); a model directory plays the env's defaults otherwise",
+    )
     .option(
       '--method <id>',
       `memory and prompts of this method: ${METHOD_IDS.join(' | ')} (default: a run's own method and memory, else reflexion)`,
@@ -99,7 +112,10 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.method === undefined ? {} : { method: oneOf(opts.method, '--method', METHOD_IDS) }),
     ...(opts.memory === undefined ? {} : { memory: oneOf(opts.memory, '--memory', MEMORY_KINDS) }),
     preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
-    overrides: envUrlOverride(opts.envUrl),
+    overrides: mergeConfig(
+      envUrlOverride(opts.envUrl),
+      ...(opts.option ?? []).map((a) => ({ env: { options: setOverride(a, '--option') } })),
+    ),
     ...(opts.opponents ? { opponents: commaList(opts.opponents) } : {}),
     episodes: positiveInt(opts.episodes, '--episodes', 100_000),
     attempts: positiveInt(opts.attempts, '--attempts', 20),

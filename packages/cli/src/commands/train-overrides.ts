@@ -65,26 +65,26 @@ export const isConfigPath = (path: string): boolean => /^[A-Za-z][\w-]*(\.[A-Za-
 /** How many dotted keys a `--set` path may have (the config nests four levels deep). */
 const MAX_SET_DEPTH = 8;
 
-/** `a.b.c=value` → `{ a: { b: { c: value } } }`. */
-export function setOverride(assignment: string): TrainConfigInput {
+/** `a.b.c=value` → `{ a: { b: { c: value } } }`; errors name `flag`. */
+export function setOverride(assignment: string, flag = '--set'): TrainConfigInput {
   const eq = assignment.indexOf('=');
   const path = eq > 0 ? assignment.slice(0, eq).trim() : '';
   if (!isConfigPath(path)) {
-    throw new ConfigError(`--set expects <path>=<value> (e.g. ppo.lr=3e-5), got '${assignment}'.`, {
-      path: '--set',
+    throw new ConfigError(`${flag} expects <path>=<value> (e.g. ppo.lr=3e-5), got '${assignment}'.`, {
+      path: flag,
     });
   }
   const keys = path.split('.');
   if (keys.length > MAX_SET_DEPTH) {
     throw new ConfigError(
-      `--set ${path}: the path has ${keys.length} keys; config paths have at most ${MAX_SET_DEPTH} (see \`mage train --show-config\`).`,
-      { path: '--set' },
+      `${flag} ${path}: the path has ${keys.length} keys; config paths have at most ${MAX_SET_DEPTH} (see \`mage train --show-config\`).`,
+      { path: flag },
     );
   }
   const text = assignment.slice(eq + 1);
   if (text.trim() === '') {
     throw new ConfigError(
-      `--set ${path}= has no value; write --set ${path}=<value> (an empty string is --set ${path}='""').`,
+      `${flag} ${path}= has no value; write ${flag} ${path}=<value> (an empty string is ${flag} ${path}='""').`,
       { path },
     );
   }

@@ -36,7 +36,7 @@ function check(path: string, ok: boolean, value: unknown, rule: string): void {
 
 /**
  * Stats (token means, whatever the aggregation): `policyLoss`, `klLoss` (coefficient included), `refKl`
- * (mean k3 to the reference, 0 without reference), `approxKl` (mean of logπ_old − logπ), `clipFraction`
+ * (mean k3 to the reference; absent without a reference, when the KL coefficient is 0), `approxKl` (mean of logπ_old − logπ), `clipFraction`
  * (tokens where the clipped term is the active one), `dualClipFraction`, `ratioMean`, `tokens`.
  */
 export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
@@ -130,7 +130,8 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       stats: {
         policyLoss: pgSum * inv,
         klLoss: klCoef * klSum * inv,
-        refKl: klSum * inv,
+        // Without a reference there is no KL to report (0 would read as "the policy did not move").
+        ...(refLogprobs === undefined ? {} : { refKl: klSum * inv }),
         approxKl: approxKl * inv,
         clipFraction: clipped * inv,
         dualClipFraction: dualClipped * inv,
