@@ -21,7 +21,11 @@ export function creditLine(c: CreditDiagnosticsV1): string {
     )
     .join(' ');
   const invalid = c.invalid ? `invalid format ${pct(c.invalid.format)} / rule ${pct(c.invalid.rule)}, ` : '';
-  return `credit: truncated ${pct(c.truncationRate)}, ${invalid}advantage by attempt (moves/notes) ${perAttempt}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
+  // Lines of runs recorded before the contrast existed have none.
+  const contrast = c.attempts.every((a) => a.contrast !== undefined)
+    ? `, groups with a contrast ${c.attempts.map((a) => `${a.attempt + 1}: ${pct(a.contrast)}`).join(' ')}`
+    : '';
+  return `credit: truncated ${pct(c.truncationRate)}, ${invalid}advantage by attempt (moves/notes) ${perAttempt}${contrast}, note tokens ${pct(c.tokenShare.reflect)}, longest prompt ${c.longestPromptTokens}`;
 }
 
 /** The summary line of a training event (rollout, update, evaluation, checkpoint), or null for the others. */

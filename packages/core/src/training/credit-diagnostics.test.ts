@@ -39,17 +39,38 @@ describe('creditDiagnostics', () => {
       truncationRate: 0,
       meanReturn: 0,
       advantage: { play: { n: 2, mean: 1, std: 2 }, reflect: { n: 0, mean: 0, std: 0 } },
+      contrast: 1,
     });
     expect(d.attempts[1]).toMatchObject({
       played: 1,
       outcomes: { truncated: 1 },
       truncationRate: 1,
       advantage: { play: { n: 1, mean: 4 }, reflect: { n: 1, mean: 2 } },
+      contrast: 0,
     });
     expect(d.truncationRate).toBeCloseTo(1 / 3, 12);
     expect(d.tokenShare).toEqual({ play: 0.5, reflect: 0.5 });
     expect(d.longestPromptTokens).toBe(5);
     expect(d.advantage.play.mean).toBeCloseTo(2, 12);
     expect(d.invalid).toEqual({ format: 0, rule: 1 / 3 });
+  });
+
+  it('counts a contrast only in groups whose slots reached different returns', () => {
+    const task = { envId: 't', seed: 1, opponentId: null, seat: 'first' as const };
+    const slot = (name: string, group: string, ret: number) => ({
+      slot: name,
+      group,
+      task,
+      attempts: [attempt(0, ret > 0 ? 'win' : 'loss', ret)],
+    });
+    const batch: MetaEpisodeBatchRecord = {
+      iteration: 0,
+      attempts: 1,
+      groups: [],
+      // g1 differs, g2 does not, g3 has one slot (not compared).
+      slots: [slot('a', 'g1', 10), slot('b', 'g1', 0), slot('c', 'g2', 0), slot('d', 'g2', 0), slot('e', 'g3', 10)],
+      rows: [],
+    };
+    expect(creditDiagnostics(batch, []).attempts[0]?.contrast).toBe(0.5);
   });
 });

@@ -26,6 +26,11 @@ export interface AttemptCreditV1 {
   readonly meanReturn: number;
   /** Advantages of the play rows of this attempt, and of the reflect rows written before it. */
   readonly advantage: { readonly play: MomentsV1; readonly reflect: MomentsV1 };
+  /**
+   * Of the groups in which two or more slots played this attempt, the share whose attempt returns differ:
+   * only those give the episode-level advantage anything to compare (0 when no group qualifies).
+   */
+  readonly contrast: number;
 }
 
 export interface CreditDiagnosticsV1 {
@@ -61,6 +66,17 @@ class Accumulator {
 type ByPhase = Record<TurnPhase, Accumulator>;
 const byPhase = (): ByPhase => ({ play: new Accumulator(), reflect: new Accumulator() });
 
+function contrastShare(groups: Map<string, { returns: Set<number>; slots: number }> | undefined): number {
+  let compared = 0;
+  let differing = 0;
+  for (const g of groups?.values() ?? []) {
+    if (g.slots < 2) continue;
+    compared++;
+    if (g.returns.size > 1) differing++;
+  }
+  return compared > 0 ? differing / compared : 0;
+}
+
 /** Diagnostics of one iteration's batch and its per-row advantages (in row order). */
 export function creditDiagnostics(
   batch: MetaEpisodeBatchRecord,
@@ -83,6 +99,8 @@ export function creditDiagnostics(
   const outcomes: Record<string, number>[] = [];
   const returns: Accumulator[] = [];
   const truncated: number[] = [];
+  // Per attempt: group → the distinct returns its slots reached, and whether two or more slots played it.
+  const groupReturns: Map<string, { returns: Set<number>; slots: number }>[] = [];
   let played = 0;
   let truncatedAll = 0;
   for (const slot of batch.slots) {
@@ -94,6 +112,11 @@ export function creditDiagnostics(
       outcomes[k]![label] = (outcomes[k]![label] ?? 0) + 1;
       returns[k]!.add(attempt.return);
       truncated[k] = (truncated[k] ?? 0) + (attempt.outcome.truncated ? 1 : 0);
+      groupReturns[k] ??= new Map();
+      const g = groupReturns[k]!.get(slot.group) ?? { returns: new Set<number>(), slots: 0 };
+      g.returns.add(attempt.return);
+      g.slots++;
+      groupReturns[k]!.set(slot.group, g);
       played++;
       if (attempt.outcome.truncated) truncatedAll++;
     }
@@ -109,6 +132,7 @@ export function creditDiagnostics(
       truncationRate: n > 0 ? (truncated[k] ?? 0) / n : 0,
       meanReturn: returns[k]?.moments().mean ?? 0,
       advantage: { play: adv.play.moments(), reflect: adv.reflect.moments() },
+      contrast: contrastShare(groupReturns[k]),
     };
   });
   const allTokens = tokens.play + tokens.reflect;
