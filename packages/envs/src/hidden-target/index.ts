@@ -1,0 +1,10 @@
+export {
+  doorsLevels,
+  type GridProbe,
+  type HiddenTargetLevels,
+  memorylessPassAtK,
+  noRepeatPassAtK,
+  type TreasurePlan,
+  treasureLevels,
+  treasurePlan,
+} from './ceiling';
