@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { doorsLevels, memorylessPassAtK, noRepeatPassAtK, treasureLevels, treasurePlan } from './ceiling';
+import {
+  doorsLevels,
+  hiddenTargetLevels,
+  memorylessPassAtK,
+  noRepeatPassAtK,
+  treasureLevels,
+  treasurePlan,
+} from './ceiling';
 
 const close = (actual: readonly number[], expected: readonly number[]) => {
   expect(actual).toHaveLength(expected.length);
@@ -61,5 +68,18 @@ describe('hidden-target reference levels', () => {
         expect(l.noRepeat[k]).toBeGreaterThanOrEqual((l.memoryless[k] as number) - 1e-12);
       }
     }
+  });
+});
+
+describe('hiddenTargetLevels', () => {
+  it('reads the resolved options of treasure and doors, and knows no other env', () => {
+    const treasure = hiddenTargetLevels({ id: 'treasure', options: { width: 3, height: 3, maxTurns: 1 } }, 2);
+    close(treasure?.bayes ?? [], [1 / 9, 1]);
+    close(hiddenTargetLevels({ id: 'doors', options: { doors: 3, maxTurns: 1 } }, 3)?.memoryless ?? [], [
+      1 / 3,
+      5 / 9,
+      19 / 27,
+    ]);
+    expect(hiddenTargetLevels({ id: 'sokoban', options: {} }, 3)).toBeUndefined();
   });
 });

@@ -132,3 +132,17 @@ export function doorsLevels(doors: number, attempts: number): HiddenTargetLevels
   // Without hints, never reopening an empty door is all a reader can do: the Bayes reader is the no-repeat one.
   return { memoryless: memorylessPassAtK(doors, 1, attempts), noRepeat, bayes: noRepeat };
 }
+
+/**
+ * The levels of a hidden-target env of this package (`treasure`, `doors`) with its resolved options, over
+ * K attempts; `undefined` for any other env.
+ */
+export function hiddenTargetLevels(
+  env: { readonly id: string; readonly options: Readonly<Record<string, unknown>> },
+  attempts: number,
+): HiddenTargetLevels | undefined {
+  const n = (key: string) => env.options[key] as number;
+  if (env.id === 'treasure') return treasureLevels(n('width'), n('height'), n('maxTurns'), attempts);
+  if (env.id === 'doors') return doorsLevels(n('doors'), attempts);
+  return undefined;
+}

@@ -2,6 +2,7 @@ export {
   doorsLevels,
   type GridProbe,
   type HiddenTargetLevels,
+  hiddenTargetLevels,
   memorylessPassAtK,
   noRepeatPassAtK,
   type TreasurePlan,
