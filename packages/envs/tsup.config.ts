@@ -5,4 +5,6 @@ export default packageConfig({
   'tictactoe/index': 'src/tictactoe/index.ts',
   'kuhn-poker/index': 'src/kuhn-poker/index.ts',
   'sokoban/index': 'src/sokoban/index.ts',
+  'treasure/index': 'src/treasure/index.ts',
+  'doors/index': 'src/doors/index.ts',
 });

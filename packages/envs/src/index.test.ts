@@ -1,14 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { createKuhnPoker, createSokoban, createTicTacToe, ENV_IDS } from './index';
+import {
+  createDoors,
+  createKuhnPoker,
+  createSokoban,
+  createTicTacToe,
+  createTreasure,
+  ENV_IDS,
+} from './index';
 
 describe('@mage-rl/envs root', () => {
-  it('lists the three env ids, matching the env objects', () => {
-    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban']);
-    expect([createTicTacToe().id, createKuhnPoker().id, createSokoban().id]).toEqual([...ENV_IDS]);
+  it('lists the env ids, matching the env objects', () => {
+    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors']);
+    expect(
+      [createTicTacToe(), createKuhnPoker(), createSokoban(), createTreasure(), createDoors()].map(
+        (e) => e.id,
+      ),
+    ).toEqual([...ENV_IDS]);
     expect([
       createTicTacToe().needsOpponent,
       createKuhnPoker().needsOpponent,
       createSokoban().needsOpponent,
-    ]).toEqual([true, true, false]);
+      createTreasure().needsOpponent,
+      createDoors().needsOpponent,
+    ]).toEqual([true, true, false, false, false]);
   });
 });

@@ -1,9 +1,12 @@
 /**
  * `mage adaptation-ceiling <game> [--population balanced] [--opponents ids] [--attempts 3] [--seat mixed]`:
- * what an agent that adapts perfectly in context could earn per attempt against each opponent.
+ * what an agent that adapts perfectly in context could earn per attempt against each opponent. For the
+ * single-agent hidden-target tasks (`treasure`, `doors` [--option key=value]) it prints instead the exact
+ * pass@k of a memoryless player, a no-repeat player and the Bayes-optimal reader.
  */
 
 import { ConfigError } from '@mage-rl/core';
+import { type HiddenTargetLevels, hiddenTargetLevels } from '@mage-rl/envs';
 import {
   type AdaptationCeilingTable,
   ANALYSIS_SEATS,
@@ -12,6 +15,7 @@ import {
   POPULATION_PRESETS,
   type PopulationEnvId,
 } from '@mage-rl/opponents';
+import { envDefinition, envRegistry, mergeConfig } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -19,6 +23,7 @@ import { solvableGame } from '../registry';
 import { exactOpponent } from './best-response';
 import { oneOf, positiveInt } from './game-options';
 import { solveNames } from './solve';
+import { setOverride } from './train-overrides';
 
 export interface AdaptationCeilingJson extends AdaptationCeilingTable {
   readonly game: string;
@@ -26,6 +31,52 @@ export interface AdaptationCeilingJson extends AdaptationCeilingTable {
   readonly seat: AnalysisSeat;
   /** The population the opponent is drawn from, with its prior weights. */
   readonly population: readonly { readonly id: string; readonly weight: number }[];
+}
+
+/** `mage adaptation-ceiling treasure|doors --json`: pass@k per attempt of the three players. */
+export interface HiddenTargetCeilingJson extends HiddenTargetLevels {
+  readonly env: string;
+  /** The env's resolved options. */
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly attempts: number;
+}
+
+/** The hidden-target levels of env `name` with `--option` values, or `undefined` for other envs. */
+function hiddenTargetCeiling(
+  name: string,
+  optionArgs: readonly string[],
+  attemptsText: string,
+): HiddenTargetCeilingJson | undefined {
+  if (!envRegistry().has(name)) return undefined;
+  const options = optionArgs.reduce<Record<string, unknown>>((o, a) => mergeConfig(o, setOverride(a)), {});
+  const env = envDefinition(name).create(options);
+  if (!hiddenTargetLevels(env, 1)) return undefined;
+  // The exact search grows with the attempts (9×9 and 20 attempts: about a second).
+  const attempts = positiveInt(attemptsText, '--attempts', 20);
+  const levels = hiddenTargetLevels(env, attempts) as HiddenTargetLevels;
+  return { env: env.id, options: env.options, attempts, ...levels };
+}
+
+function printHiddenTargetCeiling(io: Io, json: HiddenTargetCeilingJson): void {
+  const options = Object.entries(json.options)
+    .map(([k, v]) => `${k} ${String(v)}`)
+    .join(', ');
+  io.stdout(
+    `Adaptation ceiling, ${json.env} (${options}), ${json.attempts} attempts: the chance that attempt k ` +
+      'succeeds (= pass@k).\nmemoryless: a uniformly random action every turn; no-repeat: uniform among the ' +
+      'actions not yet tried and failed; bayes: reads every hint, best probe policy (exact, by enumerating ' +
+      'the targets).\n\n',
+  );
+  printTable(
+    io,
+    ['player', ...Array.from({ length: json.attempts }, (_, k) => `attempt ${k + 1}`)],
+    [
+      ['memoryless', ...json.memoryless],
+      ['no-repeat', ...json.noRepeat],
+      ['bayes', ...json.bayes],
+    ],
+    3,
+  );
 }
 
 /** `balanced` (a preset of the env) or `id[:weight],…` (weights default to 1). */
@@ -51,17 +102,39 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
       'what perfect in-context adaptation earns: the exact Bayes-optimal agent over K attempts against an ' +
         'opponent drawn from a population, per attempt and opponent, beside the best response',
     )
-    .argument('<game>', `the game: ${solveNames().join(' | ')}`)
+    .argument('<game>', `the game: ${[...solveNames(), 'treasure', 'doors'].join(' | ')}`)
     .option('--population <spec>', 'preset name of the env (balanced, …) or id[:weight],…', 'balanced')
     .option('--opponents <ids>', 'comma-separated opponents to measure against (default: the population)')
     .option('--attempts <n>', 'games per meta-episode', '3')
     .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed', 'mixed')
+    .option(
+      '--option <key=value...>',
+      'treasure / doors option, e.g. --option width=4 (value parsed as JSON)',
+    )
     .option('--json', 'print JSON')
     .action(
       (
         name: string,
-        opts: { population: string; opponents?: string; attempts: string; seat: string; json?: boolean },
+        opts: {
+          population: string;
+          opponents?: string;
+          attempts: string;
+          seat: string;
+          option?: string[];
+          json?: boolean;
+        },
       ) => {
+        const hidden = hiddenTargetCeiling(name, opts.option ?? [], opts.attempts);
+        if (hidden) {
+          if (opts.json) printJson(io, hidden);
+          else printHiddenTargetCeiling(io, hidden);
+          return;
+        }
+        if (opts.option) {
+          throw new ConfigError(`--option applies to treasure and doors only, not '${name}'.`, {
+            path: '--option',
+          });
+        }
         const solvable = solvableGame(name);
         const { envId, game, root } = solvable;
         const unit = solvable.definition.labels?.returnUnit ?? 'reward units';

@@ -1,9 +1,11 @@
 import { createRng, type EnvV1 } from '@mage-rl/core';
 import { randomLegalOpponent } from '@mage-rl/core/testing';
 import { describe, expect, it } from 'vitest';
+import { createDoors } from '../doors';
 import { createKuhnPoker } from '../kuhn-poker';
 import { createSokoban } from '../sokoban';
 import { createTicTacToe } from '../tictactoe';
+import { createTreasure } from '../treasure';
 
 /** Every whitespace-separated token the compact style produces while playing random games. */
 function compactTokens<S, A>(env: EnvV1<S, A>, seeds: number): Set<string> {
@@ -91,5 +93,22 @@ describe('compact style vocabulary', () => {
       'sokoban push X O # wall _ floor target box √ P you S 3 moves <action> left </action> room down right , solved stuck invalid',
     );
     expect(tokens.size).toBeLessThan(60);
+  });
+
+  it('treasure uses a few dozen tokens', () => {
+    const tokens = expectOnlyWords(
+      createTreasure({ maxTurns: 2 }),
+      20,
+      'treasure find the hidden cell of grid by is north south east west col probes last probe found 1 2 3 <action> </action> invalid',
+    );
+    expect(tokens.size).toBeLessThan(45);
+  });
+
+  it('doors uses a few dozen tokens', () => {
+    expectOnlyWords(
+      createDoors(),
+      20,
+      'doors prize is behind one of 3 open door empty 1 2 <action> </action> invalid',
+    );
   });
 });

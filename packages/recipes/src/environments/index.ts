@@ -1,5 +1,6 @@
 export { alfWorldEnvDefinition } from './alfworld';
 export { checkEnvDefinition } from './check-definition';
+export { doorsEnvDefinition } from './doors';
 export {
   type EnvPackageUse,
   loadEnvPackage,
@@ -18,4 +19,5 @@ export {
 } from './registry';
 export { sokobanEnvDefinition } from './sokoban';
 export { ticTacToeEnvDefinition } from './tictactoe';
+export { treasureEnvDefinition } from './treasure';
 export { webShopEnvDefinition } from './webshop';

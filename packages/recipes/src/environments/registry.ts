@@ -1,6 +1,6 @@
 /**
- * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban in
- * process; ALFWorld and WebShop on their servers) and
+ * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban,
+ * Treasure and Doors in process; ALFWorld and WebShop on their servers) and
  * the definitions of env packages added explicitly for this process (`addEnvDefinition`, which the CLI
  * calls for `--env-package` / `env.package`). Config resolution, wiring, evaluation suites, teachers,
  * the vocabulary and the CLI all read it; importing a module never adds anything.
@@ -9,9 +9,11 @@
 import { ConfigError, type EnvDefinitionV1, UnknownIdError } from '@mage-rl/core';
 import { alfWorldEnvDefinition } from './alfworld';
 import { checkEnvDefinition } from './check-definition';
+import { doorsEnvDefinition } from './doors';
 import { kuhnPokerEnvDefinition } from './kuhn-poker';
 import { sokobanEnvDefinition } from './sokoban';
 import { ticTacToeEnvDefinition } from './tictactoe';
+import { treasureEnvDefinition } from './treasure';
 import { webShopEnvDefinition } from './webshop';
 
 /** The envs that ship with mage-rl, in the order help texts and error messages list them. */
@@ -19,6 +21,8 @@ export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
   ticTacToeEnvDefinition,
   kuhnPokerEnvDefinition,
   sokobanEnvDefinition,
+  treasureEnvDefinition,
+  doorsEnvDefinition,
   alfWorldEnvDefinition,
   webShopEnvDefinition,
 ];

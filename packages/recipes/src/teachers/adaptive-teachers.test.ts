@@ -1,12 +1,16 @@
-import { type EnvV1, evaluate, type MetaEpisodeMetricsV1, type PromptStyle } from '@mage-rl/core';
+import { createRng, type EnvV1, evaluate, type MetaEpisodeMetricsV1, type PromptStyle } from '@mage-rl/core';
+import { createDoors } from '@mage-rl/envs/doors';
 import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
 import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe } from '@mage-rl/envs/tictactoe';
+import { createTreasure } from '@mage-rl/envs/treasure';
 import { createOpponent, PATTERN_NAMES } from '@mage-rl/opponents';
 import { createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
 import { createTeacher } from './create-teacher';
+import { doorsReaderDoor } from './doors-teacher';
 import { adaptiveTicTacToeMove, consistentPatterns } from './tictactoe-teacher';
+import { treasureCandidates, treasureReaderProbe } from './treasure-teacher';
 
 /** The teacher's metrics over K = 3 attempts with its notes (or no memory) against `opponents`. */
 async function teacherMetrics<S, A>(
@@ -119,5 +123,94 @@ describe('Sokoban teacher that reads its notes', () => {
     expect(winRate(adaptive, 1)).toBe(1);
     expect(winRate(adaptive, 2)).toBe(1);
     expect(winRate(adaptive, 2)).toBeGreaterThan(winRate(blind, 2));
+  });
+});
+
+const lost = { success: false, draw: false, truncated: false, label: 'loss' };
+const rates = (m: MetaEpisodeMetricsV1) => m.overall.perAttempt.map((a) => a.success.rate);
+
+describe('Treasure teacher that reads its notes', () => {
+  it('is the Bayes reader on 3×3: the centre first, then the cell the answer names — every later attempt wins', async () => {
+    for (const style of ['compact', 'verbose'] as const) {
+      const env = createTreasure();
+      const adaptive = rates(await teacherMetrics(env, [], { adaptive: 1, style, episodes: 27 }));
+      const blind = rates(await teacherMetrics(env, [], { adaptive: 0, style, episodes: 27 }));
+      expect(adaptive[1]).toBe(1);
+      expect(adaptive[2]).toBe(1);
+      expect(blind[2]).toBeLessThan(1);
+    }
+  });
+
+  it('finds every 4×4 cell by the third attempt, as the exact plan promises', async () => {
+    const adaptive = rates(
+      await teacherMetrics(createTreasure({ width: 4, height: 4 }), [], { adaptive: 1, episodes: 32 }),
+    );
+    expect(adaptive[2]).toBe(1);
+  });
+
+  it('with no memory it cannot read anything: attempts do not improve', async () => {
+    const env = createTreasure();
+    const none = rates(await teacherMetrics(env, [], { adaptive: 1, memory: 'none', episodes: 18 }));
+    // Without notes the reader probes the centre every attempt: the same success each time.
+    expect(none[1]).toBe(none[0]);
+    expect(none[2]).toBe(none[0]);
+  });
+
+  it('narrows the rectangle of possible cells from the recorded answers, in both styles', () => {
+    const earlier = [{ outcome: lost, events: ['probe 2 2 south west'] }];
+    expect(treasureCandidates(3, 3, [])).toEqual({ rows: [0, 2], cols: [0, 2] });
+    // South west of the centre is the single cell row 3 col 1 (row-major 6).
+    expect(treasureReaderProbe(3, 3, 1, earlier, [])).toBe(6);
+    const verbose = [{ outcome: lost, events: ['You probed row 2, column 2: the treasure is north of it.'] }];
+    expect(treasureReaderProbe(3, 3, 1, verbose, [])).toBe(1);
+    const found = [{ outcome: { ...lost, success: true, label: 'win' }, events: ['probe 3 3 found'] }];
+    expect(treasureReaderProbe(3, 3, 1, found, [])).toBe(8);
+    // Contradicting records: no plan (the teacher then probes at random).
+    const contradiction = [{ outcome: lost, events: ['probe 1 1 north'] }];
+    expect(treasureReaderProbe(3, 3, 1, contradiction, [])).toBeNull();
+  });
+});
+
+describe('Doors teacher that reads its notes', () => {
+  it('never opens an empty door twice: 3 doors are all found by the third attempt', async () => {
+    const env = createDoors();
+    const adaptive = rates(await teacherMetrics(env, [], { adaptive: 1, episodes: 30 }));
+    const blind = rates(await teacherMetrics(env, [], { adaptive: 0, episodes: 30 }));
+    expect(adaptive[0]).toBe(blind[0]);
+    expect(adaptive[2]).toBe(1);
+    expect(blind[2]).toBeLessThan(1);
+  });
+
+  it('picks the recorded prize door, else a door not recorded empty', () => {
+    const rng = createRng('doors-reader');
+    const empty = [
+      { outcome: lost, events: ['door 1 empty'] },
+      { outcome: lost, events: ['You opened door 3: empty.'] },
+    ];
+    for (let i = 0; i < 20; i++) expect(doorsReaderDoor(3, empty, rng)).toBe(2);
+    const prize = [{ outcome: { ...lost, success: true, label: 'win' }, events: ['door 3 prize'] }];
+    expect(doorsReaderDoor(4, prize, rng)).toBe(3);
+  });
+});
+
+describe('note-blind hidden-target teachers never read their notes', () => {
+  it('play the same answer whatever facts.earlier holds', async () => {
+    for (const env of [createTreasure(), createDoors()] as EnvV1<unknown, unknown>[]) {
+      const teacher = createTeacher(env, { style: 'compact' });
+      const ep = env.createEpisode({ seed: 1, seat: 'first', style: 'compact', rng: createRng(1) });
+      const observation = ep.reset(0);
+      const request = (earlier: readonly { outcome: typeof lost; events: string[] }[]) => ({
+        messages: [],
+        phase: 'play' as const,
+        seed: 9,
+        facts: { slot: 's', taskSeed: 1, attempt: 1, observation, earlier },
+      });
+      const events = env.id === 'doors' ? ['door 1 empty', 'door 2 empty'] : ['probe 2 2 north'];
+      for (let seed = 0; seed < 20; seed++) {
+        const [a] = await teacher.generate([{ ...request([]), seed }]);
+        const [b] = await teacher.generate([{ ...request([{ outcome: lost, events }]), seed }]);
+        expect(b?.text).toBe(a?.text);
+      }
+    }
   });
 });

@@ -1,4 +1,5 @@
 export { type AnyTeacherOptions, createTeacher, TEACHER_ENV_IDS } from './create-teacher';
+export { doorsReaderDoor, doorsTeacher } from './doors-teacher';
 export {
   KUHN_TEACHER_ITERATIONS,
   type KuhnTeacherOptions,
@@ -20,3 +21,4 @@ export {
   ticTacToeTeacher,
   ticTacToeTeacherMove,
 } from './tictactoe-teacher';
+export { treasureCandidates, treasureReaderProbe, treasureTeacher } from './treasure-teacher';

@@ -1,0 +1,51 @@
+/**
+ * Doors as the trainer knows it: a single-agent bandit (no opponents), its defaults (γ_traj 0.9, invalid
+ * penalty 0.5, the agent always first), evaluation on 3 doors in-domain and 4 doors out-of-domain, the
+ * teacher (note-blind random doors; never an empty door twice when it reads its notes) and the words of
+ * its compact text.
+ */
+
+import type { EnvDefinitionV1 } from '@mage-rl/core';
+import {
+  createDoors,
+  DOORS_ENV_ID,
+  DOORS_MAX,
+  DOORS_MIN,
+  DOORS_RESULT_WORDS,
+  type DoorsAction,
+  type DoorsOptions,
+  type DoorsState,
+  doorsRules,
+} from '@mage-rl/envs/doors';
+import type { TrainConfigInput } from '../presets/schema';
+import { doorsTeacher } from '../teachers/doors-teacher';
+import { textWords } from './words';
+
+/** Results, door words, outcome labels and the compact rules of every door count. */
+function compactWords(): string[] {
+  const rules: string[] = [];
+  for (let doors = DOORS_MIN; doors <= DOORS_MAX; doors++) rules.push(doorsRules(doors, 'compact'));
+  return textWords(['doors', 'door', ...DOORS_RESULT_WORDS, 'win', 'loss'], rules);
+}
+
+export const doorsEnvDefinition: EnvDefinitionV1<DoorsState, DoorsAction> = {
+  specificationVersion: 'v1',
+  id: DOORS_ENV_ID,
+  description: 'Doors: a prize behind one of N doors, the same door every attempt (single-agent bandit)',
+  create: (options) => createDoors(options as DoorsOptions),
+  defaults: {
+    env: { options: {} },
+    rollout: { seats: 'first' },
+    population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
+    advantage: { trajGamma: 0.9, invalidPenalty: 0.5 },
+    eval: {
+      inDomain: [],
+      outOfDomain: [],
+      envOptions: {},
+      // Four doors are the out-of-domain test (Bayes reader: 1/4, 1/2, 3/4 over three attempts).
+      outOfDomainEnvOptions: [{ doors: 4 }],
+    },
+  } satisfies TrainConfigInput,
+  warmStart: { teacher: doorsTeacher, words: compactWords() },
+  labels: { name: 'Doors', success: 'prize found' },
+};

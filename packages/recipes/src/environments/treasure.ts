@@ -1,0 +1,55 @@
+/**
+ * Treasure as the trainer knows it: a single-agent hidden-cell search (no opponents), its defaults
+ * (γ_traj 0.9, invalid penalty 0.5, the agent always first), evaluation on 3×3 in-domain and on a 4×4
+ * grid out-of-domain, the teacher (note-blind random probes; the Bayes reader when it reads its notes)
+ * and the words of its compact text.
+ */
+
+import type { EnvDefinitionV1 } from '@mage-rl/core';
+import {
+  createTreasure,
+  TREASURE_ENV_ID,
+  TREASURE_HINT_WORDS,
+  TREASURE_MAX_SIZE,
+  TREASURE_MIN_SIZE,
+  type TreasureAction,
+  type TreasureOptions,
+  type TreasureState,
+  treasureRules,
+} from '@mage-rl/envs/treasure';
+import type { TrainConfigInput } from '../presets/schema';
+import { treasureTeacher } from '../teachers/treasure-teacher';
+import { textWords } from './words';
+
+/** Answers, grid and probe words, outcome labels and the compact rules of every grid size. */
+function compactWords(): string[] {
+  const rules: string[] = [];
+  for (let h = TREASURE_MIN_SIZE; h <= TREASURE_MAX_SIZE; h++) {
+    for (let w = TREASURE_MIN_SIZE; w <= TREASURE_MAX_SIZE; w++)
+      rules.push(treasureRules(w, h, 1, 'compact'));
+  }
+  return textWords(['grid', 'by', 'last', 'probe', ...TREASURE_HINT_WORDS, 'win', 'loss'], rules);
+}
+
+export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureAction> = {
+  specificationVersion: 'v1',
+  id: TREASURE_ENV_ID,
+  description:
+    'Treasure: find a hidden grid cell from direction hints, the same cell every attempt (single agent)',
+  create: (options) => createTreasure(options as TreasureOptions),
+  defaults: {
+    env: { options: {} },
+    rollout: { seats: 'first' },
+    population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
+    advantage: { trajGamma: 0.9, invalidPenalty: 0.5 },
+    eval: {
+      inDomain: [],
+      outOfDomain: [],
+      envOptions: {},
+      // A 4×4 grid is the out-of-domain test (Bayes reader: 1/16, 9/16, 1 over three attempts).
+      outOfDomainEnvOptions: [{ width: 4, height: 4 }],
+    },
+  } satisfies TrainConfigInput,
+  warmStart: { teacher: treasureTeacher, words: compactWords() },
+  labels: { name: 'Treasure', success: 'treasure found' },
+};
