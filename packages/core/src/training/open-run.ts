@@ -62,7 +62,13 @@ function runConfig<S, A>(
  * rewriting its record). Paths inside the caller's record (`extra`) are the caller's to name
  * (`resumeSafePaths`).
  */
-export const RESUME_SAFE_PATHS: readonly string[] = ['training.iterations'];
+export const RESUME_SAFE_PATHS: readonly string[] = [
+  'training.iterations',
+  // The evaluation period: a run that evaluates only after its last iteration records its iteration count
+  // here, so extending the run changes it. Evaluations play their own tasks; only a retrieval memory's store
+  // (which evaluations add to) makes the training after a changed period differ from the uninterrupted run.
+  'training.evaluation.every',
+];
 
 const resumeSafe =
   (extraSafe: readonly string[]) =>

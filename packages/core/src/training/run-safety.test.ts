@@ -137,6 +137,14 @@ describe('resume safety', () => {
     expect(await readFile(join(runDir, 'config.json'), 'utf8')).toBe(before);
   });
 
+  it('lets the evaluation period change with the iteration count (evaluating only at the end)', () => {
+    const saved = { training: { iterations: 200, evaluation: { every: 200, episodes: 16 } } };
+    const longer = { training: { iterations: 300, evaluation: { every: 300, episodes: 16 } } };
+    expect(resumeDifferences(saved, longer)).toEqual([]);
+    const other = { training: { iterations: 300, evaluation: { every: 300, episodes: 32 } } };
+    expect(resumeDifferences(saved, other)).toEqual(['training.evaluation.episodes']);
+  });
+
   it('lets the paths the caller names change or be missing from an older record, nothing beside them', () => {
     const safe = ['memory'];
     const saved = { extra: { ppo: { lr: 1e-4 }, memory: { budget: '6GiB' } } };
