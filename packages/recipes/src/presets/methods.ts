@@ -2,7 +2,7 @@
  * The methods (the paper's Table 1 baselines) as data: presets over the same machinery.
  */
 
-import type { EpisodeBaseline, MetaRewardMode } from '@mage-rl/gigpo';
+import type { MetaRewardMode } from '@mage-rl/gigpo';
 import type { MemoryKind } from '../wiring';
 
 export const METHOD_IDS = [
@@ -35,8 +35,6 @@ export interface MethodPreset {
    */
   readonly grouping: 'per-opponent' | 'mixed';
   readonly anchorScope: 'global' | 'local';
-  /** What an episode-level score is compared with (`row`, `trajectory`, `attempt`). */
-  readonly episodeBaseline: EpisodeBaseline;
   /** KL coefficient to the warm start; `null` keeps the env's default. */
   readonly klCoef: number | null;
   /**
@@ -56,7 +54,6 @@ const inference = (id: MethodId, memory: MemoryKind, description: string): Metho
   estimator: null,
   grouping: 'per-opponent',
   anchorScope: 'global',
-  episodeBaseline: 'row',
   klCoef: null,
   groupSizeScale: 1,
 });
@@ -76,8 +73,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'grpo',
     grouping: 'mixed',
     anchorScope: 'global',
-    episodeBaseline: 'row',
-    klCoef: null,
+      klCoef: null,
     groupSizeScale: 3,
   },
   gigpo: {
@@ -90,8 +86,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
-    episodeBaseline: 'row',
-    klCoef: null,
+      klCoef: null,
     groupSizeScale: 3,
   },
   lamer: {
@@ -104,8 +99,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
-    episodeBaseline: 'row',
-    klCoef: null,
+      klCoef: null,
     groupSizeScale: 1,
   },
   mage: {
@@ -118,8 +112,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'per-opponent',
     anchorScope: 'global',
-    episodeBaseline: 'row',
-    klCoef: null,
+      klCoef: null,
     groupSizeScale: 1,
   },
 };

@@ -52,13 +52,9 @@ export function mergeConfig<T extends object = Plain>(...layers: readonly (T | u
   return mergePlain(layers) as T;
 }
 
-// gigpo's defaults; the method layer sets the anchor scope and episode baseline.
-const {
-  anchorScope: _anchorScope,
-  episodeBaseline: _episodeBaseline,
-  lengthPenalty: _lengthPenalty,
-  ...GIGPO_DEFAULTS
-} = DEFAULT_ADVANTAGE_OPTIONS;
+// gigpo's defaults (the episode baseline among them, which an env's defaults may change); the method layer
+// sets the anchor scope.
+const { anchorScope: _anchorScope, lengthPenalty: _lengthPenalty, ...GIGPO_DEFAULTS } = DEFAULT_ADVANTAGE_OPTIONS;
 
 const BASE: TrainConfigInput = {
   seed: 0,
@@ -94,7 +90,6 @@ export function methodLayer(method: MethodId, preset: RunPresetId): TrainConfigI
       ...(m.estimator ? { estimator: m.estimator } : {}),
       grouping: m.grouping,
       anchorScope: m.anchorScope,
-      episodeBaseline: m.episodeBaseline,
     },
     ...(m.klCoef === null ? {} : { ppo: { klCoef: m.klCoef } }),
   };
