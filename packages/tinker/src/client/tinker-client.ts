@@ -6,6 +6,7 @@
  * the background. Design: architecture/tinker.md.
  */
 
+import { randomUUID } from 'node:crypto';
 import { AbortedError, firstIssue, throwIfAborted } from '@mage-rl/core';
 import { z } from 'zod';
 import {
@@ -204,6 +205,9 @@ export function createTinkerClient(options: TinkerClientOptions): TinkerClient {
   const now = options.now ?? Date.now;
   let sessionId: string | null = null;
   let opening: Promise<string> | null = null;
+  // Idempotency keys must differ between clients (processes) and stay the same across one request's
+  // retries; they decide nothing that is computed, so they need no seeded stream.
+  const clientKey = randomUUID();
   let requests = 0;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   let beats = { sent: 0, failed: 0 } as { sent: number; failed: number; lastError?: string };
@@ -240,7 +244,7 @@ export function createTinkerClient(options: TinkerClientOptions): TinkerClient {
     pendingOn408: boolean,
   ): Promise<Sent> {
     const text = JSON.stringify(body);
-    const key = `mage-${sessionId ?? 'client'}-${requests++}`;
+    const key = `mage-${clientKey}-${requests++}`;
     for (let attempt = 0; ; attempt++) {
       throwIfAborted(signal);
       const reply = await once(endpoint, text, key, signal);

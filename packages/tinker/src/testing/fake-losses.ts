@@ -63,8 +63,18 @@ export function forwardBackward(
     const advantages = input.loss_fn === 'cross_entropy' ? null : column(datum, 'advantages', n);
     for (let i = 0; i < n; i++) {
       const target = at(targets, i);
-      if (!(Number.isInteger(target) && target >= 0 && target < vocabSize)) {
-        throw new FakeUserError(`target token ${target} is outside the vocabulary 0..${vocabSize - 1}`);
+      if (!(Number.isInteger(target) && target >= 0))
+        throw new FakeUserError(`target token ${target} is not an id`);
+      if (target >= vocabSize) {
+        // Context-only ids (prompt text): log-prob 0, and nothing may train on them.
+        const trained = weightsIn ? at(weightsIn, i) : at(advantages as Float64Array, i);
+        if (trained !== 0) {
+          throw new FakeUserError(
+            `target token ${target} is outside the output vocabulary 0..${vocabSize - 1}`,
+          );
+        }
+        lps[i] = 0;
+        continue;
       }
       const key = contextKey(tokens, i + 1);
       const lp = logSoftmaxOf(weights, key, vocabSize);

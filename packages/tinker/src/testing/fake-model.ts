@@ -2,8 +2,9 @@
  * The model behind the fake Tinker service: a table of next-token logits keyed by the whole prefix
  * (every distinct context has its own softmax over the ids `0 … vocabSize − 1`; unseen contexts are
  * uniform). It is tiny and exact, so forward passes return real log-probs, the built-in losses have
- * exact gradients, and Adam steps change what the model samples. Input ids may be any integer ≥ 0; only
- * targets and samples are limited to the vocabulary.
+ * exact gradients, and Adam steps change what the model samples. Input ids may be any integer ≥ 0 (the
+ * prompt's text); ids at or above `vocabSize` are context only: never sampled, scored as log-prob 0 and
+ * refused as targets with a nonzero weight or advantage.
  */
 
 import { at, type Rng } from '@mage-rl/core';
