@@ -41,6 +41,8 @@ export interface FakeTinkerOptions {
   readonly pendingPolls?: number;
   /** Lets sampling stop at stop strings (the service knows the model's tokenizer). */
   readonly decode?: (tokens: readonly number[]) => string;
+  /** Ids that always end a sample, as a model's end-of-sequence token does. Default none. */
+  readonly eosTokenIds?: readonly number[];
 }
 
 export interface FakeRequestRecord {
@@ -253,7 +255,10 @@ export async function startFakeTinker(options: FakeTinkerOptions = {}): Promise<
           temperature: params.temperature ?? 1,
           topK: params.top_k ?? -1,
           topP: params.top_p ?? 1,
-          stopTokens: new Set(stop.filter((s): s is number => typeof s === 'number')),
+          stopTokens: new Set([
+            ...(options.eosTokenIds ?? []),
+            ...stop.filter((s): s is number => typeof s === 'number'),
+          ]),
           stopStrings,
           ...(options.decode ? { decode: options.decode } : {}),
         };
