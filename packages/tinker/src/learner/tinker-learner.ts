@@ -7,43 +7,14 @@
  * run resumes in a new session. Design: architecture/tinker.md.
  */
 
-import { join } from 'node:path';
-import {
-  CheckpointError,
-  ConfigError,
-  createRng,
-  emptyUpdateTotals,
-  firstIssue,
-  InvalidArgumentError,
-  type LearnerRowV1,
-  type LearnerV1,
-  NumericInstabilityError,
-  readJsonFile,
-  type TokenLossOutput,
-  throwIfAborted,
-  unpackLogprobRows,
-  updateResultOf,
-  writeJsonAtomic,
-} from '@mage-rl/core';
+import { ConfigError, createRng, firstIssue, type LearnerV1, unpackLogprobRows } from '@mage-rl/core';
 import { z } from 'zod';
-import {
-  type AdamParams,
-  createModelResponseSchema,
-  type ForwardBackwardInput,
-  forwardBackwardOutputSchema,
-  loadWeightsResponseSchema,
-  optimStepResponseSchema,
-  savedWeightsResponseSchema,
-} from '../api/wire';
-import type { CallOptions, TinkerClient } from '../client/tinker-client';
+import type { TinkerClient } from '../client/tinker-client';
 import { createTinkerPolicy, type TinkerPolicyOptions, type TinkerTokenizer } from '../policy/tinker-policy';
-import { datumOf, responseValues, type ScoredRow, tokenLossInputOf } from './datums';
-import {
-  builtinLossInput,
-  TINKER_LOSS_KINDS,
-  type TinkerLossMapping,
-  weightedCrossEntropyInput,
-} from './loss-mapping';
+import { loadTinker, saveTinker } from './checkpoint';
+import { TINKER_LOSS_KINDS, type TinkerLossMapping } from './loss-mapping';
+import { createModel } from './model-calls';
+import { type LearnerContext, scoreRows, updateOnService } from './update';
 
 /** Tinker's Adam parameters (decoupled weight decay; `gradClipNorm` 0 = no clipping). */
 export interface TinkerAdamOptions {
@@ -96,19 +67,6 @@ export interface TinkerLearner extends LearnerV1 {
   readonly samplerPath: string | null;
 }
 
-const CHECKPOINT_FILE = 'tinker-learner.json';
-
-const checkpointSchema = z.object({
-  format: z.literal('mage-rl/tinker-learner@1'),
-  baseModel: z.string(),
-  loraRank: z.int(),
-  /** The model that saved it (for the record; `load` restores into this learner's own model). */
-  modelId: z.string(),
-  statePath: z.string().min(1),
-  step: z.int().min(0),
-  consecutiveSkips: z.int().min(0),
-});
-
 const optionsSchema = z.object({
   baseModel: z.string({ error: 'a non-empty string' }).min(1, { error: 'a non-empty string' }),
   loraRank: z.int({ error: 'an integer >= 1' }).min(1, { error: 'an integer >= 1' }),
@@ -150,112 +108,56 @@ function resolveOptions(options: TinkerLearnerOptions) {
   });
 }
 
-const isPlainRow = (row: object): row is LearnerRowV1 => 'promptTokens' in row && 'responseTokens' in row;
-
 /** Creates the session and the LoRA model, and returns the learner (see the module comment). */
 export async function createTinkerLearner(options: TinkerLearnerOptions): Promise<TinkerLearner> {
   const settings = resolveOptions(options);
   const { client } = options;
-  const call: CallOptions = options.signal ? { signal: options.signal } : {};
-  const sessionId = await client.createSession(call);
-  const created = await client.submit(
-    '/api/v1/create_model',
-    {
-      session_id: sessionId,
-      model_seq_id: 0,
-      base_model: settings.baseModel,
-      user_metadata: null,
-      lora_config: { rank: settings.loraRank, train_unembed: true, train_mlp: true, train_attn: true },
-      type: 'create_model',
+  const calls = await createModel(client, settings, options.signal ? { signal: options.signal } : {});
+  const ctx: LearnerContext = {
+    calls,
+    baseModel: settings.baseModel,
+    loraRank: settings.loraRank,
+    loss: settings.loss,
+    adam: {
+      learning_rate: settings.learningRate,
+      beta1: settings.beta1,
+      beta2: settings.beta2,
+      eps: settings.eps,
+      weight_decay: settings.weightDecay,
+      grad_clip_norm: settings.gradClipNorm,
     },
-    createModelResponseSchema,
-    call,
-  );
-  const modelId = created.model_id;
-  const adamParams: AdamParams = {
-    learning_rate: settings.learningRate,
-    beta1: settings.beta1,
-    beta2: settings.beta2,
-    eps: settings.eps,
-    weight_decay: settings.weightDecay,
-    grad_clip_norm: settings.gradClipNorm,
+    maxConsecutiveSkips: settings.maxConsecutiveSkips,
+    maxDatumsPerRequest: settings.maxDatumsPerRequest,
+    rng: createRng(options.seed),
+    state: { step: 0, consecutiveSkips: 0, samplerPath: null },
   };
-  const rootRng = createRng(options.seed);
-  // Requests of the model are numbered from 1 (create_model is 0).
-  let seq = 1;
-  let step = 0;
-  let consecutiveSkips = 0;
-  let samplerPath: string | null = null;
-
   const id = options.id ?? `tinker:${settings.baseModel}`;
   const policy = createTinkerPolicy({
     client,
     tokenizer: options.tokenizer,
-    target: () => (samplerPath === null ? { baseModel: settings.baseModel } : { modelPath: samplerPath }),
+    target: () => {
+      const path = ctx.state.samplerPath;
+      return path === null ? { baseModel: settings.baseModel } : { modelPath: path };
+    },
     ...options.policy,
     id,
   });
-
-  const fb = (endpoint: 'forward' | 'forward_backward', input: ForwardBackwardInput, signal?: AbortSignal) =>
-    client.submit(
-      `/api/v1/${endpoint}`,
-      endpoint === 'forward'
-        ? { forward_input: input, model_id: modelId, seq_id: seq++ }
-        : { forward_backward_input: input, model_id: modelId, seq_id: seq++ },
-      forwardBackwardOutputSchema,
-      signal ? { signal } : call,
-    );
-
-  /** Current log-probs of the rows' response tokens, in chunks of `maxDatumsPerRequest`. */
-  async function score(rows: readonly ScoredRow[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const out: Float32Array[] = [];
-    for (let start = 0; start < rows.length; start += settings.maxDatumsPerRequest) {
-      const chunk = rows.slice(start, start + settings.maxDatumsPerRequest);
-      const data = chunk.map((row, i) =>
-        datumOf(row, start + i, { weights: new Array<number>(row.responseTokens.length).fill(1) }),
-      );
-      const result = await fb('forward', { data, loss_fn: 'cross_entropy' }, signal);
-      chunk.forEach((row, i) => {
-        out.push(responseValues(row, result.loss_fn_outputs[i]?.logprobs, 'log-probs'));
-      });
-    }
-    return out;
-  }
-
-  async function publishSampler(signal?: AbortSignal): Promise<void> {
-    const saved = await client.submit(
-      '/api/v1/save_weights_for_sampler',
-      {
-        model_id: modelId,
-        path: `mage-sampler-step-${step}`,
-        seq_id: seq++,
-        type: 'save_weights_for_sampler',
-      },
-      savedWeightsResponseSchema,
-      signal ? { signal } : call,
-    );
-    samplerPath = saved.path;
-  }
-
-  const learner: TinkerLearner = {
+  return {
     specificationVersion: 'v1',
     id,
     policy,
-    get modelId() {
-      return modelId;
-    },
+    modelId: calls.modelId,
     get step() {
-      return step;
+      return ctx.state.step;
     },
     get samplerPath() {
-      return samplerPath;
+      return ctx.state.samplerPath;
     },
-
     async logprobs(input) {
       // Packed rows (a reference model may receive them) are scored as their spans' plain rows.
       const out: Float32Array[] = [];
       for (const one of input) {
-        const parts = await score(unpackLogprobRows([one]));
+        const parts = await scoreRows(ctx, unpackLogprobRows([one]));
         const joined = new Float32Array(parts.reduce((k, p) => k + p.length, 0));
         let k = 0;
         for (const p of parts) {
@@ -266,137 +168,11 @@ export async function createTinkerLearner(options: TinkerLearnerOptions): Promis
       }
       return out;
     },
-
-    async update(request) {
-      const started = performance.now();
-      const rows = request.rows.map((row, i) => {
-        if (!isPlainRow(row)) {
-          throw new InvalidArgumentError(`Row ${i} is packed; the Tinker learner takes plain rows only.`);
-        }
-        return row;
-      });
-      const epochs = request.epochs ?? 1;
-      const perBatch = request.miniBatchRows ?? rows.length;
-      const totals = emptyUpdateTotals();
-      for (let epoch = 0; epoch < epochs; epoch++) {
-        // Keyed by the optimizer step: a resumed learner shuffles as the uninterrupted one did.
-        const order = rootRng.split(`order-${step}`).shuffle(rows.map((_, i) => i));
-        for (let start = 0; start < order.length; start += perBatch) {
-          throwIfAborted(request.signal);
-          const batch = order.slice(start, start + perBatch).map((i) => rows[i] as LearnerRowV1);
-          const tokens = batch.reduce((k, r) => k + r.responseTokens.length, 0);
-          const signal = request.signal;
-          let current: Float32Array[];
-          let lossOut: TokenLossOutput;
-          if (settings.loss.kind === 'exact') {
-            current = await score(batch, signal);
-            lossOut = request.loss(tokenLossInputOf(batch, current));
-            if (!(Number.isFinite(lossOut.loss) && lossOut.weights.every(Number.isFinite))) {
-              consecutiveSkips++;
-              totals.skipped++;
-              if (consecutiveSkips >= settings.maxConsecutiveSkips) {
-                throw new NumericInstabilityError(
-                  `The token loss was not finite in ${consecutiveSkips} mini-batches in a row (optimizer step ${step}).`,
-                  { context: { step } },
-                );
-              }
-              continue;
-            }
-            await fb('forward_backward', weightedCrossEntropyInput(batch, lossOut.weights), signal);
-          } else {
-            // Built-in losses back-propagate on the service: refuse non-finite inputs before sending.
-            const finite = batch.every(
-              (r) => Number.isFinite(r.advantage) && r.oldLogprobs.every(Number.isFinite),
-            );
-            if (!finite) {
-              throw new InvalidArgumentError(
-                `A row of the mini-batch at optimizer step ${step} has a non-finite advantage or sampling log-prob.`,
-              );
-            }
-            const result = await fb('forward_backward', builtinLossInput(settings.loss, batch), signal);
-            current = batch.map((row, i) =>
-              responseValues(row, result.loss_fn_outputs[i]?.logprobs, 'log-probs'),
-            );
-            // The loop's loss function at the pre-step log-probs gives the loss and stats it reports.
-            lossOut = request.loss(tokenLossInputOf(batch, current));
-          }
-          await client.submit(
-            '/api/v1/optim_step',
-            { adam_params: adamParams, model_id: modelId, seq_id: seq++, type: 'optim_step' },
-            optimStepResponseSchema,
-            signal ? { signal } : call,
-          );
-          step++;
-          consecutiveSkips = 0;
-          totals.steps++;
-          totals.batches++;
-          totals.tokens += tokens;
-          totals.loss += lossOut.loss;
-          for (const [key, v] of Object.entries(lossOut.stats))
-            totals.stats[key] = (totals.stats[key] ?? 0) + v;
-        }
-      }
-      if (totals.steps > 0) await publishSampler(request.signal);
-      return updateResultOf(totals, (performance.now() - started) / 1000);
-    },
-
-    async save(dir) {
-      const saved = await client.submit(
-        '/api/v1/save_weights',
-        {
-          model_id: modelId,
-          path: `mage-state-step-${step}`,
-          seq_id: seq++,
-          overwrite: true,
-          type: 'save_weights',
-        },
-        savedWeightsResponseSchema,
-        call,
-      );
-      await writeJsonAtomic(join(dir, CHECKPOINT_FILE), {
-        format: 'mage-rl/tinker-learner@1',
-        baseModel: settings.baseModel,
-        loraRank: settings.loraRank,
-        modelId,
-        statePath: saved.path,
-        step,
-        consecutiveSkips,
-      });
-    },
-
-    async load(dir) {
-      const path = join(dir, CHECKPOINT_FILE);
-      const parsed = checkpointSchema.safeParse(await readJsonFile(path));
-      if (!parsed.success) {
-        throw new CheckpointError(
-          `'${path}' is not a Tinker learner checkpoint: ${firstIssue(parsed.error).message}.`,
-          {
-            context: { path },
-          },
-        );
-      }
-      const saved = parsed.data;
-      if (saved.baseModel !== settings.baseModel || saved.loraRank !== settings.loraRank) {
-        throw new CheckpointError(
-          `'${path}' holds a LoRA of rank ${saved.loraRank} on ${saved.baseModel}; this learner trains rank ${settings.loraRank} on ${settings.baseModel}.`,
-          { context: { path } },
-        );
-      }
-      await client.submit(
-        '/api/v1/load_weights',
-        { model_id: modelId, path: saved.statePath, optimizer: true, seq_id: seq++, type: 'load_weights' },
-        loadWeightsResponseSchema,
-        call,
-      );
-      step = saved.step;
-      consecutiveSkips = saved.consecutiveSkips;
-      samplerPath = null;
-      if (step > 0) await publishSampler();
-    },
-
+    update: (request) => updateOnService(ctx, request),
+    save: (dir) => saveTinker(ctx, dir),
+    load: (dir) => loadTinker(ctx, dir),
     async dispose() {
       client.close();
     },
   };
-  return learner;
 }
