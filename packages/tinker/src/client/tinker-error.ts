@@ -11,9 +11,7 @@ export type TinkerFailure =
   /** The future finished with `{ error, category }`. */
   | 'request-failed'
   /** The future was still pending when `futureTimeoutMs` ran out. */
-  | 'future-timeout'
-  /** No API key in the environment variable the config names. */
-  | 'no-api-key';
+  | 'future-timeout';
 
 /** A call to the Tinker service failed; `context` holds the endpoint, the reason and the HTTP status. */
 export class TinkerError extends MageError {
