@@ -23,6 +23,11 @@ function thrown(fn: () => unknown): MageError {
   throw new Error('expected a throw');
 }
 
+const TINKER = {
+  backend: 'tinker',
+  tinker: { baseURL: 'https://tinker.example', baseModel: 'Qwen/Qwen3-8B' },
+} as const;
+
 describe("method presets (the paper's method table)", () => {
   it('matches the table', () => {
     const row = (id: (typeof METHOD_IDS)[number]) => {
@@ -114,6 +119,17 @@ describe('resolveTrainConfig', () => {
     expect(c.train.iterations).toBe(RUN_PRESETS.smoke.train.iterations);
   });
 
+  it("learner.backend 'tinker' takes its service from learner.tinker, defaults in one place", () => {
+    const local = resolveTrainConfig({});
+    expect(local.learner).toEqual({
+      backend: 'local',
+      tinker: { baseURL: null, baseModel: null, loraRank: 32, apiKeyEnv: 'TINKER_API_KEY', loss: 'exact' },
+    });
+    const c = resolveTrainConfig({ learner: TINKER, ppo: { klCoef: 0.05 } });
+    expect(c.learner.tinker).toMatchObject({ baseURL: 'https://tinker.example', baseModel: 'Qwen/Qwen3-8B' });
+    expect(c.learner.tinker.loss).toBe('exact');
+  });
+
   it('bad values name the dotted path, the value and what is allowed', () => {
     const cases: [unknown, string, RegExp][] = [
       [{ rollout: { groups: 0 } }, 'rollout.groups', /at least 1, got 0/],
@@ -143,6 +159,36 @@ describe('resolveTrainConfig', () => {
         /must be set/,
       ],
       [{ rollout: { openai: { baseURL: 'ftp://h' } } }, 'rollout.openai.baseURL', /http\(s\) URL/],
+      [
+        { learner: { backend: 'tinker' } },
+        'learner.tinker.baseURL',
+        /must be set when learner.backend is 'tinker'/,
+      ],
+      [
+        { learner: { backend: 'tinker', tinker: { baseURL: 'https://t' } } },
+        'learner.tinker.baseModel',
+        /must be set/,
+      ],
+      [{ learner: { tinker: { loraRank: 0 } } }, 'learner.tinker.loraRank', /at least 1, got 0/],
+      [{ learner: { backend: 'remote' } }, 'learner.backend', /one of "local", "tinker", got "remote"/],
+      [
+        { learner: { ...TINKER, tinker: { ...TINKER.tinker, loss: 'ppo' } }, ppo: { klCoef: 0.01 } },
+        'learner.tinker.loss',
+        /no KL term to the reference; set ppo.klCoef=0 or learner.tinker.loss=exact/,
+      ],
+      [
+        {
+          learner: { ...TINKER, tinker: { ...TINKER.tinker, loss: 'importance_sampling' } },
+          ppo: { klCoef: 0, aggregation: 'seq-mean-token-mean' },
+        },
+        'learner.tinker.loss',
+        /ppo.aggregation 'seq-mean-token-mean' needs learner.tinker.loss=exact/,
+      ],
+      [
+        { learner: TINKER, rollout: { backend: 'openai', openai: { baseURL: 'http://h/v1', model: 'm' } } },
+        'rollout.backend',
+        /samples its rollouts on the Tinker service; rollout.backend must be 'local'/,
+      ],
     ];
     for (const [partial, path, message] of cases) {
       const error = thrown(() => resolveTrainConfig(partial as never));

@@ -64,6 +64,10 @@ const BASE: TrainConfigInput = {
     backend: 'local',
     openai: { baseURL: null, model: null, apiKeyEnv: null },
   },
+  learner: {
+    backend: 'local',
+    tinker: { baseURL: null, baseModel: null, loraRank: 32, apiKeyEnv: 'TINKER_API_KEY', loss: 'exact' },
+  },
   advantage: { ...GIGPO_DEFAULTS, grouping: 'per-opponent', lengthPenaltyCoef: 0 },
   ppo: { klCoef: 0 },
   memory: { budget: '6GiB' },
@@ -105,6 +109,37 @@ function rethrowEnvOption(error: unknown, envId: string, prefix: string): never 
   throw error;
 }
 
+/** What the `tinker` learner backend needs, and the settings it cannot honour (architecture/tinker.md). */
+function checkTinkerLearner(config: TrainConfig): void {
+  for (const key of ['baseURL', 'baseModel'] as const) {
+    if (config.learner.tinker[key] === null) {
+      throw new ConfigError(`learner.tinker.${key} must be set when learner.backend is 'tinker'.`, {
+        path: `learner.tinker.${key}`,
+      });
+    }
+  }
+  if (config.rollout.backend !== 'local') {
+    throw new ConfigError(
+      `learner.backend 'tinker' samples its rollouts on the Tinker service; rollout.backend must be 'local', got '${config.rollout.backend}'.`,
+      { path: 'rollout.backend', context: { value: config.rollout.backend, allowed: ['local'] } },
+    );
+  }
+  const { loss } = config.learner.tinker;
+  if (loss === 'exact') return;
+  if (config.ppo.klCoef > 0) {
+    throw new ConfigError(
+      `learner.tinker.loss '${loss}' is Tinker's built-in loss, which has no KL term to the reference; set ppo.klCoef=0 or learner.tinker.loss=exact (got ppo.klCoef=${config.ppo.klCoef}).`,
+      { path: 'learner.tinker.loss', context: { value: loss, allowed: ['exact'] } },
+    );
+  }
+  if (config.ppo.aggregation !== 'token-mean') {
+    throw new ConfigError(
+      `learner.tinker.loss '${loss}' averages over the mini-batch's tokens; ppo.aggregation '${config.ppo.aggregation}' needs learner.tinker.loss=exact.`,
+      { path: 'learner.tinker.loss', context: { value: loss, allowed: ['exact'] } },
+    );
+  }
+}
+
 /** Cross-field checks zod cannot express: env options, populations and opponent ids (single-agent: none). */
 function checkSemantics(config: TrainConfig): void {
   // `trains` is the method's, recorded so a run's config says whether it updates the model; setting it
@@ -135,6 +170,7 @@ function checkSemantics(config: TrainConfig): void {
       }
     }
   }
+  if (config.learner.backend === 'tinker') checkTinkerLearner(config);
   const envId = config.env.id;
   try {
     createEnvById(envId, config.env.options);

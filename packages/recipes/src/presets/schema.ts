@@ -30,6 +30,8 @@ export const CONFIG_LIMITS = {
   episodes: 100_000,
   warmStartIterations: 10_000,
   warmStartEpochs: 1000,
+  /** `learner.tinker.loraRank`. */
+  loraRank: 1024,
   /** `memory.budget` in bytes at least (less does not hold the runtime itself) and at most. */
   memoryBudgetMin: 2 ** 30,
   memoryBudget: 2 ** 40,
@@ -103,6 +105,32 @@ export const trainConfigSchema = z.strictObject({
       model: z.string().min(1).nullable(),
       /** Name of the environment variable that holds the API key (keys stay out of config files). */
       apiKeyEnv: z.string().min(1).nullable(),
+    }),
+  }),
+  /**
+   * Where the policy is trained: `local` (the embedded model in this process) or `tinker` (a LoRA of
+   * `tinker.baseModel` on a Tinker-compatible service, which also samples the rollouts; see
+   * architecture/tinker.md).
+   */
+  learner: z.strictObject({
+    backend: z.enum(['local', 'tinker']),
+    /** The service of the `tinker` backend (URL and model null for `local`). */
+    tinker: z.strictObject({
+      /** The service's base URL, without `/api/v1`. */
+      baseURL: z
+        .string()
+        .regex(/^https?:\/\//, 'an http(s) URL')
+        .nullable(),
+      /** The base model as the service names it (e.g. `Qwen/Qwen3-8B`). */
+      baseModel: z.string().min(1).nullable(),
+      loraRank: posInt.max(L.loraRank),
+      /** Name of the environment variable that holds the API key (keys stay out of config files). */
+      apiKeyEnv: z.string().min(1),
+      /**
+       * `exact`: MAGE's PPO loss computed here and sent as per-token cross-entropy weights (two passes);
+       * `ppo` / `importance_sampling`: the service's built-in loss (one pass; no KL to the reference).
+       */
+      loss: z.enum(['exact', 'ppo', 'importance_sampling']),
     }),
   }),
   population: z.strictObject({

@@ -57,6 +57,7 @@ import {
 } from '../warm-start/pretrain';
 import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
 import { memoryLimitsOfConfig } from './memory-limits';
+import { type RunLearners, tinkerLearners } from './tinker-learners';
 
 export interface TrainPipelineOptions {
   readonly env: string;
@@ -67,7 +68,8 @@ export interface TrainPipelineOptions {
   readonly resume?: boolean;
   /**
    * A mage-tiny directory or a Hugging Face checkpoint directory to start from; default: the cached
-   * mage-tiny warm start (created when missing).
+   * mage-tiny warm start (created when missing). With `learner.backend: tinker`, the directory of the
+   * base model's tokenizer (required).
    */
   readonly model?: string;
   readonly cacheDir?: string;
@@ -280,12 +282,8 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
   });
 }
 
-/** Trains holding `lock`, the run directory's (the loop does not take it again). */
-async function trainLoaded(
-  options: TrainPipelineOptions,
-  config: TrainConfig,
-  lock: RunLock | null,
-): Promise<TrainPipelineResult> {
+/** The embedded model's learners: the warm start (cached or `--model`), served or local, and its reference. */
+async function localLearners(options: TrainPipelineOptions, config: TrainConfig): Promise<RunLearners> {
   const optimizer = {
     lr: config.ppo.lr,
     weightDecay: config.ppo.weightDecay,
@@ -318,6 +316,33 @@ async function trainLoaded(
     config.ppo.klCoef > 0
       ? await loadModel(warmStart, { runner: 'local', lora: false, memory, inferenceOnly: true })
       : undefined;
+  return {
+    warmStart,
+    learner,
+    ...(reference ? { reference } : {}),
+    async dispose() {
+      await local.dispose();
+      await reference?.dispose();
+    },
+  };
+}
+
+/** Trains holding `lock`, the run directory's (the loop does not take it again). */
+async function trainLoaded(
+  options: TrainPipelineOptions,
+  config: TrainConfig,
+  lock: RunLock | null,
+): Promise<TrainPipelineResult> {
+  // The one place a run's learner is chosen: `learner.backend` (architecture/tinker.md).
+  const learners =
+    config.learner.backend === 'tinker'
+      ? await tinkerLearners(config, {
+          seed: options.seed,
+          ...(options.model === undefined ? {} : { model: options.model }),
+          ...(options.signal ? { signal: options.signal } : {}),
+        })
+      : await localLearners(options, config);
+  const { warmStart, learner, reference } = learners;
   try {
     const training = trainingOptionsOf(config, {
       learner,
@@ -353,7 +378,6 @@ async function trainLoaded(
       alreadyFinished: false,
     };
   } finally {
-    await local.dispose();
-    await reference?.dispose();
+    await learners.dispose();
   }
 }
