@@ -1,6 +1,6 @@
 /**
  * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban in
- * process; ALFWorld and WebShop on their servers) and
+ * process; ALFWorld, WebShop and any OpenEnv env on their servers) and
  * the definitions of env packages added explicitly for this process (`addEnvDefinition`, which the CLI
  * calls for `--env-package` / `env.package`). Config resolution, wiring, evaluation suites, teachers,
  * the vocabulary and the CLI all read it; importing a module never adds anything.
@@ -10,6 +10,7 @@ import { ConfigError, type EnvDefinitionV1, UnknownIdError } from '@mage-rl/core
 import { alfWorldEnvDefinition } from './alfworld';
 import { checkEnvDefinition } from './check-definition';
 import { kuhnPokerEnvDefinition } from './kuhn-poker';
+import { openEnvEnvDefinition } from './openenv';
 import { sokobanEnvDefinition } from './sokoban';
 import { ticTacToeEnvDefinition } from './tictactoe';
 import { webShopEnvDefinition } from './webshop';
@@ -21,10 +22,15 @@ export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
   sokobanEnvDefinition,
   alfWorldEnvDefinition,
   webShopEnvDefinition,
+  openEnvEnvDefinition,
 ];
 
 /** First-party envs that live on a server of their own: `url` is one of their options. */
-export const REMOTE_ENV_IDS: readonly string[] = [alfWorldEnvDefinition.id, webShopEnvDefinition.id];
+export const REMOTE_ENV_IDS: readonly string[] = [
+  alfWorldEnvDefinition.id,
+  webShopEnvDefinition.id,
+  openEnvEnvDefinition.id,
+];
 
 /** A snapshot of the registry. */
 export interface EnvRegistry {
