@@ -1,3 +1,6 @@
+import { execFile, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { randomLegalOpponent } from '@mage-rl/core/testing';
 import { createKuhnPoker, kuhnGame } from '@mage-rl/envs/kuhn-poker';
 import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
@@ -44,6 +47,10 @@ async function connect(base: string, headers: Record<string, string> = {}) {
     },
   };
 }
+
+/** A Python 3 on this machine (the stdlib client needs nothing else); absent, its tests are skipped. */
+const python = spawnSync('python3', ['--version']).status === 0;
+const PY_CLIENT = fileURLToPath(new URL('../__fixtures__/openenv_client.py', import.meta.url));
 
 const observationOf = (m: Message) =>
   m.data.observation as Record<string, unknown> & { info: Record<string, unknown> };
@@ -246,5 +253,27 @@ describe('mage env-serve --protocol openenv', () => {
     expect((await fetch(`${ttt.url}/health`, { method: 'DELETE' })).status).toBe(405);
     expect((await fetch(`${ttt.url}/ws`)).status).toBe(426);
     expect(await (await fetch(`${ttt.url}/health`)).json()).toEqual({ status: 'healthy' });
+  });
+
+  it.skipIf(!python)('a Python client (standard library) plays whole games over HTTP and /ws', async () => {
+    for (const [server, name] of [
+      [ttt, 'tictactoe'],
+      [kuhn, 'kuhn-poker'],
+    ] as const) {
+      const { stdout } = await promisify(execFile)('python3', [PY_CLIENT, server.url, '4'], {
+        timeout: 30_000,
+      });
+      const summary = JSON.parse(stdout) as Record<string, unknown> & { steps: number };
+      expect(summary).toMatchObject({
+        health: { status: 'healthy' },
+        action_fields: ['message', 'metadata'],
+        name,
+        bad_json: 'INVALID_JSON',
+        state: { env_id: name, step_count: summary.steps },
+        closed: ['close', 1000],
+      });
+      expect(summary.steps).toBeGreaterThan(0);
+      expect(typeof summary.reward).toBe('number');
+    }
   });
 });
