@@ -42,7 +42,7 @@ export function envServeCommand(program: Command, io: Io): void {
     .argument('<env>', envFlagHelp('in-process'))
     .option(
       '--protocol <name>',
-      "webshop (AgentGym's WebShop dialect; mage clients) | openenv (OpenEnv's routes and WebSocket sessions, textarena_env's fields)",
+      "webshop (AgentGym's WebShop dialect; mage clients) or openenv (OpenEnv's routes and WebSocket sessions, textarena_env's fields)",
       'webshop',
     )
     .option('--port <n>', 'port (0: any free port, printed)', '36005')

@@ -8,11 +8,11 @@ import { createCliOpponent, createEnv, ENV_IDS, knownOpponentIds, matchGame, sol
 
 describe('cli registry', () => {
   it('creates every env by id and fails on unknown ids with the known list', () => {
-    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop']);
+    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop', 'openenv']);
     for (const id of ENV_IDS) expect(createEnv(id, { url: 'http://127.0.0.1:36001' }).id).toBe(id);
     expect(() => createEnv('chess')).toThrow(UnknownIdError);
     expect(() => createEnv('chess')).toThrow(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, alfworld, webshop/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, alfworld, webshop, openenv/,
     );
     expect(() => createEnv('toString')).toThrow(UnknownIdError);
   });

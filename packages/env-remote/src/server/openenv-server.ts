@@ -9,6 +9,7 @@
  */
 
 import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HttpError } from '@mage-rl/core/http';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
@@ -21,7 +22,6 @@ import {
   textArenaObservation,
   textArenaState,
 } from '../openenv/protocol';
-import type { ServedResetExtra } from '../served-protocol';
 import type { EnvServerOptions } from './env-server';
 import { EnvService } from './env-service';
 import { createJsonServer, noRoute, parsedBody, refuseUpgrade } from './json-server';
@@ -70,49 +70,90 @@ class WsError extends Error {
 }
 
 export function createOpenEnvServer(options: EnvServerOptions, host: string): Server {
-  const maxSessions = options.maxInstances ?? DEFAULT_SESSIONS;
-  const idleMs = options.instanceTtlMs ?? DEFAULT_IDLE_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? 65_536;
-  // One instance more than the sessions, for the stateless HTTP reset and step (each frees its own at once);
-  // sessions end by their idle timer, not by the service's expiry.
-  const service = new EnvService({
-    ...options,
-    maxInstances: maxSessions + 1,
-    instanceTtlMs: Number.POSITIVE_INFINITY,
+  const sessions = new OpenEnvSessions(options);
+  const server = createJsonServer({
+    hardening: { ...options.http, host },
+    maxConcurrent: options.maxConcurrent ?? 64,
+    maxBodyBytes: sessions.maxBodyBytes,
+    log: options.log,
+    errorBody: (message) => ({ detail: message }),
+    handle: (req, url, body) => sessions.http(req, url, body),
+    upgrade: (req, socket, head) => sessions.upgrade(req, socket, head),
   });
-  const sessions = new Set<Session>();
-  const episodes = { count: 0 };
-  const wss = new WebSocketServer({ noServer: true, maxPayload: maxBodyBytes, perMessageDeflate: false });
+  server.on('close', () => sessions.closeAll());
+  return server;
+}
 
-  const startSession = (ws: WebSocket) => {
+/** The sessions of one server over its `EnvService`, and its HTTP routes. */
+class OpenEnvSessions {
+  readonly maxBodyBytes: number;
+  private readonly maxSessions: number;
+  private readonly idleMs: number;
+  private readonly service: EnvService;
+  private readonly sessions = new Set<Session>();
+  private readonly wss: WebSocketServer;
+  private episodes = 0;
+  private readonly schemas = {
+    action: z.toJSONSchema(textArenaAction),
+    observation: z.toJSONSchema(textArenaObservation),
+    state: z.toJSONSchema(textArenaState),
+  };
+
+  constructor(private readonly options: EnvServerOptions) {
+    this.maxSessions = options.maxInstances ?? DEFAULT_SESSIONS;
+    this.idleMs = options.instanceTtlMs ?? DEFAULT_IDLE_MS;
+    this.maxBodyBytes = options.maxBodyBytes ?? 65_536;
+    // One instance more than the sessions, for the stateless HTTP reset and step (each frees its own at
+    // once); sessions end by their idle timer, not by the service's expiry.
+    this.service = new EnvService({
+      ...options,
+      maxInstances: this.maxSessions + 1,
+      instanceTtlMs: Number.POSITIVE_INFINITY,
+    });
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: this.maxBodyBytes,
+      perMessageDeflate: false,
+    });
+  }
+
+  /** Takes an upgrade request on `/ws` (its Host and Origin already checked). */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== '/ws') {
+      refuseUpgrade(socket, 404, { detail: `no WebSocket endpoint ${path}; sessions are on /ws` });
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.start(ws));
+  }
+
+  closeAll(): void {
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+  }
+
+  /** A new connection: a session of its own, or `CAPACITY_REACHED` and the socket closed. */
+  private start(ws: WebSocket): void {
     ws.on('error', () => ws.terminate());
-    if (sessions.size >= maxSessions) {
-      sendError(
-        ws,
-        new WsError(
-          'CAPACITY_REACHED',
-          `all ${maxSessions} sessions of this server are in use; retry later`,
-          {
-            active_sessions: sessions.size,
-            max_sessions: maxSessions,
-          },
-        ),
-      );
+    if (this.sessions.size >= this.maxSessions) {
+      const extra = { active_sessions: this.sessions.size, max_sessions: this.maxSessions };
+      const message = `all ${this.maxSessions} sessions of this server are in use; retry later`;
+      sendError(ws, new WsError('CAPACITY_REACHED', message, extra));
       ws.close(1013, 'capacity reached');
       return;
     }
     const session: Session = {
-      instance: service.create(),
+      instance: this.service.create(),
       episodeId: null,
       stepCount: 0,
       lastReward: 0,
       lastInfo: {},
       rules: '',
     };
-    sessions.add(session);
+    this.sessions.add(session);
     const touch = () => {
       clearTimeout(session.idle);
-      session.idle = setTimeout(() => ws.close(1000, 'idle too long'), idleMs);
+      session.idle = setTimeout(() => ws.close(1000, 'idle too long'), this.idleMs);
       session.idle.unref();
     };
     touch();
@@ -120,30 +161,30 @@ export function createOpenEnvServer(options: EnvServerOptions, host: string): Se
       touch();
       const text = isBinary ? '' : Buffer.isBuffer(data) ? data.toString('utf8') : String(data);
       try {
-        const reply = onMessage(session, text);
+        const reply = this.onMessage(session, text);
         if (reply === 'close') ws.close(1000);
         else ws.send(JSON.stringify(reply));
       } catch (error) {
         const wsError = asWsError(error);
         if (wsError.code === 'EXECUTION_ERROR' && !(error instanceof WsError)) {
-          options.log?.(`/ws: ${wsError.message}`);
+          this.options.log?.(`/ws: ${wsError.message}`);
         }
         sendError(ws, wsError);
       }
     });
     ws.on('close', () => {
       clearTimeout(session.idle);
-      sessions.delete(session);
+      this.sessions.delete(session);
       try {
-        service.close(session.instance);
+        this.service.close(session.instance);
       } catch {
         // Already gone.
       }
     });
-  };
+  }
 
   /** The answer to one message of a session ('close': close the socket without one). */
-  const onMessage = (s: Session, text: string): unknown => {
+  private onMessage(s: Session, text: string): unknown {
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -155,19 +196,17 @@ export function createOpenEnvServer(options: EnvServerOptions, host: string): Se
     }
     const type = typeof json === 'object' && json !== null ? (json as { type?: unknown }).type : undefined;
     if (!OPENENV_MESSAGE_TYPES.includes(type as never)) {
-      throw new WsError(
-        'UNKNOWN_TYPE',
-        `Unknown message type: ${typeof type === 'string' ? type : JSON.stringify(type ?? '')}`,
-      );
+      const shown = typeof type === 'string' ? type : JSON.stringify(type ?? '');
+      throw new WsError('UNKNOWN_TYPE', `Unknown message type: ${shown}`);
     }
     const message = validated(openEnvClientMessage, json);
     switch (message.type) {
       case 'reset': {
         const data = validated(openEnvResetData, message.data);
         const seed = data.seed ?? 0;
-        const { observation, rules } = reset(s.instance, seed, data);
-        episodes.count++;
-        s.episodeId = data.episode_id ?? `${options.envId}-${seed}-${episodes.count}`;
+        const { observation, rules } = this.reset(s.instance, seed, data);
+        this.episodes++;
+        s.episodeId = data.episode_id ?? `${this.options.envId}-${seed}-${this.episodes}`;
         s.stepCount = 0;
         s.lastReward = 0;
         s.lastInfo = {};
@@ -176,143 +215,102 @@ export function createOpenEnvServer(options: EnvServerOptions, host: string): Se
       }
       case 'step': {
         const action = validated(textArenaAction, message.data);
-        const result = step(s.instance, s.rules, action.message);
+        const result = this.step(s.instance, s.rules, action.message);
         s.stepCount++;
         s.lastReward = result.reward;
         s.lastInfo = result.observation.info;
         return { type: 'observation', data: result };
       }
       case 'state':
-        return { type: 'state', data: stateOf(s) };
+        return { type: 'state', data: this.stateOf(s) };
       case 'close':
         return 'close';
     }
-  };
+  }
 
   /** Resets `instance` to task `seed` with the mage fields of `data`: the result and the rules. */
-  const reset = (instance: number, seed: number, data: ServedResetExtra & { env?: string | undefined }) => {
-    const [text, facts] = service.reset({ env_idx: instance, session_id: seed, ...withoutNulls(data) });
+  private reset(instance: number, seed: number, data: Record<string, unknown>) {
+    const [text, facts] = this.service.reset({ env_idx: instance, session_id: seed, ...withoutNulls(data) });
     const rules = typeof facts.rules === 'string' ? facts.rules : '';
     const info = facts.observation as { info?: unknown; anchor?: unknown } | undefined;
-    return {
-      rules,
-      observation: {
-        observation: textArena(rules, text, [], {
-          observation: info?.info ?? {},
-          anchor: info?.anchor ?? '',
-        }),
-        reward: 0,
-        done: false,
-      },
-    };
-  };
+    const extra = { observation: info?.info ?? {}, anchor: info?.anchor ?? '' };
+    return { rules, observation: { observation: textArena(rules, text, [], extra), reward: 0, done: false } };
+  }
 
   /** Plays `message` on `instance`: the result in OpenEnv's shape. */
-  const step = (instance: number, rules: string, message: string) => {
-    const r = service.step({ env_idx: instance, action: message });
+  private step(instance: number, rules: string, message: string) {
+    const r = this.service.step({ env_idx: instance, action: message });
     const info = r.info as { observation: { info: unknown; anchor: string }; event: string } & Record<
       string,
       unknown
     >;
     const { observation, ...rest } = info;
+    const facts = { ...rest, observation: observation.info, anchor: observation.anchor };
     return {
-      observation: textArena(rules, String(r.state), [info.event], {
-        ...rest,
-        observation: observation.info,
-        anchor: observation.anchor,
-      }),
+      observation: textArena(rules, String(r.state), [info.event], facts),
       reward: Number(r.reward),
       done: Boolean(r.done),
     };
-  };
+  }
 
-  const stateOf = (s: Session | null) => {
-    const facts = s ? service.facts(s.instance) : null;
+  /** `textarena_env`'s state of session `s` (of a fresh env without one). */
+  private stateOf(s: Session | null) {
+    const facts = s ? this.service.facts(s.instance) : null;
     return {
       episode_id: s?.episodeId ?? null,
       step_count: s?.stepCount ?? 0,
-      env_id: options.envId,
+      env_id: this.options.envId,
       num_players: facts?.numPlayers ?? 1,
       max_turns: facts?.maxTurns ?? null,
       turn: facts?.turn ?? 0,
       last_reward: s?.lastReward ?? 0,
       last_info: s?.lastInfo ?? {},
     };
-  };
+  }
 
   /** Runs `use` on an instance of its own, freed afterwards (the stateless HTTP reset and step). */
-  const withInstance = <T>(use: (instance: number) => T): T => {
-    const instance = service.create();
+  private withInstance<T>(use: (instance: number) => T): T {
+    const instance = this.service.create();
     try {
       return use(instance);
     } finally {
-      service.close(instance);
+      this.service.close(instance);
     }
-  };
+  }
 
-  const schemas = {
-    action: z.toJSONSchema(textArenaAction),
-    observation: z.toJSONSchema(textArenaObservation),
-    state: z.toJSONSchema(textArenaState),
-  };
-
-  const handle = (req: IncomingMessage, url: URL, body: unknown): unknown => {
+  /** The JSON answer to an HTTP request. */
+  http(req: IncomingMessage, url: URL, body: unknown): unknown {
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /health':
         return { status: 'healthy' };
       case 'GET /metadata':
         return {
-          name: options.envId,
-          description: options.description ?? `mage-rl's ${options.envId} env`,
+          name: this.options.envId,
+          description: this.options.description ?? `mage-rl's ${this.options.envId} env`,
           readme_content: null,
           version: null,
           author: null,
           documentation_url: 'https://github.com/mage-rl/mage-rl/tree/main/packages/env-remote#readme',
         };
       case 'GET /schema':
-        return schemas;
+        return this.schemas;
       case 'GET /state':
-        return stateOf(null);
+        return this.stateOf(null);
       case 'POST /reset': {
         const data = parsedBody(openEnvResetData, body, 422);
-        return withInstance((i) => reset(i, data.seed ?? 0, data).observation);
+        return this.withInstance((i) => this.reset(i, data.seed ?? 0, data).observation);
       }
       case 'POST /step': {
         const { action } = parsedBody(httpStepBody, body, 422);
         const { message } = parsedBody(textArenaAction, action, 422);
-        return withInstance((i) => {
-          const { rules } = reset(i, 0, {});
-          return step(i, rules, message);
-        });
+        return this.withInstance((i) => this.step(i, this.reset(i, 0, {}).rules, message));
       }
       case 'GET /ws':
         throw new HttpError(426, '/ws takes WebSocket connections (Upgrade: websocket)');
       default:
         throw noRoute(req.method, url.pathname, ROUTES);
     }
-  };
-
-  const server = createJsonServer({
-    hardening: { ...options.http, host },
-    maxConcurrent: options.maxConcurrent ?? 64,
-    maxBodyBytes,
-    log: options.log,
-    errorBody: (message) => ({ detail: message }),
-    handle,
-    upgrade: (req, socket, head) => {
-      const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-      if (path !== '/ws') {
-        refuseUpgrade(socket, 404, { detail: `no WebSocket endpoint ${path}; sessions are on /ws` });
-        return;
-      }
-      wss.handleUpgrade(req, socket, head, startSession);
-    },
-  });
-  server.on('close', () => {
-    for (const ws of wss.clients) ws.terminate();
-    wss.close();
-  });
-  return server;
+  }
 }
 
 /** `textarena_env`'s observation of a mage observation: the rules and the text as the prompt. */

@@ -49,9 +49,16 @@ const nim: EnvDefinitionV1 = {
 
 describe('env registry', () => {
   it('holds the first-party envs, each building its own id, and lists them for unknown ids', () => {
-    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop']);
+    expect(envRegistry().ids).toEqual([
+      'tictactoe',
+      'kuhn-poker',
+      'sokoban',
+      'alfworld',
+      'webshop',
+      'openenv',
+    ]);
     for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
-      // ALFWorld and WebShop need their server's address (building the env does not contact it).
+      // The envs on servers need their server's address (building the env does not contact it).
       const options = REMOTE_ENV_IDS.includes(d.id) ? { url: 'http://127.0.0.1:36001' } : {};
       expect(d.create(options).id).toBe(d.id);
       expect(envDefinition(d.id)).toBe(d);
@@ -59,7 +66,7 @@ describe('env registry', () => {
     const error = thrown(() => envDefinition('chess'));
     expect(error).toBeInstanceOf(UnknownIdError);
     expect(String((error as Error).message)).toMatch(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, alfworld, webshop/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, alfworld, webshop, openenv/,
     );
     expect(() => envDefinition('toString')).toThrow(UnknownIdError);
   });
@@ -86,7 +93,15 @@ describe('env registry', () => {
   it('an added env resolves with the generic layer under its defaults, records its package, and trains', () => {
     addEnvDefinition(nim, { package: 'nim-package' });
     expect(() => addEnvDefinition(nim, { package: 'other' })).toThrow(/already added/);
-    expect(envRegistry().ids).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'alfworld', 'webshop', 'nim']);
+    expect(envRegistry().ids).toEqual([
+      'tictactoe',
+      'kuhn-poker',
+      'sokoban',
+      'alfworld',
+      'webshop',
+      'openenv',
+      'nim',
+    ]);
     const c = resolveTrainConfig({}, { env: 'nim', preset: 'smoke' });
     expect(c.env).toEqual({ id: 'nim', options: {}, package: 'nim-package' });
     expect(c.advantage.trajGamma).toBe(0.8);
