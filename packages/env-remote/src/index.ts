@@ -51,6 +51,17 @@ export { RemoteEnvError } from './errors';
 export { JsonClient, type RetryPolicy } from './http/json-client';
 export { closeRemoteEnvs } from './lifecycle';
 export {
+  OPENENV_ERROR_CODES,
+  type OpenEnvErrorCode,
+  openEnvClientMessage,
+  openEnvResult,
+  openEnvServerMessage,
+  openEnvSocketUrl,
+  textArenaAction,
+  textArenaObservation,
+  textArenaState,
+} from './openenv/protocol';
+export {
   type RemoteConnectionOptions,
   remoteConnectionShape,
   splitConnectionOptions,

@@ -58,11 +58,9 @@ export type OpenEnvServerMessage = z.output<typeof openEnvServerMessage>;
  * arguments its environment's `reset` does not take.
  */
 export const openEnvResetData = servedResetExtra
-  .omit({ env: true })
   .extend({
     seed: z.number().int().min(0).max(0xffffffff).nullable().optional(),
     episode_id: z.string().max(255).nullable().optional(),
-    env: z.string().min(1).max(200).optional(),
   })
   .loose();
 
