@@ -1,10 +1,20 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeRemoteEnvs } from '@mage-rl/env-remote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capture, commandLine, runCaptured, runJson, waitFor } from '../testing/cli.test-helper';
+import {
+  capture,
+  commandLine,
+  runCaptured,
+  runJson,
+  saveTinyModel,
+  useTempDir,
+  waitFor,
+} from '../testing/cli.test-helper';
 import { serveEnv } from './env-serve';
 
 /** The number-guessing OpenEnv server of env-remote's fixtures (written from OpenEnv's protocol, no mage code). */
@@ -128,6 +138,36 @@ describe('mage eval --env openenv against an OpenEnv server mage-rl did not writ
     expect(r.code).toBe(1);
     expect(r.err).toMatch(/none of them 'message'.*--set env\.options\.actionField=<field>/);
   });
+});
+
+describe('mage train --env openenv from a model of its own (slow: one smoke iteration)', () => {
+  const tmp = useTempDir('mage-openenv-');
+  let game: Awaited<ReturnType<typeof numberGame>>;
+  beforeAll(async () => {
+    game = await numberGame();
+  });
+  afterAll(() => {
+    closeRemoteEnvs();
+    game.child.kill('SIGKILL');
+  });
+
+  it('rolls out on the OpenEnv server, updates and evaluates', async () => {
+    const model = await saveTinyModel(join(tmp.path, 'model'), 1);
+    const runDir = join(tmp.path, 'run');
+    await runJson([
+      ...commandLine('train --env openenv --preset smoke --iterations 1 --model'),
+      model,
+      '--env-url',
+      game.url,
+      '--run-dir',
+      runDir,
+    ]);
+    const lines = (await readFile(join(runDir, 'metrics.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string });
+    expect(lines.map((l) => l.type)).toEqual(['rollout', 'update', 'eval']);
+  }, 600_000);
 });
 
 describe('mage env-serve --protocol openenv', () => {
