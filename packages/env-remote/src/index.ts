@@ -4,6 +4,7 @@
  */
 
 export { AlfWorldDialect, alfWorldResetSchema, alfWorldStepSchema } from './dialects/alfworld';
+export { OpenEnvDialect, type OpenEnvFields, type OpenEnvView } from './dialects/openenv';
 export {
   WebShopDialect,
   webShopActionsSchema,
@@ -20,6 +21,16 @@ export {
   createAlfWorld,
   renderAlfWorld,
 } from './envs/alfworld';
+export {
+  createOpenEnv,
+  OPENENV_ENV_ID,
+  OPENENV_OUTCOMES,
+  type OpenEnvOptions,
+  type OpenEnvState,
+  openEnvOptionsSchema,
+  openEnvRules,
+  parseOpenEnvAction,
+} from './envs/openenv';
 export { type RemoteStateBase, remoteGameModel } from './envs/remote-game';
 export { createServedEnv } from './envs/served';
 export {
@@ -39,6 +50,17 @@ export {
 export { RemoteEnvError } from './errors';
 export { JsonClient, type RetryPolicy } from './http/json-client';
 export { closeRemoteEnvs } from './lifecycle';
+export {
+  OPENENV_ERROR_CODES,
+  type OpenEnvErrorCode,
+  openEnvClientMessage,
+  openEnvResult,
+  openEnvServerMessage,
+  openEnvSocketUrl,
+  textArenaAction,
+  textArenaObservation,
+  textArenaState,
+} from './openenv/protocol';
 export {
   type RemoteConnectionOptions,
   remoteConnectionShape,

@@ -1,7 +1,8 @@
 /**
  * `mage env-serve <env>`: one of mage-rl's in-process envs served over HTTP in the WebShop dialect, so
  * that a run elsewhere plays it with `--env <env> --env-url http://host:port` (see
- * architecture/envs.md, "Remote envs"). `session_id` is the task seed.
+ * architecture/envs.md, "Remote envs"), or with `--protocol openenv` in OpenEnv's, so that any OpenEnv
+ * client plays it (architecture/env-remote.md). The task seed is `session_id` (OpenEnv: `seed`).
  */
 
 import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
@@ -18,6 +19,7 @@ import { setOverride } from './train-overrides';
 
 interface ServeFlags {
   readonly port: string;
+  readonly protocol?: string;
   readonly host: string;
   readonly opponent?: string;
   readonly seat: string;
@@ -35,9 +37,14 @@ interface ServeFlags {
 export function envServeCommand(program: Command, io: Io): void {
   allowOriginOption(program.command('env-serve'), 'the server')
     .description(
-      'serve an env over HTTP (WebShop dialect) for runs elsewhere: mage train --env <env> --env-url <url>',
+      'serve an env over HTTP (WebShop dialect, or OpenEnv) for runs elsewhere: mage train --env <env> --env-url <url>',
     )
     .argument('<env>', envFlagHelp('in-process'))
+    .option(
+      '--protocol <name>',
+      "webshop (AgentGym's WebShop dialect; mage clients) or openenv (OpenEnv's routes and WebSocket sessions, textarena_env's fields)",
+      'webshop',
+    )
     .option('--port <n>', 'port (0: any free port, printed)', '36005')
     .option(
       '--host <address>',
@@ -56,10 +63,10 @@ export function envServeCommand(program: Command, io: Io): void {
       'env option when a request sends none: --option boxes=3 (value parsed as JSON)',
     )
     .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
-    .option('--max-instances <n>', 'live instances at most', '1024')
+    .option('--max-instances <n>', 'live instances at most (openenv: WebSocket sessions)', '1024')
     .option('--max-body-bytes <n>', 'largest request body', '65536')
     .option('--max-concurrent <n>', 'requests handled at once', '64')
-    .option('--instance-ttl <s>', 'seconds an untouched instance lives', '1800')
+    .option('--instance-ttl <s>', 'seconds an untouched instance (openenv: session) lives', '1800')
     .option('--json', 'print the address as JSON')
     .action(async (env: string, opts: ServeFlags) => {
       const abort = new AbortController();
@@ -98,6 +105,7 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
     (o, a) => mergeConfig(o, setOverride(a, '--option')),
     {},
   );
+  const protocol = oneOf(opts.protocol ?? 'webshop', '--protocol', ['webshop', 'openenv'] as const);
   definition.create(options); // a bad --option fails here, before the server starts
   const opponents = definition.opponents;
   if (opts.opponent !== undefined) opponents?.create(opts.opponent);
@@ -106,6 +114,8 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
   }
   const running = await listen(opts, () => ({
     envId: definition.id,
+    protocol,
+    description: definition.description,
     createEnv: (o: Readonly<Record<string, unknown>>) => definition.create(o),
     defaultOptions: options,
     ...(opponents ? { createOpponent: (id: string) => opponents.create(id) } : {}),
@@ -121,8 +131,11 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
   }));
   const warning = exposureWarning('mage env-serve', opts.host, false);
   if (warning) io.stderr(`${warning}\n`);
-  if (opts.json) printJson(io, { env: definition.id, url: running.url, port: running.port });
-  else io.stdout(`mage env-serve: ${definition.id} at ${running.url} (WebShop dialect; Ctrl-C stops)\n`);
+  if (opts.json) printJson(io, { env: definition.id, url: running.url, port: running.port, protocol });
+  else {
+    const speaks = protocol === 'openenv' ? 'OpenEnv, sessions on /ws' : 'WebShop dialect';
+    io.stdout(`mage env-serve: ${definition.id} at ${running.url} (${speaks}; Ctrl-C stops)\n`);
+  }
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });

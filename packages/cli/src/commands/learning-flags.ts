@@ -33,7 +33,7 @@ export const ENV_PACKAGE_HELP =
 
 /** Help of `--env-url`. */
 export const ENV_URL_HELP =
-  "play the env on a server (sets env.options.url): an AgentGym server for alfworld / webshop, or 'mage env-serve <env>' for the others";
+  "play the env on a server (sets env.options.url): an AgentGym server for alfworld / webshop, any OpenEnv server for openenv, or 'mage env-serve <env>' for the others";
 
 /** `--env-url <url>` as a config override (`env.options.url`); nothing without it. */
 export function envUrlOverride(url: string | undefined): TrainConfigInput {

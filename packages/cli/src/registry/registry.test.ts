@@ -16,11 +16,12 @@ describe('cli registry', () => {
       'doors',
       'alfworld',
       'webshop',
+      'openenv',
     ]);
     for (const id of ENV_IDS) expect(createEnv(id, { url: 'http://127.0.0.1:36001' }).id).toBe(id);
     expect(() => createEnv('chess')).toThrow(UnknownIdError);
     expect(() => createEnv('chess')).toThrow(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop, openenv/,
     );
     expect(() => createEnv('toString')).toThrow(UnknownIdError);
   });

@@ -15,6 +15,7 @@ import {
 } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
+import type { Duplex } from 'node:stream';
 
 /** An error a request handler throws to answer `status` with `message` (a JSON `{ error }` in the mage servers). */
 export class HttpError extends Error {
@@ -62,9 +63,15 @@ export const HARDENING_DEFAULTS = {
 
 /**
  * An `http.Server` with the timeouts and the connection cap set. Node answers 408 itself when the
- * headers or the body arrive too slowly; the check runs every `min(1 s, headers timeout / 2)`.
+ * headers or the body arrive too slowly; the check runs every `min(1 s, headers timeout / 2)`. Sockets
+ * handed to `upgrade` count as busy until they close.
  */
-export function createHardenedServer(options: HardeningOptions, listener: RequestListener): Server {
+export function createHardenedServer(
+  options: HardeningOptions,
+  listener: RequestListener,
+  /** Takes over connections that ask for an upgrade (a WebSocket); without it they are answered as requests. */
+  upgrade?: (req: IncomingMessage, socket: Duplex, head: Buffer) => void,
+): Server {
   const headersTimeout = options.headersTimeoutMs ?? HARDENING_DEFAULTS.headersTimeoutMs;
   const requestTimeout = Math.max(
     options.requestTimeoutMs ?? HARDENING_DEFAULTS.requestTimeoutMs,
@@ -104,6 +111,13 @@ export function createHardenedServer(options: HardeningOptions, listener: Reques
       if (n !== undefined) sockets.set(socket, Math.max(0, n - 1));
     });
   });
+  if (upgrade) {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // An upgraded socket holds a session: busy for good, so the cap never closes it as idle.
+      if (sockets.has(req.socket)) sockets.set(req.socket, 1);
+      upgrade(req, socket, head);
+    });
+  }
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();

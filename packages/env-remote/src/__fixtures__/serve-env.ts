@@ -1,7 +1,7 @@
 /**
  * Test fixture: serves an env of `@mage-rl/envs` with `startEnvServer` in its own process and prints
- * `listening <url>` once ready. Argument: `sokoban` | `tictactoe` | `kuhn-poker`. Tic-Tac-Toe and Kuhn
- * play a random legal opponent.
+ * `listening <url>` once ready. Arguments: `sokoban` | `tictactoe` | `kuhn-poker`, then the protocol
+ * (`webshop`, the default, or `openenv`). Tic-Tac-Toe and Kuhn play a random legal opponent.
  */
 
 import { randomLegalOpponent } from '@mage-rl/core/testing';
@@ -11,6 +11,7 @@ import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
 import { startEnvServer } from '../server/env-server';
 
 const id = process.argv[2] ?? 'sokoban';
+const protocol = process.argv[3] === 'openenv' ? 'openenv' : 'webshop';
 const create = {
   sokoban: createSokoban,
   tictactoe: createTicTacToe,
@@ -26,6 +27,7 @@ const opponent =
 const running = await startEnvServer(
   {
     envId: id,
+    protocol,
     createEnv: (options) => create(options),
     ...(opponent ? { createOpponent: () => opponent(), defaultOpponent: 'random' } : {}),
   },

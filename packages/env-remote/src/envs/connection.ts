@@ -4,6 +4,13 @@ import { JsonClient } from '../http/json-client';
 import { type RemoteConnectionOptions, retryPolicy } from '../options';
 import { type InstanceBackend, InstancePool } from '../pool';
 
+/** A dialect over a server's client, the backend of its instances, and what stops its own resources. */
+export interface OpenedDialect<D> {
+  readonly dialect: D;
+  readonly backend: Omit<InstanceBackend, 'label'>;
+  readonly dispose?: () => void;
+}
+
 /**
  * A lazily opened connection: nothing talks to the server until the first episode resets, so building
  * the env (config checks, `--show-config`) never needs the server.
@@ -14,15 +21,23 @@ export class LazyConnection<D> {
   constructor(
     private readonly options: RemoteConnectionOptions,
     private readonly label: string,
-    private readonly open: (client: JsonClient) => { dialect: D; backend: Omit<InstanceBackend, 'label'> },
+    private readonly open: (client: JsonClient) => OpenedDialect<D>,
   ) {}
 
   get(): { dialect: D; pool: InstancePool } {
     if (this.opened) return this.opened;
     const label = `${this.label} at ${this.options.url}`;
     const client = new JsonClient(this.options.url, retryPolicy(this.options), this.label);
-    const { dialect, backend } = this.open(client);
+    let opened: OpenedDialect<D>;
+    try {
+      opened = this.open(client);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    const { dialect, backend, dispose } = opened;
     const pool = new InstancePool({ ...backend, label }, this.options.maxInstances, 'maxInstances', () => {
+      dispose?.();
       client.close();
       this.opened = undefined;
     });

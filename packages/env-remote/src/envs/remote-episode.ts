@@ -20,8 +20,7 @@ import {
 import type { z } from 'zod';
 import type { JsonClient } from '../http/json-client';
 import { type RemoteConnectionOptions, taskIndex, validateRemoteOptions } from '../options';
-import type { InstanceBackend } from '../pool';
-import { LazyConnection } from './connection';
+import { LazyConnection, type OpenedDialect } from './connection';
 import { type RemoteStateBase, remoteGameModel } from './remote-game';
 import { jsonOptions, type RemoteSplit, splitRange } from './splits';
 
@@ -54,7 +53,7 @@ export function remoteEnv<
   readonly input: unknown;
   /** Why the env has no out-of-domain tasks unless configured (said when the split asks for them). */
   readonly noOutOfDomain: string;
-  readonly open: (client: JsonClient) => { dialect: D; backend: Omit<InstanceBackend, 'label'> };
+  readonly open: (client: JsonClient, options: z.output<T>) => OpenedDialect<D>;
   readonly createEpisode: (
     task: EnvTaskV1<S, string>,
     index: number,
@@ -66,7 +65,9 @@ export function remoteEnv<
   const parts: RemoteEnvParts<z.output<T>, D> = {
     label: spec.label,
     options,
-    connection: new LazyConnection(options, `the ${spec.label} server`, spec.open),
+    connection: new LazyConnection(options, `the ${spec.label} server`, (client) =>
+      spec.open(client, options),
+    ),
   };
   return {
     specificationVersion: 'v1',
@@ -81,10 +82,11 @@ export function remoteEnv<
   };
 }
 
-/** What a server step produced: the next state and the event line of the turn. */
+/** What a server step produced: the next state, the event line of the turn, and its reward (default: the state's score). */
 export interface RemoteStepResult<S> {
   readonly next: S;
   readonly event: string;
+  readonly reward?: number;
 }
 
 /** One meta-episode on a server instance (see the module comment); `D` is the server dialect. */
@@ -170,8 +172,8 @@ export abstract class RemoteEpisode<
     if (this.instance === undefined || !pool.holds(this, this.instance)) {
       throw new InvalidArgumentError(`${this.label}: step() before reset().`);
     }
-    const { next, event } = this.stepOn(dialect, this.instance, action.action, this.current);
-    return this.finish(next.score, true, event, next);
+    const { next, event, reward } = this.stepOn(dialect, this.instance, action.action, this.current);
+    return this.finish(reward ?? next.score, true, event, next);
   }
 
   private finish(reward: number, valid: boolean, event: string, next: S): EnvStepV1 {

@@ -6,7 +6,8 @@
 import { firstIssue } from '@mage-rl/core';
 import type { z } from 'zod';
 import { RemoteEnvError } from '../errors';
-import { type HttpReply, SyncHttp, sleepSync } from './sync-http';
+import { sleepSync } from './blocking-worker';
+import { SyncHttp } from './sync-http';
 
 export interface RetryPolicy {
   /** Whole-request limit in milliseconds. */
@@ -110,49 +111,80 @@ export class JsonClient {
     body: string | undefined,
     options: CallOptions,
   ): { status: number; body: string } {
-    const { timeoutMs, retries, retryDelayMs } = this.policy;
     const url = `${this.base}${path}`;
-    let waited = 0;
-    let last: HttpReply | undefined;
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      if (attempt > 0) {
-        const delay = retryDelayMs * 2 ** (attempt - 1);
-        sleepSync(delay);
-        waited += delay;
-      }
+    const result = withRetries(this.policy, options.idempotent, () => {
       const reply = this.http.request({
         method,
         url,
         ...(body === undefined ? {} : { body }),
-        timeoutMs,
+        timeoutMs: this.policy.timeoutMs,
         maxResponseBytes: MAX_RESPONSE_BYTES,
       });
-      if (reply.kind === 'response') return reply;
-      last = reply;
-      const retryable = NOT_SENT.has(reply.code) || (options.idempotent && MAYBE_SENT.has(reply.code));
-      if (!retryable) break;
-    }
-    throw this.failure(method, path, last, waited);
+      return reply.kind === 'response' ? { ok: reply } : { error: reply };
+    });
+    if ('ok' in result) return result.ok;
+    throw this.failure(method, path, result.error, result.waited);
   }
 
-  private failure(
-    method: string,
-    path: string,
-    reply: HttpReply | undefined,
-    waited: number,
-  ): RemoteEnvError {
-    const code = reply?.kind === 'error' ? reply.code : 'EUNKNOWN';
-    const detail = reply?.kind === 'error' ? reply.message : 'no answer';
-    const timeout = code === 'ETIMEDOUT';
-    const tries = waited > 0 ? ` (retried with backoff for ${(waited / 1000).toFixed(1)} s)` : '';
-    const fix = timeout
-      ? `The server is up but slow or stuck; raise the env option timeoutMs (now ${this.policy.timeoutMs} ms) or check the server's log.`
-      : `Is the server running? Start it (see the env-remote README) or fix --env-url.`;
-    return new RemoteEnvError(
-      `${this.label} at ${this.base} did not answer ${method} ${path}: ${detail} [${code}]${tries}. ${fix}`,
-      { context: { url: this.base, endpoint: path, reason: timeout ? 'timeout' : 'unreachable', code } },
-    );
+  private failure(method: string, path: string, error: TransportError, waited: number): RemoteEnvError {
+    return unanswered(this.label, this.base, `${method} ${path}`, path, error, waited, this.policy);
   }
+}
+
+/** A request that failed on the way: the error code (`ECONNREFUSED`, `ETIMEDOUT` …) and its message. */
+export interface TransportError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * Runs `attempt` until it succeeds, or fails with an error that may not be retried, or the policy's
+ * retries are spent (waiting `retryDelayMs`·2^i before retry i+1). A request that never reached the
+ * server is retried whatever it is; after a reset or a timeout only an `idempotent` one is.
+ */
+export function withRetries<T>(
+  policy: RetryPolicy,
+  idempotent: boolean,
+  attempt: () => { readonly ok: T } | { readonly error: TransportError },
+): { readonly ok: T } | { readonly error: TransportError; readonly waited: number } {
+  let waited = 0;
+  let last: TransportError = { code: 'EUNKNOWN', message: 'no answer' };
+  for (let i = 0; i <= policy.retries; i++) {
+    if (i > 0) {
+      const delay = policy.retryDelayMs * 2 ** (i - 1);
+      sleepSync(delay);
+      waited += delay;
+    }
+    const r = attempt();
+    if ('ok' in r) return r;
+    last = r.error;
+    if (!(NOT_SENT.has(last.code) || (idempotent && MAYBE_SENT.has(last.code)))) break;
+  }
+  return { error: last, waited };
+}
+
+/**
+ * The error of a request that got no answer: `what` (`GET /schema`, `the WebSocket session`) at `base`,
+ * the transport error, the time spent retrying and the fix (a slow server, or an absent one).
+ */
+export function unanswered(
+  label: string,
+  base: string,
+  what: string,
+  endpoint: string,
+  error: TransportError,
+  waited: number,
+  policy: RetryPolicy,
+): RemoteEnvError {
+  const timeout = error.code === 'ETIMEDOUT';
+  const tries = waited > 0 ? ` (retried with backoff for ${(waited / 1000).toFixed(1)} s)` : '';
+  const fix = timeout
+    ? `The server is up but slow or stuck; raise the env option timeoutMs (now ${policy.timeoutMs} ms) or check the server's log.`
+    : `Is the server running? Start it (see the env-remote README) or fix --env-url.`;
+  return new RemoteEnvError(
+    `${label} at ${base} did not answer ${what}: ${error.message} [${error.code}]${tries}. ${fix}`,
+    { context: { url: base, endpoint, reason: timeout ? 'timeout' : 'unreachable', code: error.code } },
+  );
 }
 
 /** AgentGym's servers report failures as `{"error": "…"}` with status 200. */

@@ -1,11 +1,9 @@
 /**
- * Blocking HTTP for the synchronous `EnvEpisodeV1` interface. A worker thread does the request with
- * `node:http`; the calling thread waits on a shared flag (`Atomics.wait`) and reads the reply from a
- * message port. The worker is unref'd: it never keeps the process alive. See architecture/envs.md
- * ("Remote envs") for why the env interface stays synchronous.
+ * Blocking HTTP for the synchronous `EnvEpisodeV1` interface: a `BlockingWorker` does each request with
+ * `node:http` while the calling thread waits.
  */
 
-import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { BlockingWorker } from './blocking-worker';
 
 export interface HttpRequest {
   readonly method: 'GET' | 'POST';
@@ -27,22 +25,17 @@ export type HttpReply =
       readonly message: string;
     };
 
-// The worker's source, run with `eval: true` (a CommonJS script), so it works from sources and from dist alike.
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
+// The worker's script (CommonJS, after the prelude of blocking-worker.ts), so it runs from sources and from dist alike.
+const HTTP_SCRIPT = `
 const http = require('node:http');
 const https = require('node:https');
-const flag = new Int32Array(workerData.flag);
-const port = workerData.port;
 port.on('message', (req) => {
   let finished = false;
   const finish = (reply) => {
     if (finished) return;
     finished = true;
     clearTimeout(timer);
-    port.postMessage(reply);
-    Atomics.store(flag, 0, 1);
-    Atomics.notify(flag, 0);
+    answer(reply);
   };
   const fail = (code, message) => finish({ kind: 'error', code: String(code || 'EUNKNOWN'), message: String(message) });
   let request;
@@ -79,54 +72,27 @@ port.on('message', (req) => {
 `;
 
 /** Margin over a request's own timeout before the caller gives up on the worker itself. */
-const WORKER_GRACE_MS = 5_000;
+export const WORKER_GRACE_MS = 5_000;
 
 /** One worker thread doing blocking requests for this thread, one at a time. */
 export class SyncHttp {
-  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
-  private readonly port: MessagePort;
-  private readonly worker: Worker;
-  private closed = false;
-
-  constructor() {
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
-    this.worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { flag: this.flag.buffer, port: port2 },
-      transferList: [port2],
-    });
-    this.worker.unref();
-    this.port.unref();
-  }
+  private readonly worker = new BlockingWorker(HTTP_SCRIPT);
 
   /** Sends `request` and blocks until the reply (or the timeout). Never throws for network failures. */
   request(request: HttpRequest): HttpReply {
-    if (this.closed) return { kind: 'error', code: 'ECLOSED', message: 'the HTTP worker was closed' };
-    Atomics.store(this.flag, 0, 0);
-    this.port.postMessage(request);
-    const waited = Atomics.wait(this.flag, 0, 0, request.timeoutMs + WORKER_GRACE_MS);
-    const message = receiveMessageOnPort(this.port);
-    if (message === undefined) {
-      return {
-        kind: 'error',
-        code: waited === 'timed-out' ? 'ETIMEDOUT' : 'EWORKER',
-        message: 'the HTTP worker did not answer',
-      };
-    }
-    return message.message as HttpReply;
+    const r = this.worker.call(request, request.timeoutMs + WORKER_GRACE_MS);
+    if ('reply' in r) return r.reply as HttpReply;
+    if (r.failed === 'closed')
+      return { kind: 'error', code: 'ECLOSED', message: 'the HTTP worker was closed' };
+    return {
+      kind: 'error',
+      code: r.failed === 'timeout' ? 'ETIMEDOUT' : 'EWORKER',
+      message: 'the HTTP worker did not answer',
+    };
   }
 
   /** Stops the worker thread. */
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.port.close();
-    void this.worker.terminate();
+    this.worker.close();
   }
-}
-
-/** Blocks the calling thread for `ms` milliseconds (backoff between retries). */
-export function sleepSync(ms: number): void {
-  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

@@ -1,28 +1,27 @@
 /**
  * `mage env-serve`: one of mage-rl's envs served over HTTP in the WebShop dialect, plus the fields of
- * `served-protocol.ts`. `session_id` is the task seed. Bound to 127.0.0.1 unless told otherwise; request
+ * `served-protocol.ts` (or, with `protocol: 'openenv'`, OpenEnv's: `openenv-server.ts`). `session_id` is
+ * the task seed. Bound to 127.0.0.1 unless told otherwise; request
  * bodies and concurrent requests are limited; a bad request gets a 4xx with a JSON `{error}`, an env that
  * throws a 500 with a JSON `{error}` — the server itself never stops on input.
  */
 
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type EnvV1, firstIssue, type OpponentV1, type PromptStyle, type Seat } from '@mage-rl/core';
-import {
-  closeServer,
-  createHardenedServer,
-  type HardeningOptions,
-  HttpError,
-  listenOn,
-  readJsonBody,
-  requestGuard,
-} from '@mage-rl/core/http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { EnvV1, OpponentV1, PromptStyle, Seat } from '@mage-rl/core';
+import { closeServer, type HardeningOptions, HttpError, listenOn } from '@mage-rl/core/http';
 import { z } from 'zod';
 import { servedResetExtra } from '../served-protocol';
 import { EnvService } from './env-service';
+import { createJsonServer, noRoute, parsedBody } from './json-server';
+import { createOpenEnvServer } from './openenv-server';
 
 export interface EnvServerOptions {
   /** The env id, for `/info` and for the reset answers. */
   readonly envId: string;
+  /** What the server speaks: the WebShop dialect (default) or OpenEnv's routes and messages. */
+  readonly protocol?: 'webshop' | 'openenv';
+  /** One line on the env, for OpenEnv's `/metadata`. */
+  readonly description?: string;
   /** Builds the env for a reset's options (throws `ConfigError` on bad options → 400). */
   readonly createEnv: (options: Readonly<Record<string, unknown>>) => EnvV1;
   /** The options used when a reset sends none. */
@@ -33,7 +32,7 @@ export interface EnvServerOptions {
   readonly defaultOpponent?: string;
   readonly defaultStyle?: PromptStyle;
   readonly defaultSeat?: Seat;
-  /** Live instances at most (`/create` answers 503 beyond). Default 1024. */
+  /** Live instances at most (`/create` answers 503 beyond; OpenEnv: WebSocket sessions). Default 1024 (OpenEnv: 64). */
   readonly maxInstances?: number;
   /** Largest request body in bytes (413 beyond). Default 65 536. */
   readonly maxBodyBytes?: number;
@@ -41,7 +40,7 @@ export interface EnvServerOptions {
   readonly maxConcurrent?: number;
   /** Distinct env option sets kept built at once (oldest dropped). Default 16. */
   readonly maxEnvVariants?: number;
-  /** An instance untouched this long is dropped (default 30 min). */
+  /** An instance untouched this long is dropped (OpenEnv: its session closed); default 30 min. */
   readonly instanceTtlMs?: number;
   /** Largest number in a client-chosen opponent id such as `mcts-<N>` (default 2,000). */
   readonly maxOpponentCost?: number;
@@ -86,103 +85,59 @@ export async function startEnvServer(
 
 /** The server (not listening yet); `host` is the address it will bind, whose names `Host` may carry. */
 export function createEnvServer(options: EnvServerOptions, host = '127.0.0.1'): Server {
-  const state = new EnvService(options);
-  const maxConcurrent = options.maxConcurrent ?? 64;
-  const maxBody = options.maxBodyBytes ?? 65_536;
-  const hardening: HardeningOptions = { ...options.http, host };
-  const guard = requestGuard(hardening);
-  let inFlight = 0;
-  const answer = async (req: IncomingMessage, res: ServerResponse) => {
-    guard.check(req);
-    // The body is read before a slot is taken: a slow sender holds a socket until the 408, not a slot.
-    const body = req.method === 'POST' ? await readJsonBody(req, maxBody) : undefined;
-    if (inFlight >= maxConcurrent)
-      throw new HttpError(503, `busy: more than ${maxConcurrent} requests at once; retry later`);
-    inFlight++;
-    try {
-      await handle(state, req, res, body);
-    } finally {
-      inFlight--;
-    }
-  };
-  return createHardenedServer(hardening, (req, res) => {
-    answer(req, res).catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : 500;
-      const message = error instanceof Error ? error.message : String(error);
-      if (status >= 500) options.log?.(`${req.method} ${req.url}: ${message}`);
-      if (!res.headersSent) send(res, status, { error: message });
-      else res.destroy();
-    });
+  if (options.protocol === 'openenv') return createOpenEnvServer(options, host);
+  const service = new EnvService(options);
+  return createJsonServer({
+    hardening: { ...options.http, host },
+    maxConcurrent: options.maxConcurrent ?? 64,
+    maxBodyBytes: options.maxBodyBytes ?? 65_536,
+    log: options.log,
+    errorBody: (message) => ({ error: message }),
+    handle: (req, url, body) => handle(service, req, url, body),
   });
 }
 
-async function handle(
-  service: EnvService,
-  req: IncomingMessage,
-  res: ServerResponse,
-  body: unknown,
-): Promise<void> {
-  const url = new URL(req.url ?? '/', 'http://localhost');
-  const route = `${req.method} ${url.pathname}`;
+const ROUTES = [
+  'GET /',
+  'POST /create',
+  'POST /reset',
+  'POST /step',
+  'POST /parse',
+  'POST /close',
+  'GET /available_actions',
+  'GET /observation',
+  'GET /instruction_text',
+  'GET /info',
+  'GET /list_envs',
+];
+
+function handle(service: EnvService, req: IncomingMessage, url: URL, body: unknown): unknown {
   const query = (name: string) => envIdx.safeParse(Number(url.searchParams.get(name) ?? 'NaN'));
-  switch (route) {
+  switch (`${req.method} ${url.pathname}`) {
     case 'GET /':
-      return send(res, 200, 'ok');
+      return 'ok';
     case 'GET /info':
-      return send(res, 200, service.info());
+      return service.info();
     case 'GET /list_envs':
-      return send(res, 200, service.ids());
+      return service.ids();
     case 'POST /create':
-      return send(res, 200, service.create());
+      return service.create();
     case 'POST /reset':
-      return send(res, 200, service.reset(parsed(resetBody, body)));
+      return service.reset(parsedBody(resetBody, body));
     case 'POST /parse':
-      return send(res, 200, service.parse(parsed(parseBody, body)));
+      return service.parse(parsedBody(parseBody, body));
     case 'POST /step':
-      return send(res, 200, service.step(parsed(stepBody, body)));
+      return service.step(parsedBody(stepBody, body));
     case 'POST /close':
-      return send(res, 200, service.close(parsed(closeBody, body).env_idx));
+      return service.close(parsedBody(closeBody, body).env_idx);
     case 'GET /available_actions':
     case 'GET /observation':
     case 'GET /instruction_text': {
       const idx = query('env_idx');
       if (!idx.success) throw new HttpError(400, `${url.pathname} needs ?env_idx=<instance id>`);
-      return send(res, 200, service.read(url.pathname, idx.data));
+      return service.read(url.pathname, idx.data);
     }
-    default: {
-      const known = [
-        'GET /',
-        'POST /create',
-        'POST /reset',
-        'POST /step',
-        'POST /parse',
-        'POST /close',
-        'GET /available_actions',
-        'GET /observation',
-        'GET /instruction_text',
-        'GET /info',
-        'GET /list_envs',
-      ];
-      const pathKnown = known.some((k) => k.endsWith(` ${url.pathname}`));
-      throw new HttpError(
-        pathKnown ? 405 : 404,
-        pathKnown
-          ? `${req.method} is not allowed on ${url.pathname}`
-          : `no endpoint ${url.pathname}; endpoints: ${known.join(', ')}`,
-      );
-    }
+    default:
+      throw noRoute(req.method, url.pathname, ROUTES);
   }
-}
-
-function send(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-function parsed<T>(schema: z.ZodType<T>, body: unknown): T {
-  const r = schema.safeParse(body);
-  if (r.success) return r.data;
-  const { path, message } = firstIssue(r.error);
-  throw new HttpError(400, `bad request body: ${path === '' ? '' : `'${path}': `}${message}`);
 }

@@ -180,6 +180,18 @@ export class EnvService {
     };
   }
 
+  /** The env and episode facts of instance `id` (turn, turn limit, players); null before its first reset. */
+  facts(id: number): { turn: number; done: boolean; maxTurns: number; numPlayers: number } | null {
+    const inst = this.instance(id);
+    if (!inst.episode || !inst.env) return null;
+    return {
+      turn: inst.episode.turn,
+      done: inst.episode.done,
+      maxTurns: inst.env.maxTurns,
+      numPlayers: inst.env.game.numPlayers,
+    };
+  }
+
   read(path: string, id: number): unknown {
     const inst = this.instance(id);
     const episode = this.episode(id);

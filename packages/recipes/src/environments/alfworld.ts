@@ -1,9 +1,9 @@
 /** ALFWorld on an AgentGym server: trained on the server's train games, evaluated on its in-domain test games. */
 
 import { ALFWORLD_ENV_ID, type AlfWorldState, createAlfWorld } from '@mage-rl/env-remote';
-import { agentGymDefinition } from './agent-gym';
+import { serverEnvDefinition } from './server-env';
 
-export const alfWorldEnvDefinition = agentGymDefinition<AlfWorldState>({
+export const alfWorldEnvDefinition = serverEnvDefinition<AlfWorldState>({
   id: ALFWORLD_ENV_ID,
   description: 'ALFWorld household tasks on an AgentGym server (--env-url; single agent)',
   create: (options) => createAlfWorld(options),

@@ -57,9 +57,10 @@ describe('env registry', () => {
       'doors',
       'alfworld',
       'webshop',
+      'openenv',
     ]);
     for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
-      // ALFWorld and WebShop need their server's address (building the env does not contact it).
+      // The envs on servers need their server's address (building the env does not contact it).
       const options = REMOTE_ENV_IDS.includes(d.id) ? { url: 'http://127.0.0.1:36001' } : {};
       expect(d.create(options).id).toBe(d.id);
       expect(envDefinition(d.id)).toBe(d);
@@ -67,7 +68,7 @@ describe('env registry', () => {
     const error = thrown(() => envDefinition('chess'));
     expect(error).toBeInstanceOf(UnknownIdError);
     expect(String((error as Error).message)).toMatch(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop, openenv/,
     );
     expect(() => envDefinition('toString')).toThrow(UnknownIdError);
   });
@@ -102,6 +103,7 @@ describe('env registry', () => {
       'doors',
       'alfworld',
       'webshop',
+      'openenv',
       'nim',
     ]);
     const c = resolveTrainConfig({}, { env: 'nim', preset: 'smoke' });

@@ -1,6 +1,6 @@
 /**
  * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban,
- * Treasure and Doors in process; ALFWorld and WebShop on their servers) and
+ * Treasure and Doors in process; ALFWorld, WebShop and any OpenEnv env on their servers) and
  * the definitions of env packages added explicitly for this process (`addEnvDefinition`, which the CLI
  * calls for `--env-package` / `env.package`). Config resolution, wiring, evaluation suites, teachers,
  * the vocabulary and the CLI all read it; importing a module never adds anything.
@@ -11,6 +11,7 @@ import { alfWorldEnvDefinition } from './alfworld';
 import { checkEnvDefinition } from './check-definition';
 import { doorsEnvDefinition } from './doors';
 import { kuhnPokerEnvDefinition } from './kuhn-poker';
+import { openEnvEnvDefinition } from './openenv';
 import { sokobanEnvDefinition } from './sokoban';
 import { ticTacToeEnvDefinition } from './tictactoe';
 import { treasureEnvDefinition } from './treasure';
@@ -25,10 +26,15 @@ export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
   doorsEnvDefinition,
   alfWorldEnvDefinition,
   webShopEnvDefinition,
+  openEnvEnvDefinition,
 ];
 
 /** First-party envs that live on a server of their own: `url` is one of their options. */
-export const REMOTE_ENV_IDS: readonly string[] = [alfWorldEnvDefinition.id, webShopEnvDefinition.id];
+export const REMOTE_ENV_IDS: readonly string[] = [
+  alfWorldEnvDefinition.id,
+  webShopEnvDefinition.id,
+  openEnvEnvDefinition.id,
+];
 
 /** A snapshot of the registry. */
 export interface EnvRegistry {
