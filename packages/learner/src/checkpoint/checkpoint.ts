@@ -17,11 +17,10 @@ import {
 } from '@mage-rl/core';
 import type { AdamWState } from '../optim/adamw';
 import {
-  readSafetensorsFile,
+  readSafetensorsFloat32,
   type SafetensorsDType,
   serializeSafetensors,
   type TensorToWrite,
-  toFloat32,
 } from './safetensors';
 
 export const CHECKPOINT_FORMAT = 'mage-rl/checkpoint@1';
@@ -98,18 +97,13 @@ async function readBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-/** The tensors of a safetensors file as float32, read tensor by tensor (files above 2 GiB load too). */
+/** The tensors of a safetensors file as float32, read with ranged reads (files above 2 GiB load too). */
 async function readTensors(path: string): Promise<Map<string, LoadedTensor>> {
-  let file: Awaited<ReturnType<typeof readSafetensorsFile>>;
   try {
-    file = await readSafetensorsFile(path);
+    return (await readSafetensorsFloat32(path)).tensors;
   } catch (cause) {
     throw MageError.isInstance(cause) ? cause : cannotRead(path, cause);
   }
-  const out = new Map<string, LoadedTensor>();
-  for (const [name, entry] of file.tensors)
-    out.set(name, { data: toFloat32(entry, name), shape: entry.shape, dtype: entry.dtype });
-  return out;
 }
 
 /**
