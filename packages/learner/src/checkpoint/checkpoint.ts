@@ -19,8 +19,8 @@ import type { AdamWState } from '../optim/adamw';
 import {
   readSafetensorsFloat32,
   type SafetensorsDType,
-  serializeSafetensors,
   type TensorToWrite,
+  writeSafetensorsFile,
 } from './safetensors';
 
 export const CHECKPOINT_FORMAT = 'mage-rl/checkpoint@1';
@@ -59,17 +59,20 @@ export async function writeFilesAtomic(
   });
 }
 
+/**
+ * Writes a checkpoint directory atomically. The safetensors files are streamed tensor by tensor
+ * (`writeSafetensorsFile`): a full fine-tune's optimizer file is twice the weights, past what one buffer
+ * may hold for a 0.6B model.
+ */
 export async function saveCheckpoint(dir: string, data: CheckpointData): Promise<void> {
-  const files = new Map<string, Uint8Array | string>();
-  files.set('model.safetensors', serializeSafetensors(data.weights, { format: 'pt' }));
+  let moments: Map<string, TensorToWrite> | undefined;
   if (data.optimizer !== undefined) {
-    const moments = new Map<string, TensorToWrite>();
+    moments = new Map();
     for (const [name, m] of data.optimizer.m) {
       const shape = data.weights.get(name)?.shape ?? [m.length];
       moments.set(`m.${name}`, { data: m, shape });
       moments.set(`v.${name}`, { data: data.optimizer.v.get(name) as Float32Array, shape });
     }
-    files.set('optimizer.safetensors', serializeSafetensors(moments));
   }
   const meta = {
     format: CHECKPOINT_FORMAT,
@@ -81,8 +84,11 @@ export async function saveCheckpoint(dir: string, data: CheckpointData): Promise
     rng: data.rng ?? null,
     metadata: data.metadata ?? null,
   };
-  files.set('checkpoint.json', `${JSON.stringify(meta, null, 2)}\n`);
-  await writeFilesAtomic(dir, files);
+  await writeDirAtomic(dir, async (temp) => {
+    await writeSafetensorsFile(join(temp, 'model.safetensors'), data.weights, { metadata: { format: 'pt' } });
+    if (moments !== undefined) await writeSafetensorsFile(join(temp, 'optimizer.safetensors'), moments);
+    await writeFileAtomic(join(temp, 'checkpoint.json'), `${JSON.stringify(meta, null, 2)}\n`);
+  });
 }
 
 function cannotRead(path: string, cause: unknown): CheckpointError {
