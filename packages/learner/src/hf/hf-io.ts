@@ -8,7 +8,7 @@
 
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CheckpointError, writeDirAtomic, writeFileAtomic } from '@mage-rl/core';
+import { CheckpointError, MageError, writeDirAtomic, writeFileAtomic } from '@mage-rl/core';
 import { FLOAT_DTYPE_BYTES } from '../checkpoint/float-formats';
 import {
   readSafetensorsFloat32,
@@ -96,6 +96,14 @@ export async function importHfModel(dir: string, options: ImportHfOptions = {}):
         }
         return true;
       },
+    }).catch((cause: unknown) => {
+      // A shard the index names but the directory lacks, or an unreadable file: a format error naming it.
+      if (MageError.isInstance(cause)) throw cause;
+      throw new CheckpointError(`Cannot read ${path}: ${String(cause)}`, {
+        code: 'MODEL_FORMAT',
+        cause,
+        context: { path },
+      });
     });
     for (const [name, t] of tensors) weights.set(paramName(name), t.data);
   }

@@ -190,6 +190,10 @@ describe('sharded safetensors', () => {
       { ...index.weight_map, 'model.norm.weight': '../model.safetensors' },
       /not a \.safetensors file in the same directory/,
     );
+    await broken(
+      { ...index.weight_map, 'model.norm.weight': 'model-00009-of-00009.safetensors' },
+      /Cannot read .*model-00009-of-00009\.safetensors/,
+    );
     await writeFile(indexPath, '{"weight_map": 3}');
     await expect(importHfModel(dir)).rejects.toMatchObject({
       name: 'CheckpointError',
