@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 /** A tiny benchmark harness: time a function for a minimum duration and report a rate. */
 
 export interface BenchResult {
@@ -86,4 +86,15 @@ export function runJsonCommand<T>(command: string, args: readonly string[]): Pro
       else resolve(JSON.parse(line) as T);
     });
   });
+}
+
+/** A Python that imports torch: `MAGE_BENCH_PYTHON`, else `python3`, else Debian's `/usr/bin/python3`. */
+export function findTorchPython(): string | undefined {
+  const candidates = [process.env.MAGE_BENCH_PYTHON, 'python3', '/usr/bin/python3'].filter(
+    (c): c is string => c !== undefined && c !== '',
+  );
+  // `torch.tensor` rather than the import alone: a directory named `torch` in the working directory
+  // imports as an empty namespace package.
+  const check = ['-c', 'import torch; torch.tensor([1.0])'];
+  return candidates.find((c) => spawnSync(c, check, { stdio: 'ignore' }).status === 0);
 }

@@ -8,10 +8,15 @@
  * that both sides compute the same function.
  */
 
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type BenchResult, type BenchSection, runJsonChild, runJsonCommand } from '../harness';
+import {
+  type BenchResult,
+  type BenchSection,
+  findTorchPython,
+  runJsonChild,
+  runJsonCommand,
+} from '../harness';
 import {
   COMPLETE_FILE,
   DECODE_NEW,
@@ -49,17 +54,6 @@ interface DecodeRun {
   readonly batch1: DecodeBatch;
   readonly batch16: DecodeBatch;
   readonly maxRssBytes: number;
-}
-
-/** A Python that imports torch: `MAGE_BENCH_PYTHON`, else `python3`, else Debian's `/usr/bin/python3`. */
-function findTorchPython(): string | undefined {
-  const candidates = [process.env.MAGE_BENCH_PYTHON, 'python3', '/usr/bin/python3'].filter(
-    (c): c is string => c !== undefined && c !== '',
-  );
-  // `torch.tensor` rather than the import alone: a directory named `torch` in the working directory
-  // imports as an empty namespace package.
-  const check = ['-c', 'import torch; torch.tensor([1.0])'];
-  return candidates.find((c) => spawnSync(c, check, { stdio: 'ignore' }).status === 0);
 }
 
 const fmt = (ms: readonly number[]) => ms.map((x) => (x / 1000).toFixed(1)).join(' / ');

@@ -205,4 +205,57 @@ describe('mage export', () => {
     const empty = await runCaptured(['export', join(tmp.path, 'empty'), '--out', join(tmp.path, 'z')]);
     expect(empty.code).toBe(1);
   });
+
+  it('--max-shard-size and --dtype: bf16 shards with model.safetensors.index.json that load back', async () => {
+    const base = join(tmp.path, 'qwen3-shard-src');
+    await writeQwen3(base);
+    const out = join(tmp.path, 'qwen3-sharded');
+    const result = await runJson<ExportModelResult>([
+      'export',
+      base,
+      '--out',
+      out,
+      '--max-shard-size',
+      '20kB',
+      '--dtype',
+      'bf16',
+    ]);
+    const shards = result.files.filter((f) => /^model-\d{5}-of-\d{5}\.safetensors$/.test(f));
+    expect(shards.length).toBeGreaterThan(1);
+    expect(result.files).toContain('model.safetensors.index.json');
+    const index = JSON.parse(await readFile(join(out, 'model.safetensors.index.json'), 'utf8'));
+    expect(new Set(Object.values(index.weight_map))).toEqual(new Set(shards));
+    const original = await importHfModel(base);
+    const back = await importHfModel(out);
+    for (const [name, w] of original.weights) {
+      const got = back.weights.get(name) as Float32Array;
+      // bf16 keeps 8 significant bits: within 2^-8 of each value, relative.
+      for (let i = 0; i < w.length; i++)
+        expect(Math.abs((got[i] as number) - (w[i] as number))).toBeLessThanOrEqual(
+          Math.abs(w[i] as number) * 2 ** -8,
+        );
+    }
+    const onnx = await runCaptured([
+      'export',
+      base,
+      '--format',
+      'onnx',
+      '--dtype',
+      'bf16',
+      '--out',
+      join(tmp.path, 'o'),
+    ]);
+    expect(onnx.code).toBe(1);
+    expect(onnx.err).toMatch(/dtype \(--dtype\) applies to the hf format/);
+    const badSize = await runCaptured([
+      'export',
+      base,
+      '--max-shard-size',
+      'lots',
+      '--out',
+      join(tmp.path, 'p'),
+    ]);
+    expect(badSize.code).toBe(1);
+    expect(badSize.err).toMatch(/--max-shard-size: expected a positive size/);
+  });
 });

@@ -1,6 +1,9 @@
-/** `mage export <run-or-model-dir> --format hf|onnx --out <dir> [--adapter]`. */
+/**
+ * `mage export <run-or-model-dir> --format hf|onnx --out <dir> [--adapter] [--max-shard-size 5GB]
+ * [--dtype f32|bf16|f16]`.
+ */
 
-import { EXPORT_FORMATS, exportModel } from '@mage-rl/learner';
+import { EXPORT_FORMATS, exportModel, parseByteSize, type WritableDType } from '@mage-rl/learner';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -10,8 +13,17 @@ interface ExportFlags {
   readonly format: string;
   readonly out: string;
   readonly adapter?: boolean;
+  readonly maxShardSize?: string;
+  readonly dtype?: string;
   readonly json?: boolean;
 }
+
+const DTYPES = ['f32', 'bf16', 'f16'] as const;
+const DTYPE_OF: Readonly<Record<(typeof DTYPES)[number], WritableDType>> = {
+  f32: 'F32',
+  bf16: 'BF16',
+  f16: 'F16',
+};
 
 export function exportCommand(program: Command, io: Io): void {
   program
@@ -23,6 +35,14 @@ export function exportCommand(program: Command, io: Io): void {
     .option('--format <format>', `${EXPORT_FORMATS.join(' | ')}`, 'hf')
     .requiredOption('--out <dir>', 'the directory to write (replaced atomically)')
     .option('--adapter', 'write the LoRA adapter alone (PEFT layout) instead of merged weights')
+    .option(
+      '--max-shard-size <size>',
+      'hf: largest safetensors file (5GB, 500MB, 2GiB or bytes; default 5GB as Hugging Face); larger weights are sharded with model.safetensors.index.json',
+    )
+    .option(
+      '--dtype <dtype>',
+      `hf: stored dtype of the weights, ${DTYPES.join(' | ')} (default f32; bf16/f16 round to nearest even)`,
+    )
     .option('--json', 'print JSON')
     .action(async (dir: string, opts: ExportFlags) => {
       const format = oneOf(opts.format, '--format', EXPORT_FORMATS);
@@ -31,6 +51,10 @@ export function exportCommand(program: Command, io: Io): void {
         out: opts.out,
         format,
         adapter: opts.adapter === true,
+        ...(opts.maxShardSize === undefined
+          ? {}
+          : { maxShardBytes: parseByteSize(opts.maxShardSize, '--max-shard-size') }),
+        ...(opts.dtype === undefined ? {} : { dtype: DTYPE_OF[oneOf(opts.dtype, '--dtype', DTYPES)] }),
       });
       if (opts.json) {
         printJson(io, result);

@@ -17,11 +17,10 @@ import {
 } from '@mage-rl/core';
 import type { AdamWState } from '../optim/adamw';
 import {
-  readSafetensorsFile,
+  readSafetensorsFloat32,
   type SafetensorsDType,
-  serializeSafetensors,
   type TensorToWrite,
-  toFloat32,
+  writeSafetensorsFile,
 } from './safetensors';
 
 export const CHECKPOINT_FORMAT = 'mage-rl/checkpoint@1';
@@ -60,17 +59,20 @@ export async function writeFilesAtomic(
   });
 }
 
+/**
+ * Writes a checkpoint directory atomically. The safetensors files are streamed tensor by tensor
+ * (`writeSafetensorsFile`): a full fine-tune's optimizer file is twice the weights, past what one buffer
+ * may hold for a 0.6B model.
+ */
 export async function saveCheckpoint(dir: string, data: CheckpointData): Promise<void> {
-  const files = new Map<string, Uint8Array | string>();
-  files.set('model.safetensors', serializeSafetensors(data.weights, { format: 'pt' }));
+  let moments: Map<string, TensorToWrite> | undefined;
   if (data.optimizer !== undefined) {
-    const moments = new Map<string, TensorToWrite>();
+    moments = new Map();
     for (const [name, m] of data.optimizer.m) {
       const shape = data.weights.get(name)?.shape ?? [m.length];
       moments.set(`m.${name}`, { data: m, shape });
       moments.set(`v.${name}`, { data: data.optimizer.v.get(name) as Float32Array, shape });
     }
-    files.set('optimizer.safetensors', serializeSafetensors(moments));
   }
   const meta = {
     format: CHECKPOINT_FORMAT,
@@ -82,8 +84,11 @@ export async function saveCheckpoint(dir: string, data: CheckpointData): Promise
     rng: data.rng ?? null,
     metadata: data.metadata ?? null,
   };
-  files.set('checkpoint.json', `${JSON.stringify(meta, null, 2)}\n`);
-  await writeFilesAtomic(dir, files);
+  await writeDirAtomic(dir, async (temp) => {
+    await writeSafetensorsFile(join(temp, 'model.safetensors'), data.weights, { metadata: { format: 'pt' } });
+    if (moments !== undefined) await writeSafetensorsFile(join(temp, 'optimizer.safetensors'), moments);
+    await writeFileAtomic(join(temp, 'checkpoint.json'), `${JSON.stringify(meta, null, 2)}\n`);
+  });
 }
 
 function cannotRead(path: string, cause: unknown): CheckpointError {
@@ -98,18 +103,13 @@ async function readBytes(path: string): Promise<Uint8Array> {
   }
 }
 
-/** The tensors of a safetensors file as float32, read tensor by tensor (files above 2 GiB load too). */
+/** The tensors of a safetensors file as float32, read with ranged reads (files above 2 GiB load too). */
 async function readTensors(path: string): Promise<Map<string, LoadedTensor>> {
-  let file: Awaited<ReturnType<typeof readSafetensorsFile>>;
   try {
-    file = await readSafetensorsFile(path);
+    return (await readSafetensorsFloat32(path)).tensors;
   } catch (cause) {
     throw MageError.isInstance(cause) ? cause : cannotRead(path, cause);
   }
-  const out = new Map<string, LoadedTensor>();
-  for (const [name, entry] of file.tensors)
-    out.set(name, { data: toFloat32(entry, name), shape: entry.shape, dtype: entry.dtype });
-  return out;
 }
 
 /**

@@ -10,13 +10,26 @@ export {
   writeFilesAtomic,
 } from './checkpoint';
 export {
+  bf16FromFloat32Bits,
+  f16FromFloat32,
+} from './float-formats';
+export {
+  DEFAULT_CHUNK_BYTES,
+  type Float32Tensor,
   MAX_HEADER_BYTES,
   parseSafetensors,
+  type ReadFloat32Options,
   readSafetensorsFile,
+  readSafetensorsFloat32,
   type SafetensorsDType,
   type SafetensorsEntry,
   type SafetensorsFile,
+  type SafetensorsIoOptions,
+  safetensorsFileBytes,
   serializeSafetensors,
   type TensorToWrite,
   toFloat32,
+  type WritableDType,
+  type WriteSafetensorsOptions,
+  writeSafetensorsFile,
 } from './safetensors';

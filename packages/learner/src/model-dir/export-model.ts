@@ -1,6 +1,7 @@
 /**
  * `mage export`: a run or model directory written out as a Hugging Face directory (`hf`: config,
- * generation config, `model.safetensors`, tokenizer files with the chat template; LoRA merged), the
+ * generation config, `model.safetensors` or shards with their index, tokenizer files with the chat
+ * template; LoRA merged), the
  * transformers.js layout (`onnx`: the same configs and tokenizer with `onnx/model.onnx`), or, with
  * `adapter`, a PEFT LoRA adapter (`adapter_config.json` + `adapter_model.safetensors`).
  */
@@ -8,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ConfigError, pathExists } from '@mage-rl/core';
+import type { WritableDType } from '../checkpoint';
 import { exportHfModel, exportPeftAdapter } from '../hf';
 import { countParams } from '../model';
 import { type LoadedModel, loadRunOrModel } from './load-model';
@@ -35,6 +37,13 @@ export interface ExportModelOptions {
   readonly format: ExportFormat;
   /** Write the LoRA adapter alone, in PEFT's layout, instead of merged weights. */
   readonly adapter?: boolean;
+  /**
+   * `hf` only: the largest safetensors shard in bytes (default 5 GB, as Hugging Face): larger weights
+   * are written as `model-0000k-of-0000n.safetensors` with `model.safetensors.index.json`.
+   */
+  readonly maxShardBytes?: number;
+  /** `hf` only: the stored dtype of the weights (default F32; BF16 and F16 round to nearest even). */
+  readonly dtype?: WritableDType;
 }
 
 export interface ExportModelResult {
@@ -102,29 +111,43 @@ const sourceDirs = (loaded: LoadedModel): Pick<ExportModelResult, 'modelDir' | '
 /** Loads the source, writes the export atomically into `out` and says what it wrote. */
 export async function exportModel(options: ExportModelOptions): Promise<ExportModelResult> {
   const out = resolve(options.out);
+  if (options.format !== 'hf' || options.adapter) {
+    // Refused rather than ignored: the ONNX model and PEFT adapters are written whole in float32.
+    const flag =
+      options.maxShardBytes !== undefined
+        ? 'maxShardBytes (--max-shard-size)'
+        : options.dtype !== undefined
+          ? 'dtype (--dtype)'
+          : undefined;
+    if (flag !== undefined) {
+      throw new ConfigError(
+        `${flag} applies to the hf format's merged weights only; the ONNX model and PEFT adapters are written whole in float32.`,
+        { path: flag },
+      );
+    }
+  }
   const loaded = await loadRunOrModel(options.source, { runner: 'local' });
   try {
     if (options.adapter) return await writeAdapter(loaded, out);
     const { learner, modelDir } = loaded;
     const tokenizerFiles = await tokenizerFilesOf(modelDir);
     const onnx = options.format === 'onnx';
-    await exportHfModel({
+    const written = await exportHfModel({
       dir: out,
       config: learner.config,
       weights: learner.mergedWeights(),
       tokenizerFiles,
       generation: await generationOf(modelDir),
       files: { safetensors: !onnx, onnx },
+      safetensors: {
+        ...(options.maxShardBytes === undefined ? {} : { maxShardBytes: options.maxShardBytes }),
+        ...(options.dtype === undefined ? {} : { dtype: options.dtype }),
+      },
     });
     return {
       out,
       format: options.format,
-      files: [
-        'config.json',
-        'generation_config.json',
-        onnx ? 'onnx/model.onnx' : 'model.safetensors',
-        ...Object.keys(tokenizerFiles),
-      ],
+      files: written.files,
       parameters: countParams(learner.config),
       ...sourceDirs(loaded),
     };
