@@ -19,8 +19,9 @@ export {
   runExperiment,
 } from './experiment/experiment';
 export { reportExperiment } from './report/experiment-dir-report';
-export type { ExperimentReportFiles, ExperimentResultsV1, ExperimentRowV1 } from './report/experiment-report';
-export { signed } from './report/experiment-report';
+export type { ExperimentReportFiles } from './report/experiment-report';
+export type { ExperimentResultsV1, ExperimentRowV1 } from './report/experiment-results';
+export { signed } from './report/experiment-tables';
 export { ceilingShare } from './report/reference-values';
 export {
   type ReportFiles,

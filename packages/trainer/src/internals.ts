@@ -22,13 +22,13 @@ export {
   WARM_START,
 } from './experiment/experiment';
 export { callLines, experimentReferences } from './report/experiment-dir-report';
+export { writeExperimentReport } from './report/experiment-report';
 export {
   EXPERIMENT_RESULTS_FORMAT,
   experimentResults,
   type SummaryAggregateV1,
-  suiteTable,
-  writeExperimentReport,
-} from './report/experiment-report';
+} from './report/experiment-results';
+export { suiteTable } from './report/experiment-tables';
 export { renderPng } from './report/png';
 export { type OpponentReferenceV1, type ReferenceValuesV1, referenceValues } from './report/reference-values';
 export { type Chart, chartGrid, escapeXml, vegaChart } from './report/svg-chart';
