@@ -25,10 +25,10 @@ const seed = flag('--seed', '1');
 const env = 'tictactoe';
 // The demo's budget over the laptop preset (4 warm-start epochs, 16 iterations, in- and out-of-domain
 // evaluation): a warm start of 2 epochs (about half its CPU time; same pass@3, but notes that recall fewer
-// facts: README, "The main job"), fewer MAGE iterations and no out-of-domain suite (the demo prints the
+// facts: docs/results/README.md, "The demo"), fewer MAGE iterations and no out-of-domain suite (the demo prints the
 // in-domain tables): the whole demo takes about 3.5 minutes on 2 cores. Other presets run as they are.
 // The warm start steps by turns (`warmStart.batchTokens=0`), as when this budget was chosen: from a warm
-// start that steps by tokens (the preset's), the same 4 iterations ended below it on seed 1 (README).
+// start that steps by tokens (the preset's), the same 4 iterations ended below it on seed 1 (docs/results/README.md).
 const DEMO_ITERATIONS = '4';
 const DEMO_WARM_START = ['warmStart.epochs=2', 'warmStart.batchTokens=0'];
 const laptop = preset === 'laptop';

@@ -4,7 +4,7 @@
 // the generated text between two markers; `scripts/dependency-graph.test.mjs` fails when it drifts.
 // Usage: node scripts/dependency-graph.mjs           print the generated section
 //        node scripts/dependency-graph.mjs --write   rewrite it in architecture/overview.md
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -111,6 +111,48 @@ export function currentSection(text) {
   const start = text.indexOf(START);
   const end = text.indexOf(END);
   return start < 0 || end < start ? undefined : text.slice(start, end + END.length);
+}
+
+/** The source files of a package folder (`src/`, tests, test helpers, declarations and fixtures left out). */
+function sourceFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((f) => {
+    const path = join(dir, f);
+    if (statSync(path).isDirectory()) return f === '__fixtures__' ? [] : sourceFiles(path);
+    return /\.(ts|js|mjs)$/.test(f) && !/\.test(-helper)?\.ts$|\.d\.ts$/.test(f) ? [path] : [];
+  });
+}
+
+/** The package a bare import specifier names: `@scope/name` or `name`, without a subpath. */
+const packageOf = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
+
+/**
+ * What the sources of `packages/<folder>` use against what its `package.json` declares (`dependencies`
+ * and `peerDependencies`): `missing`, packages imported but not declared; `unused`, packages declared but
+ * neither imported nor named in a string (a file resolved at run time, `require.resolve('x/...')`, counts
+ * as a use). `vitest` is never declared: the test subpaths that import it run inside their user's vitest.
+ */
+export function dependencyUse(root, folder) {
+  const m = JSON.parse(readFileSync(join(root, 'packages', folder, 'package.json'), 'utf8'));
+  const declared = Object.keys({ ...m.dependencies, ...m.peerDependencies }).sort();
+  const texts = sourceFiles(join(root, 'packages', folder, 'src')).map((f) => readFileSync(f, 'utf8'));
+  const imported = new Set(
+    texts.flatMap((t) =>
+      [...t.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^import\s+)['"]([^'"./][^'"]*)['"]/gm)]
+        .map((x) => x[1])
+        .filter((s) => /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*(\/[\w./-]*)?$/.test(s))
+        .map(packageOf),
+    ),
+  );
+  const named = (d) => texts.some((t) => new RegExp(`['"\`]${d.replace(/[/.]/g, '\\$&')}[/'"\`]`).test(t));
+  return {
+    missing: [...imported].filter((d) => d !== m.name && d !== 'vitest' && !declared.includes(d)).sort(),
+    unused: declared.filter((d) => !imported.has(d) && !named(d)),
+  };
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,10 +1,19 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   closureOf,
   currentSection,
+  dependencyUse,
   OVERVIEW,
   pullsMlRuntime,
   readPackages,
@@ -18,6 +27,14 @@ describe('the dependency graph of architecture/overview.md', () => {
   it('is the one the package.json files give (run `node scripts/dependency-graph.mjs --write` after changing dependencies)', () => {
     const generated = renderGraph(readPackages(root));
     expect(currentSection(readFileSync(OVERVIEW, 'utf8'))).toBe(generated);
+  });
+
+  it('declares in every package.json exactly the packages its sources import', () => {
+    const drift = readdirSync(join(root, 'packages'))
+      .filter((folder) => existsSync(join(root, 'packages', folder, 'package.json')))
+      .map((folder) => ({ folder, ...dependencyUse(root, folder) }))
+      .filter((u) => u.missing.length > 0 || u.unused.length > 0);
+    expect(drift).toEqual([]);
   });
 
   it('keeps recipes and everything it imports free of the model runtime (the light install)', () => {

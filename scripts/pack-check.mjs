@@ -64,7 +64,8 @@ const ENTRIES = [
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
   ['@mage-rl/dashboard', 'startDashboard'],
   ['@mage-rl/serve', 'createRemotePolicy'],
-  ['@mage-rl/trainer', 'trainPipeline'],
+  ['@mage-rl/trainer', 'createTrainer'],
+  ['@mage-rl/trainer/internals', 'trainPipeline'],
   ['@mage-rl/cli', 'runCli'],
 ];
 

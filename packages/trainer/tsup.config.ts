@@ -1,3 +1,3 @@
 import { packageConfig } from '../../tsup.base';
 
-export default packageConfig({ index: 'src/index.ts' });
+export default packageConfig({ index: 'src/index.ts', internals: 'src/internals.ts' });

@@ -12,13 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrainingEvent } from '@mage-rl/core';
 import type { RunPresetId, TrainConfigInput } from '@mage-rl/recipes';
-import {
-  type EvalMemory,
-  EXPERIMENT_FORMAT,
-  ensureWarmStart,
-  plannedWarmStart,
-  runExperiment,
-} from '@mage-rl/trainer';
+import { type EvalMemory, EXPERIMENT_FORMAT, runExperiment } from '@mage-rl/trainer';
+import { ensureWarmStart, plannedWarmStart } from '@mage-rl/trainer/internals';
 import { createStageProfiler, type StageProfiler, type StageRow } from './stage-profiler';
 
 export interface DemoProfileOptions {

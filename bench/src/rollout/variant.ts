@@ -16,7 +16,7 @@ import {
   type OnnxLearner,
 } from '@mage-rl/learner';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer/internals';
 
 const cacheBytes = Number(process.argv[2] ?? 0);
 const batches = Number(process.argv[3] ?? 2);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer/internals';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const KEY = 'soak-key';

@@ -25,7 +25,7 @@ import {
   type TensorToWrite,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer/internals';
 import { toBf16 } from './model';
 
 export interface RandomModelOptions {

@@ -1,3 +1,5 @@
+// The client half is core's (it needs no model runtime); served beside the server it talks to.
+export { createRemotePolicy, type RemotePolicyOptions } from '@mage-rl/core';
 export type { ServeLimits } from './api/generation';
 export {
   chatRequestSchema,
@@ -6,7 +8,6 @@ export {
   MAX_STOP_STRINGS,
   MAX_TOP_LOGPROBS,
 } from './api/schemas';
-export { createRemotePolicy, type RemotePolicyOptions } from './client/remote-policy';
 export { createServedLearner, type ServedLearner, type ServedLearnerOptions } from './client/served-learner';
 export type { TopLogprob } from './engine/distributions';
 export {

@@ -16,7 +16,8 @@ import {
 } from '@mage-rl/recipes';
 import {
   ceilingShare,
-  evaluatePolicy,
+  createTrainer,
+  EVALUATE_DEFAULTS,
   type ReturnUnitV1,
   returnBenefit,
   returnsIn,
@@ -90,14 +91,14 @@ export function evalCommand(program: Command, io: Io): void {
       '--opponents <ids>',
       'comma-separated opponent ids (default: the in-domain and out-of-domain sets)',
     )
-    .option('--episodes <n>', 'meta-episodes per opponent', '16')
-    .option('--attempts <k>', 'attempts per meta-episode (K)', '3')
+    .option('--episodes <n>', 'meta-episodes per opponent', String(EVALUATE_DEFAULTS.episodes))
+    .option('--attempts <k>', 'attempts per meta-episode (K)', String(EVALUATE_DEFAULTS.attempts))
     .option(
       '--preset <id>',
       `run preset for prompt layout and sampling: ${RUN_PRESET_IDS.join(' | ')}`,
       'laptop',
     )
-    .option('--seed <n>', 'evaluation seed', '0')
+    .option('--seed <n>', 'evaluation seed', String(EVALUATE_DEFAULTS.seed))
     .option('--json', 'print JSON')
     .action((opts: EvalFlags, command: Command) => runEval(opts, command, io));
 }
@@ -106,16 +107,18 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const { definition } = await useEnvPackage(opts.envPackage, {});
   // Without --env, a run plays on the env it trained on (else the default env).
   const chosen = chosenEnv(command, opts.env, definition?.id);
-  const r = await evaluatePolicy({
-    policy: opts.policy,
+  const trainer = createTrainer({
     ...(chosen === undefined ? {} : { env: envDefinition(chosen).id }),
-    ...(opts.method === undefined ? {} : { method: oneOf(opts.method, '--method', METHOD_IDS) }),
-    ...(opts.memory === undefined ? {} : { memory: oneOf(opts.memory, '--memory', MEMORY_KINDS) }),
     preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
     overrides: mergeConfig(
       envUrlOverride(opts.envUrl),
       ...(opts.option ?? []).map((a) => ({ env: { options: setOverride(a, '--option') } })),
     ),
+  });
+  const r = await trainer.evaluate({
+    policy: opts.policy,
+    ...(opts.method === undefined ? {} : { method: oneOf(opts.method, '--method', METHOD_IDS) }),
+    ...(opts.memory === undefined ? {} : { memory: oneOf(opts.memory, '--memory', MEMORY_KINDS) }),
     ...(opts.opponents ? { opponents: commaList(opts.opponents) } : {}),
     episodes: positiveInt(opts.episodes, '--episodes', 100_000),
     attempts: positiveInt(opts.attempts, '--attempts', 20),

@@ -1,6 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { checkExperiment, EXPERIMENT_FORMAT, evalPath, experimentPolicies } from '@mage-rl/trainer';
+import { EXPERIMENT_FORMAT } from '@mage-rl/trainer';
+import { checkExperiment, evalPath, experimentPolicies } from '@mage-rl/trainer/internals';
 import { describe, expect, it } from 'vitest';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';

@@ -15,7 +15,7 @@ import {
   saveMageTiny,
   wordLevelTokenizerFiles,
 } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer/internals';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 

@@ -12,7 +12,7 @@ import {
   SKIP_MEMORY_CHECK_ENV,
 } from '@mage-rl/learner';
 import { resolveTrainConfig } from '@mage-rl/recipes';
-import { memoryLimitsOfConfig } from '@mage-rl/trainer';
+import { memoryLimitsOfConfig } from '@mage-rl/trainer/internals';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCaptured } from '../testing/cli.test-helper';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
-import { buildMageTinyTokenizer, cachedWarmStart, warmStartDir } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer, cachedWarmStart, warmStartDir } from '@mage-rl/trainer/internals';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, saveTinyModel, useTempDir } from '../testing/cli.test-helper';
 

@@ -1,16 +1,12 @@
 /** `mage pretrain`: the supervised warm start of mage-tiny, with progress bars and a summary. */
 
-import { resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
-import { envDefinition, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
+import { envDefinition, RUN_PRESET_IDS, type TrainConfigInput, useEnvPackage } from '@mage-rl/recipes';
 import {
-  cachedWarmStart,
+  createTrainer,
   DEFAULT_CACHE_DIR,
-  type PretrainOptions,
-  type PretrainProgress,
   type PretrainResult,
-  pretrainMageTiny,
-  warmStartDir,
+  type TrainerEvent,
   warmStartOverridesOf,
 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
@@ -67,60 +63,54 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   const { definition } = await useEnvPackage(opts.envPackage, {});
   const envText = envFlag(command, opts.env, definition?.id);
   const envs = envText.split(',').map((e) => envDefinition(e.trim()).id);
-  const preset = oneOf(opts.preset, '--preset', RUN_PRESET_IDS);
-  const seed = seedOf(opts.seed);
-  const spec = { envs, preset, seed, ...warmStartOverrides(opts) };
-  const outDir = resolve(opts.out ?? warmStartDir(opts.cacheDir, spec));
-  // The cache entry is keyed by everything that makes the warm start: reuse it (--out always writes).
-  const cached = opts.out === undefined && !opts.force ? await cachedWarmStart(outDir) : undefined;
-  if (cached) {
-    if (opts.json) printJson(io, { ...cached, cached: true });
-    else {
-      io.stdout(
-        `cached (made earlier with the same env, preset, seed and warm-start settings; --force pretrains again)\n`,
-      );
-      printPretrainResult(io, cached);
-    }
-    return;
-  }
+  const trainer = createTrainer({
+    env: envs[0] as string,
+    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    seed: seedOf(opts.seed),
+    cacheDir: opts.cacheDir,
+    overrides: warmStartOverrides(opts),
+  });
   const progress = progressFor(io, opts.json);
-  const onProgress = pretrainBars(progress);
   try {
-    const r = await pretrainMageTiny({
-      ...spec,
-      outDir,
+    // The cache entry is keyed by everything that makes the warm start: reused unless --force (--out always writes).
+    const r = await trainer.warmStart({
+      envs,
+      ...(opts.out === undefined ? {} : { outDir: opts.out }),
+      ...(opts.force ? { force: true } : {}),
       ...(opts.evalEpisodes !== undefined ? { evalEpisodes: evalEpisodesOf(opts.evalEpisodes) } : {}),
-      log: (line) => progress.log(line),
-      onProgress,
+      onEvent: pretrainBars(progress),
     });
     progress.stop();
-    if (opts.json) printJson(io, { ...r, cached: false });
-    else printPretrainResult(io, r);
+    if (opts.json) printJson(io, r);
+    else {
+      if (r.cached)
+        io.stdout(
+          `cached (made earlier with the same env, preset, seed and warm-start settings; --force pretrains again)\n`,
+        );
+      printPretrainResult(io, r);
+    }
   } finally {
     progress.stop();
   }
 }
 
 /**
- * The warm-start inputs of `--config`/`--set` (they enter the cache key); any other config path is refused,
+ * The warm-start values of `--config`/`--set` (they enter the cache key); any other config path is refused,
  * since pretraining reads nothing else.
  */
-function warmStartOverrides(
-  opts: Pick<PretrainFlags, 'config' | 'set'>,
-): Pick<PretrainOptions, 'warmStart' | 'envOptions'> {
-  const { inputs, otherPaths } = warmStartOverridesOf(
-    overridesFromFlags({
-      ...(opts.config ? { config: opts.config } : {}),
-      ...(opts.set ? { set: opts.set } : {}),
-    }),
-  );
+function warmStartOverrides(opts: Pick<PretrainFlags, 'config' | 'set'>): TrainConfigInput {
+  const overrides = overridesFromFlags({
+    ...(opts.config ? { config: opts.config } : {}),
+    ...(opts.set ? { set: opts.set } : {}),
+  });
+  const { otherPaths } = warmStartOverridesOf(overrides);
   if (otherPaths.length > 0) {
     throw new ConfigError(
       `pretrain's --config/--set take only warmStart.* and env.options.* (what makes a warm start), got ${otherPaths.join(', ')}.`,
       { path: otherPaths[0] as string },
     );
   }
-  return inputs;
+  return overrides;
 }
 
 /** `--eval-episodes`: a count, or 0 to skip the evaluation. */
@@ -128,14 +118,17 @@ function evalEpisodesOf(text: string): number {
   return text.trim() === '0' ? 0 : positiveInt(text, '--eval-episodes', 10_000);
 }
 
-/** One bar per phase (corpus, train, eval); the training bar shows the last loss. */
-function pretrainBars(progress: Progress): (p: PretrainProgress) => void {
+/** One bar per phase (corpus, train, eval); the training bar shows the last loss; log lines above them. */
+function pretrainBars(progress: Progress): (e: TrainerEvent) => void {
   const bars = {
     corpus: progress.bar('corpus', 1),
     train: progress.bar('train', 1),
     eval: progress.bar('eval', 1),
   };
-  return (p) => {
+  return (e) => {
+    if (e.type === 'log') progress.log(e.line);
+    if (e.type !== 'warm-start-progress') return;
+    const p = e.progress;
     if (p.phase === 'save') return;
     const bar = bars[p.phase];
     bar.setTotal(p.total);

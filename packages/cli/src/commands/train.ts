@@ -1,7 +1,7 @@
 /** `mage train`: meta-RL training of mage-tiny from its warm start, with progress and a report. */
 
-import { join, resolve } from 'node:path';
-import { latestCheckpoint, type RunnerEvent, type TrainingEvent } from '@mage-rl/core';
+import { resolve } from 'node:path';
+import { latestCheckpoint } from '@mage-rl/core';
 import {
   envDefinition,
   METHOD_IDS,
@@ -13,13 +13,7 @@ import {
   type TrainConfigInput,
   useEnvPackage,
 } from '@mage-rl/recipes';
-import {
-  DEFAULT_CACHE_DIR,
-  type PretrainProgress,
-  type TrainPipelineResult,
-  trainConfigOf,
-  trainPipeline,
-} from '@mage-rl/trainer';
+import { createTrainer, DEFAULT_CACHE_DIR, type TrainerEvent, type TrainResultV1 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Progress } from '../output/progress';
@@ -132,30 +126,23 @@ async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCal
 }
 
 async function runTrain(opts: TrainFlags, command: Command, io: Io): Promise<void> {
-  const call = await trainCallOf(opts, command);
-  const config = trainConfigOf(call);
+  const trainer = createTrainer({
+    ...(await trainCallOf(opts, command)),
+    ...(opts.runDir === undefined ? {} : { runDir: opts.runDir }),
+    ...(opts.model === undefined ? {} : { model: opts.model }),
+    cacheDir: opts.cacheDir,
+  });
   if (opts.showConfig) {
-    printJson(io, config);
+    printJson(io, trainer.config);
     return;
   }
-  const { env, method, preset, seed } = call;
-  const runDir = resolve(opts.runDir ?? join('runs', `${env}-${method}-${preset}-s${seed}`));
+  const { runDir } = trainer;
   const progress = progressFor(io, opts.json);
-  const handlers = trainProgressHandlers(progress, runDir);
+  const onEvent = trainProgressHandler(progress, runDir);
   await withInterrupt(
     async (signal) => {
       try {
-        const r = await trainPipeline({
-          ...call,
-          config,
-          runDir,
-          ...(opts.resume ? { resume: true } : {}),
-          ...(opts.model ? { model: resolve(opts.model) } : {}),
-          cacheDir: opts.cacheDir,
-          signal,
-          log: (line) => progress.log(line),
-          ...handlers,
-        });
+        const r = await trainer.train({ ...(opts.resume ? { resume: true } : {}), signal, onEvent });
         progress.stop();
         printTrainResult(io, r, opts.json);
       } finally {
@@ -175,29 +162,29 @@ async function resumeHint(runDir: string, command: Command): Promise<string> {
   return `Nothing up to the checkpoint after iteration ${last.iteration} is lost (${last.dir}); continue with: mage ${again.join(' ')}`;
 }
 
-/** Bars for iterations, rollout slots and the warm start, and a summary line per training event. */
-function trainProgressHandlers(progress: Progress, runDir: string) {
+/** Bars for iterations, rollout slots and the warm start, a summary line per training event, log lines. */
+function trainProgressHandler(progress: Progress, runDir: string): (e: TrainerEvent) => void {
   const iterBar = progress.bar('iteration', 1);
   const turnBar = progress.bar('rollout', 1);
   const pretrainBar = progress.bar('warm start', 1);
   let turns = 0;
-  return {
-    onPretrainProgress: (p: PretrainProgress) => {
+  return (e) => {
+    if (e.type === 'log') progress.log(e.line);
+    else if (e.type === 'warm-start-progress') {
+      const p = e.progress;
       pretrainBar.setTotal(p.total);
       pretrainBar.update(p.done, {
         info: `${p.phase}${p.loss === undefined ? '' : ` loss ${p.loss.toFixed(3)}`}`,
       });
-    },
-    onRunnerEvent: (e: RunnerEvent, phase: 'train' | 'eval') => {
-      if (e.type === 'rollout-start') {
+    } else if (e.type === 'runner') {
+      if (e.event.type === 'rollout-start') {
         turns = 0;
-        turnBar.setTotal(e.slots);
-        turnBar.update(0, { info: phase });
-      } else if (e.type === 'slot-end') {
-        turnBar.update(++turns, { info: phase });
+        turnBar.setTotal(e.event.slots);
+        turnBar.update(0, { info: e.phase });
+      } else if (e.event.type === 'slot-end') {
+        turnBar.update(++turns, { info: e.phase });
       }
-    },
-    onEvent: (e: TrainingEvent) => {
+    } else {
       if (e.type === 'run-start') {
         const resumed = e.resumedFrom ? `resumed after iteration ${e.resumedFrom.iteration}` : '';
         iterBar.setTotal(e.iterations);
@@ -210,11 +197,11 @@ function trainProgressHandlers(progress: Progress, runDir: string) {
         });
       const line = iterationLine(e);
       if (line) progress.log(line);
-    },
+    }
   };
 }
 
-function printTrainResult(io: Io, r: TrainPipelineResult, json: boolean | undefined): void {
+function printTrainResult(io: Io, r: TrainResultV1, json: boolean | undefined): void {
   if (json) {
     printJson(io, {
       runDir: r.runDir,

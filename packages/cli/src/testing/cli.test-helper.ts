@@ -1,5 +1,5 @@
 import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
-import { buildMageTinyTokenizer } from '@mage-rl/trainer';
+import { buildMageTinyTokenizer } from '@mage-rl/trainer/internals';
 import { expect } from 'vitest';
 import type { Io } from '../program/error-boundary';
 import { runCli } from '../program/program';

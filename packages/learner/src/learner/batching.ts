@@ -6,7 +6,7 @@
 
 import { at } from '@mage-rl/core';
 import { MASK_NEG } from '../model/transformer';
-import { bucketLength, nextPow2 } from '../sampling/generator';
+import { bucketLength, nextPow2 } from '../sampling/generate-shape';
 import { inputLength, type Seq, spanTokens } from './rows';
 
 export interface MicroBatchLimits {

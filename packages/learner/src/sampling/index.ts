@@ -1,12 +1,11 @@
+export { bucketLength, nextPow2 } from './generate-shape';
 export {
-  bucketLength,
   createGenerator,
   type GeneratedRow,
   type GenerateTokensOptions,
   type Generator,
   type GeneratorOptions,
   type GeneratorStats,
-  nextPow2,
 } from './generator';
 export {
   addParamInputs,

@@ -71,17 +71,25 @@ function isEnvDefinition(value: unknown): value is EnvDefinitionV1 {
   return isPlain(value) && problemOf(value) === null;
 }
 
-/** `value` as an `EnvDefinitionV1`, or a `ConfigError` naming the package and what is wrong. */
-export function checkEnvDefinition(value: unknown, source: string): EnvDefinitionV1 {
+/**
+ * `value` as an `EnvDefinitionV1`, or a `ConfigError` naming the package (`source`; undefined for a
+ * definition handed over in code, whose errors name the `env` option) and what is wrong.
+ */
+export function checkEnvDefinition(value: unknown, source: string | undefined): EnvDefinitionV1 {
   if (isEnvDefinition(value)) return value;
+  const where =
+    source === undefined
+      ? { path: 'env', context: {} }
+      : { path: 'env.package', context: { package: source } };
   if (!isPlain(value)) {
+    const got = value === null ? 'null' : typeof value;
     throw new ConfigError(
-      `Env package '${source}' does not export an env definition: expected an EnvDefinitionV1 object (from @mage-rl/core), got ${value === null ? 'null' : typeof value}.`,
-      { path: 'env.package', context: { package: source } },
+      source === undefined
+        ? `\`env\` is neither an env id nor an env definition: expected an EnvDefinitionV1 object (from @mage-rl/core), got ${got}.`
+        : `Env package '${source}' does not export an env definition: expected an EnvDefinitionV1 object (from @mage-rl/core), got ${got}.`,
+      where,
     );
   }
-  throw new ConfigError(`Env package '${source}': its env definition ${problemOf(value)}.`, {
-    path: 'env.package',
-    context: { package: source },
-  });
+  const what = source === undefined ? '`env`' : `Env package '${source}': its env definition`;
+  throw new ConfigError(`${what} ${problemOf(value)}.`, where);
 }

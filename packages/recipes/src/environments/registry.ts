@@ -44,12 +44,15 @@ export interface EnvRegistry {
   has(id: string): boolean;
   /** The definition of `id`; `UnknownIdError` listing the known ids otherwise. */
   get(id: string): EnvDefinitionV1;
-  /** The package an env was added from (as it was named); `undefined` for first-party envs. */
+  /** The package an env was added from (as it was named); `undefined` for first-party envs and those added in code. */
   packageOf(id: string): string | undefined;
 }
 
 const firstParty = new Map(FIRST_PARTY_ENV_DEFINITIONS.map((d) => [d.id, d]));
-const added = new Map<string, { readonly definition: EnvDefinitionV1; readonly package: string }>();
+const added = new Map<
+  string,
+  { readonly definition: EnvDefinitionV1; readonly package: string | undefined }
+>();
 
 /** The registry as it is now: first-party envs plus every env package added so far. */
 export function envRegistry(): EnvRegistry {
@@ -75,23 +78,32 @@ export function envDefinition(id: string): EnvDefinitionV1 {
 }
 
 /**
- * Checks `value` (what an env package exports) and adds it to the registry of this process, recording
- * the package it came from. Adding the same package again replaces its definition; an id that is built
- * in or already added from another package is refused (`ConfigError`).
+ * Checks `value` (what an env package exports, or a definition handed over in code: no `package`) and
+ * adds it to the registry of this process, recording the package it came from. Adding an env again from
+ * the same source replaces its definition; an id that is built in or already added from another source
+ * is refused (`ConfigError`).
  */
-export function addEnvDefinition(value: unknown, source: { readonly package: string }): EnvDefinitionV1 {
+export function addEnvDefinition(
+  value: unknown,
+  source: { readonly package?: string } = {},
+): EnvDefinitionV1 {
   const definition = checkEnvDefinition(value, source.package);
+  const from = (p: string | undefined) => (p === undefined ? 'code' : `package '${p}'`);
+  const where = { path: source.package === undefined ? 'env' : 'env.package' };
   if (firstParty.has(definition.id)) {
     throw new ConfigError(
-      `Env package '${source.package}' defines env '${definition.id}', which is built in; give its env another id.`,
-      { path: 'env.package', context: { package: source.package, id: definition.id } },
+      `Env ${from(source.package)} defines env '${definition.id}', which is built in; give its env another id.`,
+      { ...where, context: { package: source.package ?? null, id: definition.id } },
     );
   }
   const before = added.get(definition.id);
   if (before && before.package !== source.package) {
     throw new ConfigError(
-      `Env package '${source.package}' defines env '${definition.id}', which package '${before.package}' already added.`,
-      { path: 'env.package', context: { package: source.package, id: definition.id, other: before.package } },
+      `Env ${from(source.package)} defines env '${definition.id}', which ${from(before.package)} already added.`,
+      {
+        ...where,
+        context: { package: source.package ?? null, id: definition.id, other: before.package ?? null },
+      },
     );
   }
   added.set(definition.id, { definition, package: source.package });

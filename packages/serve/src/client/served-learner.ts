@@ -7,9 +7,8 @@
  */
 
 import { join } from 'node:path';
-import { type LearnerV1, type PolicyV1, RolloutError } from '@mage-rl/core';
+import { createRemotePolicy, type LearnerV1, type PolicyV1, RolloutError } from '@mage-rl/core';
 import { exportPeftAdapter, type LoraOptions, type OnnxLearner } from '@mage-rl/learner';
-import { createRemotePolicy } from './remote-policy';
 
 export interface ServedLearnerOptions {
   /** The local learner, with LoRA adapters (its base weights are the server's model). */

@@ -27,7 +27,10 @@ import {
 
 export interface EvaluatePolicyOptions
   extends Pick<LoadPolicyOptions, 'policy' | 'model' | 'apiKey'>,
-    Pick<EvaluateWithMemoryOptions, 'episodes' | 'attempts' | 'seed' | 'baseline' | 'foreignNotes'> {
+    Pick<
+      EvaluateWithMemoryOptions,
+      'episodes' | 'attempts' | 'seed' | 'baseline' | 'foreignNotes' | 'signal'
+    > {
   /** The env it plays; default: the env a run trained on, else the config's default env. */
   readonly env?: string;
   /** The method whose prompts the policy plays with; default: a run's own, else `reflexion`. */
@@ -45,7 +48,8 @@ export interface EvaluatePolicyOptions
   readonly opponents?: readonly string[];
 }
 
-export interface PolicyEvaluationV1 extends MemoryEvaluationV1 {
+/** An evaluation (`Trainer.evaluate`, `mage eval`): what played, and its results. */
+export interface EvaluationV1 extends MemoryEvaluationV1 {
   readonly env: string;
   readonly method: MethodId;
   readonly memory: MemoryKind;
@@ -97,7 +101,7 @@ function returnUnitOf(config: TrainConfig): ReturnUnitV1 | undefined {
  * (`trainedWith`; undefined for anything but a run).
  */
 export function evaluationSetup(
-  options: Omit<EvaluatePolicyOptions, 'episodes' | 'attempts' | 'seed'>,
+  options: Omit<EvaluatePolicyOptions, 'episodes' | 'attempts' | 'seed' | 'signal'>,
   trained: TrainedWithV1 | undefined,
 ): { method: MethodId; memory: MemoryKind; config: TrainConfig; opponents: readonly string[] } {
   const { preset } = options;
@@ -117,7 +121,7 @@ export function evaluationSetup(
   return { method, memory, config, opponents };
 }
 
-export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<PolicyEvaluationV1> {
+export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<EvaluationV1> {
   const { method, memory, config, opponents } = evaluationSetup(options, await trainedWith(options.policy));
   const env = config.env.id;
   const { policy, dispose } = await loadPolicy({
@@ -140,6 +144,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Po
       seed: options.seed,
       ...(options.baseline === undefined ? {} : { baseline: options.baseline }),
       ...(options.foreignNotes === undefined ? {} : { foreignNotes: options.foreignNotes }),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     const without = evaluation.withoutMemory?.result.metrics;
     const ceiling =

@@ -5,7 +5,7 @@
 
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError, type PolicyV1, pathExists, readRunConfig } from '@mage-rl/core';
+import { ConfigError, createRemotePolicy, type PolicyV1, pathExists, readRunConfig } from '@mage-rl/core';
 import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,
@@ -17,7 +17,6 @@ import {
   type MethodId,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
-import { createRemotePolicy } from '@mage-rl/serve';
 
 export interface LoadPolicyOptions {
   /** `teacher`, a run or model directory, or a server URL (`http://host:port/v1`). */

@@ -34,7 +34,7 @@ export interface EvaluateWithMemoryOptions {
   readonly opponents: readonly string[];
   readonly episodes: number;
   readonly attempts: number;
-  readonly seed: number;
+  readonly seed: number | string;
   /** Also play the same tasks with no memory (when `memory` is not `none`). Default true. */
   readonly baseline?: boolean;
   /**
@@ -42,6 +42,7 @@ export interface EvaluateWithMemoryOptions {
    * (`foreignNoteDonors`). Needs a memory that shows notes. Default false.
    */
   readonly foreignNotes?: boolean;
+  readonly signal?: AbortSignal;
 }
 
 export interface MemoryEvaluationV1 {
@@ -73,6 +74,7 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
       memory,
       ...evalPlayOptions(config),
       seed: options.seed,
+      ...(options.signal ? { signal: options.signal } : {}),
     });
   const paired = (other: MethodEvaluationV1) => ({
     result: other,

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import type { MetricsSummaryV1 } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
-import { benefitTable, memoryBenefits, writeExperimentReport } from './experiment-report';
+import { writeExperimentReport } from './experiment-report';
+import { memoryBenefits } from './experiment-results';
+import { benefitTable } from './experiment-tables';
 import type { ReferenceValuesV1 } from './reference-values';
 
 /** A summary of `n` meta-episodes with cumulative success `pass` at attempts 1..K (fields the report reads). */

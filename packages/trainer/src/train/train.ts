@@ -96,12 +96,15 @@ export interface TrainPipelineResult {
 
 /** The resolved config of a `mage train` call (also validates it). */
 export function trainConfigOf(
-  options: Pick<TrainPipelineOptions, 'env' | 'method' | 'preset' | 'seed' | 'overrides'>,
+  options: Pick<TrainPipelineOptions, 'method' | 'preset' | 'seed' | 'overrides'> & {
+    /** Default: the registry's default env. */
+    readonly env?: string;
+  },
 ): TrainConfig {
   const config = resolveTrainConfig(options.overrides ?? {}, {
     preset: options.preset,
     method: options.method,
-    env: options.env,
+    ...(options.env === undefined ? {} : { env: options.env }),
     seed: options.seed,
   });
   if (!METHODS[config.method].trains) {

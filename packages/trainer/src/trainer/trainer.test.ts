@@ -35,7 +35,10 @@ describe('createTrainer', () => {
     });
     expect(resolveTrainConfig).toHaveBeenCalledTimes(1);
     // The warm start resolves the configs of its own pretraining layouts; the run's is not resolved again.
-    await trainer.warmStart();
+    const warm = await trainer.warmStart({ evalEpisodes: 0 });
+    expect(warm.cached).toBe(false);
+    // A second call finds the cache entry.
+    expect(await trainer.warmStart()).toMatchObject({ cached: true, dir: warm.dir, examples: warm.examples });
     resolveTrainConfig.mockClear();
     const iterateTraining = vi.mocked(core.iterateTraining);
     const trainingConfigOf = vi.mocked(core.trainingConfigOf);
@@ -43,6 +46,7 @@ describe('createTrainer', () => {
       f.mockClear();
     const events: string[] = [];
     const run = await trainer.train({ onEvent: (e) => events.push(e.type) });
+    expect(run.warmStart).toBe(warm.dir);
     expect(resolveTrainConfig).not.toHaveBeenCalled();
     // Core's loop gets the options with their defaults filled once and validates nothing again.
     expect(trainingConfigOf).toHaveBeenCalledTimes(1);
@@ -51,10 +55,33 @@ describe('createTrainer', () => {
     expect(core.resolveTrainingOptions).not.toHaveBeenCalled();
     expect(run.result.iterations).toBe(trainer.config.train.iterations);
     expect(events).toContain('checkpoint-saved');
-    const { metrics } = await trainer.evaluate({ opponents: ['random'], episodes: 2 });
+    expect(events).toContain('runner');
+    expect(events).toContain('log');
+    // The run plays with its own method and memory, and with none on the same tasks.
+    const evaluation = await trainer.evaluate({ opponents: ['random'], episodes: 2 });
+    expect([evaluation.method, evaluation.memory]).toEqual(['mage', 'reflection']);
+    const { metrics } = evaluation.result;
     expect(metrics.overall.metaEpisodes).toBe(2);
     expect(metrics.overall.perAttempt).toHaveLength(3);
+    expect(evaluation.withoutMemory?.benefit.pairs).toBe(2);
   }, 300_000);
+
+  it('takes an env definition as `env` and plays it', async () => {
+    const definition = { ...recipes.envDefinition('tictactoe'), id: 'tictactoe-from-code' };
+    const trainer = createTrainer({ env: definition, preset: 'smoke', runDir: tmp.path });
+    expect(trainer.config.env.id).toBe('tictactoe-from-code');
+    const r = await trainer.evaluate({
+      policy: 'teacher',
+      method: 'reflexion',
+      opponents: ['random'],
+      episodes: 1,
+      attempts: 2,
+      baseline: false,
+    });
+    expect(r.env).toBe('tictactoe-from-code');
+    expect(r.result.metrics.overall.metaEpisodes).toBe(1);
+    expect(() => createTrainer({ env: { ...definition, id: 'sokoban' } })).toThrow(/built in/);
+  });
 
   it('names the option in its errors', async () => {
     const trainer = createTrainer({ env: 'tictactoe', preset: 'smoke', runDir: tmp.path });
@@ -62,5 +89,7 @@ describe('createTrainer', () => {
       /`policy` with a server URL needs `model`/,
     );
     expect(() => createTrainer({ env: 'tictactoe', method: 'react' })).toThrow(/does not train/);
+    const fromModel = createTrainer({ env: 'tictactoe', model: tmp.path });
+    await expect(async () => fromModel.warmStart()).rejects.toThrow(/`model` is the start/);
   });
 });

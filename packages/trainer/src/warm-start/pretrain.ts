@@ -6,7 +6,7 @@
  */
 
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { type JsonObject, MageError, type PolicyV1, pathExists, throwIfAborted } from '@mage-rl/core';
 import {
   countParams,
@@ -280,4 +280,39 @@ export function warmStartDir(
     'mage-tiny',
     `${[...options.envs].sort().join('+')}-${options.preset}-${warmStartKey(options)}`,
   );
+}
+
+export interface PretrainOrReuseOptions
+  extends Pick<
+    PretrainOptions,
+    'envs' | 'preset' | 'seed' | 'evalEpisodes' | 'signal' | 'onProgress' | 'log'
+  > {
+  /** Config values; their `warmStart` values and `env.options` make the warm start (the rest is not read). */
+  readonly overrides?: TrainConfigInput;
+  /** Default `DEFAULT_CACHE_DIR`. */
+  readonly cacheDir?: string;
+  /** Write here instead of the cache entry (always pretrains). */
+  readonly outDir?: string;
+  /** Pretrain again even when the cache entry holds this warm start. */
+  readonly force?: boolean;
+}
+
+/**
+ * The warm start of `options`: the cache entry keyed by everything that makes it when it holds a finished
+ * one (unless `force`), else pretrained into it (or into `outDir`).
+ */
+export async function pretrainOrReuse(
+  options: PretrainOrReuseOptions,
+): Promise<PretrainResult & { readonly cached: boolean }> {
+  const { overrides, cacheDir, outDir, force, ...rest } = options;
+  const spec = {
+    envs: rest.envs,
+    preset: rest.preset,
+    seed: rest.seed,
+    ...warmStartOverridesOf(overrides).inputs,
+  };
+  const dir = outDir ?? resolve(warmStartDir(cacheDir ?? DEFAULT_CACHE_DIR, spec));
+  const cached = outDir === undefined && !force ? await cachedWarmStart(dir) : undefined;
+  if (cached) return { ...cached, cached: true };
+  return { ...(await pretrainMageTiny({ ...rest, ...spec, outDir: dir })), cached: false };
 }

@@ -12,7 +12,7 @@ import {
   RolloutError,
   type SamplingOptions,
   throwIfAborted,
-} from '@mage-rl/core';
+} from '@mage-rl/spec';
 
 export interface RemotePolicyOptions {
   /** The API base URL, e.g. `http://127.0.0.1:8000/v1`. */

@@ -1,0 +1,1 @@
+export { createRemotePolicy, type RemotePolicyOptions } from './remote-policy';

@@ -1,0 +1,72 @@
+// `@mage-rl/trainer/internals`: the building blocks `createTrainer` and `runExperiment` are made of, for
+// benchmarks and tests that drive one phase on its own. Not a stable API (architecture/trainer.md,
+// "Building blocks").
+
+export {
+  type EvaluatePolicyOptions,
+  evaluatePolicy,
+} from './evaluate/evaluate-policy';
+export { type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
+export { type EvaluateWithMemoryOptions, evaluateWithMemory } from './evaluate/memory-benefit';
+export {
+  checkExperiment,
+  EXPERIMENT_EVAL_FORMAT,
+  type ExperimentPolicy,
+  evalPath,
+  experimentPolicies,
+  fileLabel,
+  policyConfig,
+  policyMemories,
+  readExperimentEvals,
+  readExperimentRecord,
+  WARM_START,
+} from './experiment/experiment';
+export { callLines, experimentReferences } from './report/experiment-dir-report';
+export { writeExperimentReport } from './report/experiment-report';
+export {
+  EXPERIMENT_RESULTS_FORMAT,
+  experimentResults,
+  type SummaryAggregateV1,
+} from './report/experiment-results';
+export { suiteTable } from './report/experiment-tables';
+export { renderPng } from './report/png';
+export { type OpponentReferenceV1, type ReferenceValuesV1, referenceValues } from './report/reference-values';
+export { type Chart, chartGrid, escapeXml, vegaChart } from './report/svg-chart';
+export { memoryLimitsOfConfig } from './train/memory-limits';
+export {
+  ensureWarmStart,
+  plannedWarmStart,
+  RESUME_SAFE_CONFIG_PATHS,
+  type TrainPipelineOptions,
+  trainConfigOf,
+  trainPipeline,
+} from './train/train';
+export {
+  cachedWarmStart,
+  type PretrainOptions,
+  type PretrainOrReuseOptions,
+  pretrainMageTiny,
+  pretrainOrReuse,
+  warmStartDir,
+  warmStartKey,
+} from './warm-start/pretrain';
+export { buildMageTinyTokenizer } from './warm-start/tokenizer';
+export {
+  assertWarmStartTeacher,
+  type EnvPlan,
+  envPlans,
+  type TeacherCorpus,
+  teacherCorpus,
+  type WarmStartLayout,
+} from './warm-start/warm-start-corpus';
+export {
+  type EpochCall,
+  type EpochPlan,
+  epochPlan,
+  type LossPoint,
+  type TrainingSet,
+  tokenSteps,
+  trainEpochs,
+  trainingSet,
+  warmStartSchedule,
+} from './warm-start/warm-start-training';

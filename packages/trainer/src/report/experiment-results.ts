@@ -1,0 +1,249 @@
+/**
+ * The results of a `mage experiment`: per policy, evaluation protocol (memory) and suite, the mean over
+ * seeds with a 95% Student-t interval of pass@k per attempt, the attempt-1 → K gain, the invalid-move
+ * rate and the mean return per attempt, plus per-opponent means and the memory benefits (`results.json`).
+ */
+
+import {
+  type MeanIntervalV1,
+  type MetaEpisodeMetricsV1,
+  type MetricsSummaryV1,
+  meanInterval,
+} from '@mage-rl/core';
+import type { ExperimentEvalV1 } from '../experiment/experiment';
+import { identificationCeiling } from './reference-values';
+
+export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
+
+/** Seed-level numbers of one summary and their means over seeds. */
+export interface SummaryAggregateV1 {
+  readonly seeds: readonly number[];
+  /** pass@k for k = 1..K. */
+  readonly passAtK: readonly MeanIntervalV1[];
+  /** pass@K − pass@1. */
+  readonly gain: MeanIntervalV1;
+  readonly invalidActionRate: MeanIntervalV1;
+  /** Notes stopped by the note budget over all reflect turns (when measured and notes were written). */
+  readonly cutNoteRate?: MeanIntervalV1;
+  /** The share of each finished attempt's facts its note states (when measured and notes were written). */
+  readonly noteRecall?: MeanIntervalV1;
+  /** Mean return R_k of the attempts played at k. */
+  readonly meanReturn: readonly MeanIntervalV1[];
+  readonly metaEpisodesPerSeed: number;
+}
+
+export interface ExperimentRowV1 {
+  readonly label: string;
+  readonly method: string;
+  readonly memory: string;
+  readonly suite: string;
+  readonly domain: 'in' | 'out';
+  readonly overall: SummaryAggregateV1;
+  readonly byOpponent: Readonly<Record<string, SummaryAggregateV1>>;
+  /** Mean wall time per seed of training and of this evaluation. */
+  readonly trainSeconds: number;
+  readonly evalSeconds: number;
+}
+
+/** With-memory minus no-memory differences of one summary, per seed, and their means over seeds. */
+export interface BenefitAggregateV1 {
+  readonly seeds: readonly number[];
+  /** pass@k with the memory minus pass@k without, k = 1..K. */
+  readonly passAtK: readonly MeanIntervalV1[];
+  /** Mean return of attempt k with the memory minus without (the env's reward units). */
+  readonly meanReturn: readonly MeanIntervalV1[];
+  readonly invalidActionRate: MeanIntervalV1;
+  /**
+   * The most pass@K the memory could add by identifying the opponent: the share of meta-episodes that the
+   * policy with no memory lost at pass@K against opponents a perfect reader beats once one game has shown
+   * their moves (`identifiableOpponents`). Present on the overall benefit of suites that hold such opponents.
+   */
+  readonly identificationCeiling?: MeanIntervalV1;
+}
+
+/**
+ * What a memory is worth to a policy: the same weights on the same tasks and seeds, once with the memory
+ * and once with none (K independent attempts), paired by seed.
+ */
+export interface MemoryBenefitV1 {
+  readonly label: string;
+  readonly method: string;
+  /** The memory compared with `none`. */
+  readonly memory: string;
+  readonly suite: string;
+  readonly domain: 'in' | 'out';
+  readonly overall: BenefitAggregateV1;
+  readonly byOpponent: Readonly<Record<string, BenefitAggregateV1>>;
+}
+
+export interface ExperimentResultsV1 {
+  readonly format: typeof EXPERIMENT_RESULTS_FORMAT;
+  readonly rows: readonly ExperimentRowV1[];
+  /** One entry per policy, suite and memory that was also evaluated with no memory. */
+  readonly memoryBenefit: readonly MemoryBenefitV1[];
+}
+
+function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV1[]): SummaryAggregateV1 {
+  const k = Math.max(...summaries.map((s) => s.perAttempt.length));
+  const at = (i: number, f: (a: MetricsSummaryV1['perAttempt'][number]) => number) =>
+    meanInterval(summaries.map((s) => f(s.perAttempt[Math.min(i, s.perAttempt.length - 1)]!)));
+  return {
+    seeds,
+    passAtK: Array.from({ length: k }, (_, i) => at(i, (a) => a.passAtK.rate)),
+    gain: meanInterval(
+      summaries.map((s) => (s.perAttempt.at(-1)?.passAtK.rate ?? 0) - (s.perAttempt[0]?.passAtK.rate ?? 0)),
+    ),
+    invalidActionRate: meanInterval(summaries.map((s) => s.invalidActionRate.rate)),
+    ...(summaries.every((s) => (s.cutReflectionRate?.trials ?? 0) > 0)
+      ? { cutNoteRate: meanInterval(summaries.map((s) => s.cutReflectionRate?.rate ?? 0)) }
+      : {}),
+    ...(summaries.every((s) => s.noteRecall !== undefined)
+      ? { noteRecall: meanInterval(summaries.map((s) => s.noteRecall ?? 0)) }
+      : {}),
+    meanReturn: Array.from({ length: k }, (_, i) => at(i, (a) => a.meanReturn)),
+    metaEpisodesPerSeed: summaries[0]?.metaEpisodes ?? 0,
+  };
+}
+
+/** The per-seed differences `with − without` of paired summaries, as means over seeds. */
+function benefit(
+  pairs: readonly {
+    readonly seed: number;
+    readonly with: MetricsSummaryV1;
+    readonly without: MetricsSummaryV1;
+  }[],
+): BenefitAggregateV1 {
+  const k = Math.max(...pairs.map((p) => Math.min(p.with.perAttempt.length, p.without.perAttempt.length)));
+  const attempt = (s: MetricsSummaryV1, i: number) => s.perAttempt[Math.min(i, s.perAttempt.length - 1)]!;
+  const diff = (i: number, f: (a: MetricsSummaryV1['perAttempt'][number]) => number) =>
+    meanInterval(pairs.map((p) => f(attempt(p.with, i)) - f(attempt(p.without, i))));
+  return {
+    seeds: pairs.map((p) => p.seed),
+    passAtK: Array.from({ length: k }, (_, i) => diff(i, (a) => a.passAtK.rate)),
+    meanReturn: Array.from({ length: k }, (_, i) => diff(i, (a) => a.meanReturn)),
+    invalidActionRate: meanInterval(
+      pairs.map((p) => p.with.invalidActionRate.rate - p.without.invalidActionRate.rate),
+    ),
+  };
+}
+
+/**
+ * Every (policy, suite, memory ≠ none) that was also evaluated with no memory at some of the same seeds:
+ * the differences paired by seed, overall and per opponent, with the identification ceiling where the suite
+ * holds `identifiable` opponents.
+ */
+export function memoryBenefits(
+  evals: readonly ExperimentEvalV1[],
+  identifiable: readonly string[] = [],
+): MemoryBenefitV1[] {
+  const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
+  const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
+  const groups = new Map<
+    string,
+    { first: ExperimentEvalV1; suite: string; pairs: [ExperimentEvalV1, ExperimentEvalV1][] }
+  >();
+  for (const e of evals) {
+    const without = e.memory === 'none' ? undefined : byKey.get(key(e, 'none'));
+    if (!without) continue;
+    for (const s of e.suites) {
+      if (!without.suites.some((w) => w.name === s.name)) continue;
+      const g = `${e.label}\u0000${e.memory}\u0000${s.name}`;
+      const group = groups.get(g) ?? { first: e, suite: s.name, pairs: [] };
+      group.pairs.push([e, without]);
+      groups.set(g, group);
+    }
+  }
+  return [...groups.values()].map(({ first, suite, pairs }): MemoryBenefitV1 => {
+    const metrics = (e: ExperimentEvalV1) => e.suites.find((s) => s.name === suite)!;
+    const opponents = [...new Set(pairs.flatMap(([e]) => Object.keys(metrics(e).metrics.byOpponent)))].sort();
+    const summaries = (of: (m: MetaEpisodeMetricsV1) => MetricsSummaryV1 | undefined) =>
+      pairs.flatMap(([w, wo]) => {
+        const a = of(metrics(w).metrics);
+        const b = of(metrics(wo).metrics);
+        return a && b ? [{ seed: w.seed, with: a, without: b }] : [];
+      });
+    const ceilings = pairs.flatMap(([, without]) => {
+      const c = identificationCeiling(metrics(without).metrics, identifiable);
+      return c === undefined ? [] : [c];
+    });
+    const ceiling = ceilings.length === pairs.length ? meanInterval(ceilings) : undefined;
+    const overall = benefit(summaries((m) => m.overall));
+    return {
+      label: first.label,
+      method: first.method,
+      memory: first.memory,
+      suite,
+      domain: metrics(first).domain,
+      overall: ceiling ? { ...overall, identificationCeiling: ceiling } : overall,
+      byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
+    };
+  });
+}
+
+/**
+ * Groups the evaluation records by policy, memory and suite and aggregates over seeds; `identifiable`: the
+ * opponents of the memory benefit's identification ceiling.
+ */
+export function experimentResults(
+  evals: readonly ExperimentEvalV1[],
+  identifiable: readonly string[] = [],
+): ExperimentResultsV1 {
+  const groups = new Map<string, { first: ExperimentEvalV1; suite: string; records: ExperimentEvalV1[] }>();
+  for (const e of evals) {
+    for (const s of e.suites) {
+      const key = `${e.label}\u0000${e.memory}\u0000${s.name}`;
+      const g = groups.get(key) ?? { first: e, suite: s.name, records: [] };
+      g.records.push(e);
+      groups.set(key, g);
+    }
+  }
+  const rows = [...groups.values()].map(({ first, suite, records }): ExperimentRowV1 => {
+    const metrics = records.map((r) => r.suites.find((s) => s.name === suite)!);
+    const seeds = records.map((r) => r.seed);
+    const opponents = [...new Set(metrics.flatMap((m) => Object.keys(m.metrics.byOpponent)))].sort();
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    return {
+      label: first.label,
+      method: first.method,
+      memory: first.memory,
+      suite,
+      domain: metrics[0]!.domain,
+      overall: aggregate(
+        seeds,
+        metrics.map((m) => m.metrics.overall),
+      ),
+      byOpponent: Object.fromEntries(
+        opponents.map((o) => [
+          o,
+          aggregate(
+            seeds,
+            metrics.flatMap((m) => m.metrics.byOpponent[o] ?? []),
+          ),
+        ]),
+      ),
+      trainSeconds: mean(records.map((r) => r.trainSeconds)),
+      evalSeconds: mean(records.map((r) => r.evalSeconds)),
+    };
+  });
+  const order = (r: ExperimentRowV1) => [
+    r.label === 'warm-start' ? 0 : 1,
+    r.label,
+    r.memory === 'reflection' ? 0 : 1,
+    r.memory,
+  ];
+  rows.sort((a, b) => {
+    const x = order(a);
+    const y = order(b);
+    for (let i = 0; i < x.length; i++) {
+      if (x[i]! < y[i]!) return -1;
+      if (x[i]! > y[i]!) return 1;
+    }
+    return 0;
+  });
+  const benefits = memoryBenefits(evals, identifiable);
+  const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
+  benefits.sort(
+    (a, b) => (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
+  );
+  return { format: EXPERIMENT_RESULTS_FORMAT, rows, memoryBenefit: benefits };
+}
