@@ -68,7 +68,13 @@ describe('creditDiagnostics', () => {
       attempts: 1,
       groups: [],
       // g1 differs, g2 does not, g3 has one slot (not compared).
-      slots: [slot('a', 'g1', 10), slot('b', 'g1', 0), slot('c', 'g2', 0), slot('d', 'g2', 0), slot('e', 'g3', 10)],
+      slots: [
+        slot('a', 'g1', 10),
+        slot('b', 'g1', 0),
+        slot('c', 'g2', 0),
+        slot('d', 'g2', 0),
+        slot('e', 'g3', 10),
+      ],
       rows: [],
     };
     expect(creditDiagnostics(batch, []).attempts[0]?.contrast).toBe(0.5);

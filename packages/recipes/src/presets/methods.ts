@@ -73,7 +73,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'grpo',
     grouping: 'mixed',
     anchorScope: 'global',
-      klCoef: null,
+    klCoef: null,
     groupSizeScale: 3,
   },
   gigpo: {
@@ -86,7 +86,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
-      klCoef: null,
+    klCoef: null,
     groupSizeScale: 3,
   },
   lamer: {
@@ -99,7 +99,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'mixed',
     anchorScope: 'global',
-      klCoef: null,
+    klCoef: null,
     groupSizeScale: 1,
   },
   mage: {
@@ -112,7 +112,7 @@ export const METHODS: Readonly<Record<MethodId, MethodPreset>> = {
     estimator: 'gigpo',
     grouping: 'per-opponent',
     anchorScope: 'global',
-      klCoef: null,
+    klCoef: null,
     groupSizeScale: 1,
   },
 };

@@ -54,7 +54,11 @@ export function mergeConfig<T extends object = Plain>(...layers: readonly (T | u
 
 // gigpo's defaults (the episode baseline among them, which an env's defaults may change); the method layer
 // sets the anchor scope.
-const { anchorScope: _anchorScope, lengthPenalty: _lengthPenalty, ...GIGPO_DEFAULTS } = DEFAULT_ADVANTAGE_OPTIONS;
+const {
+  anchorScope: _anchorScope,
+  lengthPenalty: _lengthPenalty,
+  ...GIGPO_DEFAULTS
+} = DEFAULT_ADVANTAGE_OPTIONS;
 
 const BASE: TrainConfigInput = {
   seed: 0,

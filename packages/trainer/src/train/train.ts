@@ -209,6 +209,19 @@ const runRecordOf = (config: TrainConfig, warmStart: string): JsonObject => ({
 export const RESUME_SAFE_CONFIG_PATHS: readonly string[] = ['train.iterations', 'memory'];
 
 /**
+ * The resume-safe paths of `runDir`'s resume: `RESUME_SAFE_CONFIG_PATHS`, and `learner` when the saved
+ * record predates that section (every such run trained in this process) and this run trains locally too.
+ */
+export async function resumeSafePathsOf(runDir: string, config: TrainConfig): Promise<readonly string[]> {
+  if (config.learner.backend !== 'local' || !(await pathExists(join(runDir, 'config.json')))) {
+    return RESUME_SAFE_CONFIG_PATHS;
+  }
+  const extra = (await readRunConfig(runDir)).extra;
+  const predates = typeof extra === 'object' && extra !== null && !('learner' in extra);
+  return predates ? [...RESUME_SAFE_CONFIG_PATHS, 'learner'] : RESUME_SAFE_CONFIG_PATHS;
+}
+
+/**
  * The result of a resumed run that has already trained all its iterations (nothing is loaded or
  * pretrained; the report is written again), or null when there is work left.
  */
@@ -274,7 +287,7 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
       await checkResumeConfig(
         options.runDir,
         { extra: runRecordOf(config, plannedWarmStart(options)) },
-        RESUME_SAFE_CONFIG_PATHS,
+        await resumeSafePathsOf(options.runDir, config),
       );
       const finished = await finishedRun(options, config);
       if (finished) return finished;
@@ -360,7 +373,7 @@ async function trainLoaded(
     const loop: TrainingOptions = {
       ...training,
       config: runRecordOf(config, warmStart),
-      resumeSafePaths: RESUME_SAFE_CONFIG_PATHS,
+      resumeSafePaths: await resumeSafePathsOf(options.runDir, config),
       ...(lock === null ? {} : { runLock: lock }),
     };
     // The recipes' schema validated the config these options come from: the loop only fills its defaults.
