@@ -92,4 +92,12 @@ describe('createTrainer', () => {
     const fromModel = createTrainer({ env: 'tictactoe', model: tmp.path });
     await expect(async () => fromModel.warmStart()).rejects.toThrow(/`model` is the start/);
   });
+
+  it('leaves env options without an env to the run it evaluates, and checks them with one', () => {
+    const trainer = createTrainer({ overrides: { env: { options: { max: 8 } } } });
+    expect(trainer.config.env.options).not.toHaveProperty('max');
+    expect(() => createTrainer({ env: 'tictactoe', overrides: { env: { options: { max: 8 } } } })).toThrow(
+      /max/,
+    );
+  });
 });

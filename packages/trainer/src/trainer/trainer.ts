@@ -149,7 +149,16 @@ export function createTrainer(options: TrainerConfig = {}): Trainer {
   const preset = options.preset ?? 'laptop';
   const seed = options.seed ?? 1;
   const overrides = options.overrides ?? {};
-  const config = trainConfigOf({ ...(env === undefined ? {} : { env }), method, preset, seed, overrides });
+  // Without an env, env options in the overrides are for the env a run trained on, which `evaluate` reads
+  // from the run: the trainer's own config (the default env's) is resolved without them.
+  const own = env === undefined ? { ...overrides, env: { ...overrides.env, options: undefined } } : overrides;
+  const config = trainConfigOf({
+    ...(env === undefined ? {} : { env }),
+    method,
+    preset,
+    seed,
+    overrides: own,
+  });
   const runDir = resolve(options.runDir ?? join('runs', `${config.env.id}-${method}-${preset}-s${seed}`));
   const model = options.model === undefined ? {} : { model: resolve(options.model) };
   const cacheDir = options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir };
