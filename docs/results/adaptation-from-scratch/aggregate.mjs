@@ -1,5 +1,5 @@
 // Aggregates `mage eval --json --foreign-notes` results over seeds: node aggregate.mjs <bayes pass@K> <label=glob-prefix>...
-// Each label's files: <prefix>-s<seed>.eval.json. Prints a markdown table: mean over seeds with 95% t-intervals.
+// Each label's files: <prefix>-s<seed>.json. Prints a markdown table: mean over seeds with 95% t-intervals.
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 const [bayesText, ...specs] = process.argv.slice(2);
@@ -15,13 +15,13 @@ const ci = (xs) => {
 const fmt = ({ m, h }, pts = true) => `${(pts ? 100 * m : m).toFixed(1)} [${(pts ? 100 * (m - h) : m - h).toFixed(1)}, ${(pts ? 100 * (m + h) : m + h).toFixed(1)}]`;
 const last = (x) => x.overall.perAttempt.at(-1).passAtK.rate;
 const attemptRate = (x, k) => x.overall.perAttempt[k].passAtK.rate;
-console.log(`| policy | seeds | pass@1 notes | pass@K notes | pass@K no memory | pass@K foreign notes | memory benefit @K (pts) | own − foreign @K (pts) | share of headroom (Bayes ${(100 * bayes).toFixed(1)}%) | invalid moves % |`);
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log(`| policy | seeds | pass@1 notes | pass@K notes | pass@K no memory | pass@K foreign notes | memory benefit @K (pts) | own − foreign @K (pts) | share of headroom (Bayes ${(100 * bayes).toFixed(1)}%) |`);
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const spec of specs) {
   const [label, prefix] = spec.split('=');
   const dir = dirname(prefix);
   const base = basename(prefix);
-  const files = readdirSync(dir).filter((f) => f.startsWith(`${base}-s`) && f.endsWith('.eval.json')).sort();
+  const files = readdirSync(dir).filter((f) => f.startsWith(`${base}-s`) && f.endsWith('.json')).sort();
   const rs = files.map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')));
   if (rs.length === 0) continue;
   const notes = rs.map((r) => last(r.metrics));
@@ -30,6 +30,5 @@ for (const spec of specs) {
   const benefit = rs.map((r) => r.memoryBenefit.passAtK.at(-1).mean);
   const own = rs.map((r) => r.notesBenefit.passAtK.at(-1).mean);
   const share = rs.map((r, i) => (bayes - none[i] > 0 ? benefit[i] / (bayes - none[i]) : NaN));
-  const inv = rs.map((r) => r.metrics.overall.invalidActionRate);
-  console.log(`| ${label} | ${rs.length} | ${fmt(ci(rs.map((r) => attemptRate(r.metrics, 0))))} | ${fmt(ci(notes))} | ${fmt(ci(none))} | ${fmt(ci(foreign))} | ${fmt(ci(benefit))} | ${fmt(ci(own))} | ${fmt(ci(share))} | ${fmt(ci(inv))} |`);
+  console.log(`| ${label} | ${rs.length} | ${fmt(ci(rs.map((r) => attemptRate(r.metrics, 0))))} | ${fmt(ci(notes))} | ${fmt(ci(none))} | ${fmt(ci(foreign))} | ${fmt(ci(benefit))} | ${fmt(ci(own))} | ${fmt(ci(share))} |`);
 }
