@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RUN_CONFIG_FORMAT } from '@mage-rl/core';
-import { mergeConfig, resolveTrainConfig } from '@mage-rl/recipes';
+import { resolveTrainConfig } from '@mage-rl/recipes';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESUME_SAFE_CONFIG_PATHS, resumeSafePathsOf } from './train';
 
@@ -21,10 +21,7 @@ async function runDirWith(extra: Record<string, unknown>): Promise<string> {
 describe('resumeSafePathsOf', () => {
   const local = resolveTrainConfig({}, { preset: 'smoke' });
   const tinker = resolveTrainConfig(
-    mergeConfig(
-      { learner: { backend: 'tinker' } },
-      { learner: { tinker: { baseURL: 'http://127.0.0.1:1', baseModel: 'm' } } },
-    ),
+    { learner: { backend: 'tinker', tinker: { baseURL: 'http://127.0.0.1:1', baseModel: 'm' } } },
     { preset: 'smoke' },
   );
 

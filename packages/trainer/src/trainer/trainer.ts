@@ -151,7 +151,8 @@ export function createTrainer(options: TrainerConfig = {}): Trainer {
   const overrides = options.overrides ?? {};
   // Without an env, env options in the overrides are for the env a run trained on, which `evaluate` reads
   // from the run: the trainer's own config (the default env's) is resolved without them.
-  const own = env === undefined ? { ...overrides, env: { ...overrides.env, options: undefined } } : overrides;
+  const { options: _runEnvOptions, ...envWithoutOptions } = overrides.env ?? {};
+  const own = env === undefined ? { ...overrides, env: envWithoutOptions } : overrides;
   const config = trainConfigOf({
     ...(env === undefined ? {} : { env }),
     method,
