@@ -48,7 +48,10 @@ function hiddenTargetCeiling(
   attemptsText: string,
 ): HiddenTargetCeilingJson | undefined {
   if (!envRegistry().has(name)) return undefined;
-  const options = optionArgs.reduce<Record<string, unknown>>((o, a) => mergeConfig(o, setOverride(a)), {});
+  const options = optionArgs.reduce<Record<string, unknown>>(
+    (o, a) => mergeConfig(o, setOverride(a, '--option')),
+    {},
+  );
   const env = envDefinition(name).create(options);
   if (!hiddenTargetLevels(env, 1)) return undefined;
   // The exact search grows with the attempts (9×9 and 20 attempts: about a second).

@@ -109,6 +109,8 @@ describe('mage train ablation switches', () => {
 
   it('parse --set values as JSON where they are JSON, as strings otherwise', () => {
     expect(setOverride('a.b=3')).toEqual({ a: { b: 3 } });
+    expect(() => setOverride('size', '--option')).toThrow(/--option expects <path>=<value>/);
+    expect(() => overridesFromFlags({ set: ['ppo.lr='] })).toThrow(/^--set ppo\.lr= has no value/);
     expect(setOverride('a=true')).toEqual({ a: true });
     expect(setOverride('population.preset=patterns')).toEqual({ population: { preset: 'patterns' } });
     expect(() => setOverride('=3')).toThrow(/--set expects/);

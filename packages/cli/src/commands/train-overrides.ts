@@ -137,7 +137,7 @@ export function overridesFromFlags(flags: OverrideFlags): TrainConfigInput {
   return mergeConfig(
     flags.config !== undefined ? readConfigFile(flags.config) : {},
     namedOverrides(flags),
-    ...(flags.set ?? []).map(setOverride),
+    ...(flags.set ?? []).map((a) => setOverride(a)),
   ) as TrainConfigInput;
 }
 
