@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { TrainingEvent } from './events';
 import { iterateTraining } from './iterate-training';
 import { crashRunOptions, nimLearner, nimTrainingOptions } from './nim-training.test-helper';
-import { checkResumeConfig, resumeDifferences } from './open-run';
+import { checkResumeConfig, type RunConfigRecordV1, resumeDifferences } from './open-run';
 import { latestCheckpoint } from './run-dir';
 import { lockRunDir, RUN_LOCK_FILE } from './run-lock';
 
@@ -138,11 +138,14 @@ describe('resume safety', () => {
   });
 
   it('lets the evaluation period change with the iteration count (evaluating only at the end)', () => {
-    const saved = { training: { iterations: 200, evaluation: { every: 200, episodes: 16 } } };
-    const longer = { training: { iterations: 300, evaluation: { every: 300, episodes: 16 } } };
-    expect(resumeDifferences(saved, longer)).toEqual([]);
-    const other = { training: { iterations: 300, evaluation: { every: 300, episodes: 32 } } };
-    expect(resumeDifferences(saved, other)).toEqual(['training.evaluation.episodes']);
+    // Only the parts the comparison reads: a record's training part, cut down.
+    const record = (iterations: number, every: number, episodes: number) =>
+      ({
+        training: { iterations, evaluation: { every, episodes } },
+      }) as unknown as Partial<RunConfigRecordV1>;
+    const saved = record(200, 200, 16);
+    expect(resumeDifferences(saved, record(300, 300, 16))).toEqual([]);
+    expect(resumeDifferences(saved, record(300, 300, 32))).toEqual(['training.evaluation.episodes']);
   });
 
   it('lets the paths the caller names change or be missing from an older record, nothing beside them', () => {
