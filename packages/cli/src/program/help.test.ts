@@ -39,10 +39,14 @@ describe('mage --help, per command', () => {
   it('pretrain and experiment list the envs with a warm-start teacher; env-serve the in-process ones', () => {
     for (const name of ['pretrain', 'experiment', 'env-serve']) {
       const text = help(name).replace(/\s+/g, ' ');
-      expect(text).toMatch(/tictactoe \| kuhn-poker \| sokoban \| treasure \| doors, or the env of --env-package/);
+      expect(text).toMatch(
+        /tictactoe \| kuhn-poker \| sokoban \| treasure \| doors, or the env of --env-package/,
+      );
       // (env-serve's --protocol names the WebShop dialect: only the env lists are checked)
       expect(text).not.toMatch(/\| (alfworld|webshop|openenv)/);
     }
-    expect(help('train').replace(/\s+/g, ' ')).toMatch(/sokoban \| treasure \| doors \| alfworld \| webshop \| openenv/);
+    expect(help('train').replace(/\s+/g, ' ')).toMatch(
+      /sokoban \| treasure \| doors \| alfworld \| webshop \| openenv/,
+    );
   });
 });
