@@ -15,7 +15,7 @@ import {
   POPULATION_PRESETS,
   type PopulationEnvId,
 } from '@mage-rl/opponents';
-import { envDefinition, envRegistry, mergeConfig } from '@mage-rl/recipes';
+import { envDefinition, envRegistry } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -23,7 +23,7 @@ import { solvableGame } from '../registry';
 import { exactOpponent } from './best-response';
 import { oneOf, positiveInt } from './game-options';
 import { solveNames } from './solve';
-import { setOverride } from './train-overrides';
+import { envOptionsOf } from './train-overrides';
 
 export interface AdaptationCeilingJson extends AdaptationCeilingTable {
   readonly game: string;
@@ -48,15 +48,11 @@ function hiddenTargetCeiling(
   attemptsText: string,
 ): HiddenTargetCeilingJson | undefined {
   if (!envRegistry().has(name)) return undefined;
-  const options = optionArgs.reduce<Record<string, unknown>>(
-    (o, a) => mergeConfig(o, setOverride(a, '--option')),
-    {},
-  );
-  const env = envDefinition(name).create(options);
-  if (!hiddenTargetLevels(env, 1)) return undefined;
+  const env = envDefinition(name).create(envOptionsOf(optionArgs));
   // The exact search grows with the attempts (9×9 and 20 attempts: about a second).
   const attempts = positiveInt(attemptsText, '--attempts', 20);
-  const levels = hiddenTargetLevels(env, attempts) as HiddenTargetLevels;
+  const levels = hiddenTargetLevels(env, attempts);
+  if (!levels) return undefined;
   return { env: env.id, options: env.options, attempts, ...levels };
 }
 

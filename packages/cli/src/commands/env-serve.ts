@@ -8,14 +8,14 @@
 import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import { type RunningEnvServer, startEnvServer } from '@mage-rl/env-remote';
-import { envDefinition, mergeConfig, REMOTE_ENV_IDS, useEnvPackage } from '@mage-rl/recipes';
+import { envDefinition, REMOTE_ENV_IDS, useEnvPackage } from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
 import { ENV_PACKAGE_HELP, envFlagHelp } from './learning-flags';
 import { allowedOrigins, allowOriginOption, listenFailure } from './serve';
-import { setOverride } from './train-overrides';
+import { envOptionsOf } from './train-overrides';
 
 interface ServeFlags {
   readonly port: string;
@@ -101,10 +101,7 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
       },
     );
   }
-  const options = (opts.option ?? []).reduce<Record<string, unknown>>(
-    (o, a) => mergeConfig(o, setOverride(a, '--option')),
-    {},
-  );
+  const options = envOptionsOf(opts.option);
   const protocol = oneOf(opts.protocol ?? 'webshop', '--protocol', ['webshop', 'openenv'] as const);
   definition.create(options); // a bad --option fails here, before the server starts
   const opponents = definition.opponents;

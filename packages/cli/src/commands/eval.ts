@@ -29,7 +29,7 @@ import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
 import { addEnvFlags, chosenEnv, commaList, ENV_URL_HELP, envUrlOverride, seedOf } from './learning-flags';
-import { setOverride } from './train-overrides';
+import { envOptionsOf } from './train-overrides';
 
 interface EvalFlags {
   readonly env: string;
@@ -112,7 +112,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
     overrides: mergeConfig(
       envUrlOverride(opts.envUrl),
-      ...(opts.option ?? []).map((a) => ({ env: { options: setOverride(a, '--option') } })),
+      opts.option ? { env: { options: envOptionsOf(opts.option) } } : {},
     ),
   });
   const r = await trainer.evaluate({

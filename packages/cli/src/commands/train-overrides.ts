@@ -91,6 +91,14 @@ export function setOverride(assignment: string, flag = '--set'): TrainConfigInpu
   return overrideAt(keys, parseSetValue(text));
 }
 
+/** Env options from repeated `--option key=value` flags (`key.sub=value` nests). */
+export function envOptionsOf(assignments: readonly string[] = []): Record<string, unknown> {
+  return assignments.reduce<Record<string, unknown>>(
+    (o, a) => mergeConfig(o, setOverride(a, '--option')),
+    {},
+  );
+}
+
 function readConfigFile(file: string): Record<string, unknown> {
   return readJsonCheckedSync(file, {
     what: '--config file',
