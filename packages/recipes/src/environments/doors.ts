@@ -15,6 +15,7 @@ import {
   type DoorsAction,
   type DoorsOptions,
   type DoorsState,
+  doorsLevels,
   doorsRules,
 } from '@mage-rl/envs/doors';
 import type { TrainConfigInput } from '../presets/schema';
@@ -47,5 +48,7 @@ export const doorsEnvDefinition: EnvDefinitionV1<DoorsState, DoorsAction> = {
     },
   } satisfies TrainConfigInput,
   warmStart: { teacher: doorsTeacher, words: compactWords() },
+  adaptationCeiling: (options, attempts) =>
+    doorsLevels(createDoors(options as DoorsOptions).options.doors as number, attempts).bayes,
   labels: { name: 'Doors', success: 'prize found' },
 };

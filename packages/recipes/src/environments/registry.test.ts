@@ -146,3 +146,13 @@ describe('env registry', () => {
     );
   });
 });
+
+describe('adaptationCeiling', () => {
+  it("is the Bayes reader's pass@k of the hidden-target tasks under their options, and absent elsewhere", () => {
+    expect(envDefinition('doors').adaptationCeiling?.({ doors: 4 }, 3)).toEqual([0.25, 0.5, 0.75]);
+    const treasure = envDefinition('treasure').adaptationCeiling?.({}, 3) ?? [];
+    expect(treasure.map((p) => +p.toFixed(6))).toEqual([+(1 / 9).toFixed(6), 1, 1]);
+    expect(() => envDefinition('doors').adaptationCeiling?.({ doors: 99 }, 3)).toThrow(ConfigError);
+    expect(envDefinition('tictactoe').adaptationCeiling).toBeUndefined();
+  });
+});

@@ -15,6 +15,7 @@ import {
   type TreasureAction,
   type TreasureOptions,
   type TreasureState,
+  treasureLevels,
   treasureRules,
 } from '@mage-rl/envs/treasure';
 import type { TrainConfigInput } from '../presets/schema';
@@ -51,5 +52,9 @@ export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureActio
     },
   } satisfies TrainConfigInput,
   warmStart: { teacher: treasureTeacher, words: compactWords() },
+  adaptationCeiling: (options, attempts) => {
+    const o = createTreasure(options as TreasureOptions).options as Record<string, number>;
+    return treasureLevels(o.width as number, o.height as number, o.maxTurns as number, attempts).bayes;
+  },
   labels: { name: 'Treasure', success: 'treasure found' },
 };

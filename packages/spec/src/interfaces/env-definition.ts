@@ -31,6 +31,11 @@ export interface EnvDefinitionV1<S = unknown, A = unknown> {
   readonly warmStart?: EnvWarmStartV1<S, A>;
   /** How reports and the game commands name results. */
   readonly labels?: EnvLabelsV1;
+  /**
+   * pass@k (attempt 1..`attempts`) of a perfect reader of the notes under `options`, for envs where it is
+   * known exactly (the hidden-target tasks): experiment reports measure the memory benefit against it.
+   */
+  adaptationCeiling?(options: Readonly<Record<string, unknown>>, attempts: number): readonly number[];
 }
 
 export interface EnvOpponentsV1<S = unknown, A = unknown> {

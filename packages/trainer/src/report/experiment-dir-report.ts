@@ -6,7 +6,14 @@
 
 import { join } from 'node:path';
 import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
-import { envRegistry, RUN_PRESET_IDS, type RunPresetId, resolveTrainConfig } from '@mage-rl/recipes';
+import {
+  envRegistry,
+  evaluationSuites,
+  RUN_PRESET_IDS,
+  type RunPresetId,
+  resolveTrainConfig,
+  type TrainConfig,
+} from '@mage-rl/recipes';
 import {
   type ExperimentEvalV1,
   type ExperimentRecordV1,
@@ -15,7 +22,13 @@ import {
   readExperimentRecord,
 } from '../experiment/experiment';
 import { type ExperimentReportFiles, writeExperimentReport } from './experiment-report';
-import { identifiableOpponents, type ReferenceValuesV1, referenceValues } from './reference-values';
+import { type HeadroomOf, passAtKHeadroom } from './experiment-results';
+import {
+  identifiableOpponents,
+  populationHeadroom,
+  type ReferenceValuesV1,
+  referenceValues,
+} from './reference-values';
 
 /** The calls that wrote an experiment directory, with their commits where recorded. */
 export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
@@ -34,22 +47,27 @@ export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
   ];
 }
 
-/** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
-export function experimentReferences(
-  definition: EnvDefinitionV1,
-  spec: Partial<ExperimentSpecV1>,
-): ReferenceValuesV1 | undefined {
+/** MAGE's config of the experiment: its suites and evaluation settings, which every policy shares. */
+function experimentConfig(definition: EnvDefinitionV1, spec: Partial<ExperimentSpecV1>): TrainConfig {
   const preset = String(spec.preset);
   if (!(RUN_PRESET_IDS as readonly string[]).includes(preset)) {
     throw new ConfigError(`preset must be one of ${RUN_PRESET_IDS.join(', ')}, got '${preset}'.`, {
       path: 'preset',
     });
   }
-  const config = resolveTrainConfig(spec.overrides ?? {}, {
+  return resolveTrainConfig(spec.overrides ?? {}, {
     env: definition.id,
     preset: preset as RunPresetId,
     method: 'mage',
   });
+}
+
+/** Exact reference values (best response, equilibrium) of the experiment's env, where it has them. */
+export function experimentReferences(
+  definition: EnvDefinitionV1,
+  spec: Partial<ExperimentSpecV1>,
+): ReferenceValuesV1 | undefined {
+  const config = experimentConfig(definition, spec);
   const population = definition.opponents?.populations[config.population.preset];
   return referenceValues(
     definition,
@@ -57,6 +75,26 @@ export function experimentReferences(
     { ...config.env.options, ...config.eval.envOptions },
     population ? { attempts: config.eval.attempts, population } : undefined,
   );
+}
+
+/**
+ * The adaptive headroom of each suite: the adaptation ceiling under the population for the in-domain suite
+ * of a game that has one, else the env's perfect reader's pass@k under the suite's options.
+ */
+export function experimentHeadroom(
+  definition: EnvDefinitionV1,
+  spec: Partial<ExperimentSpecV1>,
+  references: ReferenceValuesV1 | undefined,
+): HeadroomOf {
+  const config = experimentConfig(definition, spec);
+  const suites = evaluationSuites(config);
+  const population = references && populationHeadroom(references);
+  return (name) => {
+    if (population && name === 'in-domain') return population;
+    const suite = suites.find((s) => s.name === name);
+    const ceiling = suite && definition.adaptationCeiling?.(suite.envOptions, config.eval.attempts);
+    return ceiling ? passAtKHeadroom(ceiling) : undefined;
+  };
 }
 
 /** Every opponent some evaluation of the experiment played. */
@@ -78,6 +116,8 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
   const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
   const success = definition?.labels?.success;
   const evals = await readExperimentEvals(outDir);
+  const references =
+    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined;
   return writeExperimentReport(
     evals,
     outDir,
@@ -92,7 +132,8 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
           .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
       ],
     },
-    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined,
+    references,
     definition ? identifiableOpponents(definition, evaluatedOpponents(evals)) : [],
+    definition && saved.spec.preset ? experimentHeadroom(definition, saved.spec, references) : undefined,
   );
 }

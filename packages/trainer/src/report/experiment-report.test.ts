@@ -1,13 +1,13 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MetricsSummaryV1 } from '@mage-rl/core';
+import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { writeExperimentReport } from './experiment-report';
-import { memoryBenefits } from './experiment-results';
+import { memoryBenefits, passAtKHeadroom } from './experiment-results';
 import { benefitTable } from './experiment-tables';
-import type { ReferenceValuesV1 } from './reference-values';
+import { populationHeadroom, type ReferenceValuesV1 } from './reference-values';
 
 /** A summary of `n` meta-episodes with cumulative success `pass` at attempts 1..K (fields the report reads). */
 const summary = (n: number, pass: readonly number[]) =>
@@ -57,6 +57,52 @@ describe('memoryBenefits', () => {
     const table = benefitTable(memoryBenefits(evals, ['pattern-a'])).join('\n');
     expect(table).toContain('identification ceiling pass@3 (pts) | share of ceiling |');
     expect(table).toContain('| +0.0 | 20.0 | 75% |');
+  });
+
+  it('measures the share of the adaptive headroom against the no-memory level, per attempt', () => {
+    // Overall pass@k with notes 0.4 / 0.6 / 0.7, without 0.4 / 0.475 / 0.55; a perfect reader 0.4 / 0.9 / 1.
+    const headroom = passAtKHeadroom([0.4, 0.9, 1]);
+    const [b] = memoryBenefits(evals, [], (suite) => (suite === 'in-domain' ? headroom : undefined));
+    const share = b?.overall.headroomShare;
+    expect(share?.measure).toBe('pass@k');
+    expect(share?.perAttempt[0]).toBeNull();
+    expect(share?.perAttempt[1]?.mean).toBeCloseTo(0.125 / 0.425, 12);
+    expect(share?.perAttempt[2]?.mean).toBeCloseTo(0.15 / 0.45, 12);
+    const table = benefitTable([b!]).join('\n');
+    expect(table).toContain('share of the adaptive headroom |');
+    expect(table).toContain('| — → 29% → 33% |');
+    expect(memoryBenefits(evals, [], () => undefined)[0]?.overall.headroomShare).toBeUndefined();
+  });
+
+  it('reads the headroom under the population from the opponents the ceiling weighs', () => {
+    const refs = {
+      unit: 'wins',
+      rewardPerReturn: 1,
+      byOpponent: {},
+      ceiling: {
+        population: [
+          { id: 'pattern-a', weight: 3 },
+          { id: 'random', weight: 1 },
+        ],
+        perAttempt: [1, 2, 3],
+      },
+    } as unknown as ReferenceValuesV1;
+    const headroom = populationHeadroom(refs)!;
+    const returns = (r: readonly number[]) => ({ perAttempt: r.map((meanReturn) => ({ meanReturn })) });
+    const metrics = {
+      overall: returns([0, 0, 0]),
+      byOpponent: { 'pattern-a': returns([0.4, 1.2, 2]), random: returns([0.8, 0.4]) },
+    } as unknown as MetaEpisodeMetricsV1;
+    // Prior-weighted: 3/4 of pattern-a and 1/4 of random, an attempt past the last played reading the last.
+    expect(headroom.level(metrics, 1)).toBeCloseTo(0.75 * 1.2 + 0.25 * 0.4, 12);
+    expect(headroom.level(metrics, 2)).toBeCloseTo(0.75 * 2 + 0.25 * 0.4, 12);
+    expect(headroom.measure).toBe('wins under the population');
+    expect(
+      headroom.level({ ...metrics, byOpponent: { random: metrics.byOpponent.random! } }, 1),
+    ).toBeUndefined();
+    expect(
+      populationHeadroom({ ...refs, ceiling: undefined } as unknown as ReferenceValuesV1),
+    ).toBeUndefined();
   });
 
   it('has no ceiling, and no ceiling columns, without identifiable opponents', () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '@mage-rl/core';
 import type { ChartPoint } from '@mage-rl/dashboard';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
-import { type ExperimentRowV1, experimentResults } from './experiment-results';
+import { type ExperimentRowV1, experimentResults, type HeadroomOf } from './experiment-results';
 import {
   benefitTable,
   ceilingTable,
@@ -114,8 +114,9 @@ export async function writeExperimentReport(
   header: { readonly title: string; readonly lines: readonly string[] },
   references?: ReferenceValuesV1,
   identifiable: readonly string[] = [],
+  headroomOf?: HeadroomOf,
 ): Promise<ExperimentReportFiles> {
-  const results = experimentResults(evals, identifiable);
+  const results = experimentResults(evals, identifiable, headroomOf);
   const resultsPath = join(outDir, 'results.json');
   await writeJsonAtomic(resultsPath, results);
   const suites = [...new Set(results.rows.map((r) => r.suite))];

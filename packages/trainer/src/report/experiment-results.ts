@@ -59,6 +59,58 @@ export interface BenefitAggregateV1 {
    * their moves (`identifiableOpponents`). Present on the overall benefit of suites that hold such opponents.
    */
   readonly identificationCeiling?: MeanIntervalV1;
+  /**
+   * Per attempt, the share of the adaptive headroom the memory took: (with − without) / (ceiling − without)
+   * per seed, in the headroom's measure; `null` where the ceiling is not above the memoryless level.
+   */
+  readonly headroomShare?: {
+    readonly measure: string;
+    readonly perAttempt: readonly (MeanIntervalV1 | null)[];
+  };
+}
+
+/**
+ * What a perfect reader of the notes reaches per attempt (`ceiling`), and a policy's level at attempt k
+ * (0-based) in the same measure, `undefined` when its metrics do not hold it. See architecture/trainer.md.
+ */
+export interface AdaptiveHeadroom {
+  /** What the levels measure (`pass@k`, `chips per hand under the population`). */
+  readonly measure: string;
+  readonly ceiling: readonly number[];
+  level(metrics: MetaEpisodeMetricsV1, attempt: number): number | undefined;
+}
+
+/** The headroom of each evaluation suite, by suite name (`undefined`: none known). */
+export type HeadroomOf = (suite: string) => AdaptiveHeadroom | undefined;
+
+/** The headroom of a task whose perfect reader's pass@k is `ceiling` (Treasure, Doors). */
+export function passAtKHeadroom(ceiling: readonly number[]): AdaptiveHeadroom {
+  return {
+    measure: 'pass@k',
+    ceiling,
+    level: (m, k) => m.overall.perAttempt[Math.min(k, m.overall.perAttempt.length - 1)]?.passAtK.rate,
+  };
+}
+
+/** Below this gap between the ceiling and the memoryless level an attempt has no headroom to share. */
+const MIN_HEADROOM = 1e-9;
+
+/** The share of the headroom taken at each attempt, per seed, as means over seeds. */
+function headroomShare(
+  pairs: readonly { readonly with: MetaEpisodeMetricsV1; readonly without: MetaEpisodeMetricsV1 }[],
+  headroom: AdaptiveHeadroom,
+): NonNullable<BenefitAggregateV1['headroomShare']> {
+  const perAttempt = headroom.ceiling.map((c, k) => {
+    const shares: number[] = [];
+    for (const p of pairs) {
+      const w = headroom.level(p.with, k);
+      const wo = headroom.level(p.without, k);
+      if (w === undefined || wo === undefined || c - wo <= MIN_HEADROOM) return null;
+      shares.push((w - wo) / (c - wo));
+    }
+    return shares.length > 0 ? meanInterval(shares) : null;
+  });
+  return { measure: headroom.measure, perAttempt };
 }
 
 /**
@@ -135,6 +187,7 @@ function benefit(
 export function memoryBenefits(
   evals: readonly ExperimentEvalV1[],
   identifiable: readonly string[] = [],
+  headroomOf?: HeadroomOf,
 ): MemoryBenefitV1[] {
   const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
   const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
@@ -167,14 +220,26 @@ export function memoryBenefits(
       return c === undefined ? [] : [c];
     });
     const ceiling = ceilings.length === pairs.length ? meanInterval(ceilings) : undefined;
-    const overall = benefit(summaries((m) => m.overall));
+    const headroom = headroomOf?.(suite);
+    const overall = {
+      ...benefit(summaries((m) => m.overall)),
+      ...(ceiling ? { identificationCeiling: ceiling } : {}),
+      ...(headroom
+        ? {
+            headroomShare: headroomShare(
+              pairs.map(([w, wo]) => ({ with: metrics(w).metrics, without: metrics(wo).metrics })),
+              headroom,
+            ),
+          }
+        : {}),
+    };
     return {
       label: first.label,
       method: first.method,
       memory: first.memory,
       suite,
       domain: metrics(first).domain,
-      overall: ceiling ? { ...overall, identificationCeiling: ceiling } : overall,
+      overall,
       byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
     };
   });
@@ -182,11 +247,12 @@ export function memoryBenefits(
 
 /**
  * Groups the evaluation records by policy, memory and suite and aggregates over seeds; `identifiable`: the
- * opponents of the memory benefit's identification ceiling.
+ * opponents of the memory benefit's identification ceiling; `headroomOf`: what its headroom share is of, per suite.
  */
 export function experimentResults(
   evals: readonly ExperimentEvalV1[],
   identifiable: readonly string[] = [],
+  headroomOf?: HeadroomOf,
 ): ExperimentResultsV1 {
   const groups = new Map<string, { first: ExperimentEvalV1; suite: string; records: ExperimentEvalV1[] }>();
   for (const e of evals) {
@@ -240,7 +306,7 @@ export function experimentResults(
     }
     return 0;
   });
-  const benefits = memoryBenefits(evals, identifiable);
+  const benefits = memoryBenefits(evals, identifiable, headroomOf);
   const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
   benefits.sort(
     (a, b) => (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),

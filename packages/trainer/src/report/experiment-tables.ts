@@ -46,6 +46,13 @@ export function signed(m: MeanIntervalV1, scale = 100, digits = 1): string {
   return m.n > 1 ? `${f(m.mean)} [${f(m.low)}, ${f(m.high)}]` : f(m.mean);
 }
 
+/** A share in percent with its interval over seeds (`—` for none). */
+function percentShare(m: MeanIntervalV1 | null): string {
+  if (!m) return '—';
+  const f = (x: number) => `${x < 0 ? '−' : ''}${Math.abs(100 * x).toFixed(0)}`;
+  return m.n > 1 ? `${f(m.mean)}% [${f(m.low)}, ${f(m.high)}]` : `${f(m.mean)}%`;
+}
+
 /**
  * The memory benefit of every policy: pass@k (and invalid moves) with the memory minus with none, same
  * weights, tasks and seeds.
@@ -62,9 +69,19 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
     const share = ceilingShare(b.overall.passAtK[b.overall.passAtK.length - 1]!.mean, c.mean);
     return ` ${withInterval(c)} | ${share ?? '—'} |`;
   };
+  const headroom = benefits.find((b) => b.overall.headroomShare)?.overall.headroomShare;
+  const headroomCell = (b: MemoryBenefitV1): string =>
+    headroom ? ` ${(b.overall.headroomShare?.perAttempt ?? []).map(percentShare).join(' → ')} |` : '';
   return [
     'Memory benefit: the same weights on the same tasks, with the memory minus with no memory (K independent',
     'attempts), in points; paired by seed.',
+    ...(headroom
+      ? [
+          `Share of the adaptive headroom, attempt 1 → ${k}: the memory benefit over what a perfect reader adds`,
+          `(the ceiling minus the same weights with no memory), per seed in ${headroom.measure}; — where the`,
+          'ceiling is not above the memoryless level.',
+        ]
+      : []),
     ...(ceilings
       ? [
           `Identification ceiling: the pass@${k} that the memory could add at most by identifying the opponent, the`,
@@ -74,11 +91,11 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
         ]
       : []),
     '',
-    `| policy | memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |${ceilings ? ` identification ceiling pass@${k} (pts) | share of ceiling |` : ''}`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|${ceilings ? '---:|---:|' : ''}`,
+    `| policy | memory | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |${ceilings ? ` identification ceiling pass@${k} (pts) | share of ceiling |` : ''}${headroom ? ' share of the adaptive headroom |' : ''}`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|${ceilings ? '---:|---:|' : ''}${headroom ? '---:|' : ''}`,
     ...benefits.map(
       (b) =>
-        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}`,
+        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}${headroomCell(b)}`,
     ),
     '',
   ];

@@ -15,6 +15,7 @@ import {
   type PolicyFn,
   tablePolicy,
 } from '@mage-rl/opponents';
+import type { AdaptiveHeadroom } from './experiment-results';
 
 /** CFR+ iterations of the equilibrium reference (exploitability below 1e-3 chips in Kuhn Poker). */
 const EQUILIBRIUM_ITERATIONS = 2000;
@@ -197,6 +198,30 @@ export function identificationCeiling(
  * The share of the identification `ceiling` a memory benefit of `gained` took, as `NN%` (`−NN%` below
  * zero); `undefined` when the ceiling is not positive.
  */
+/**
+ * The adaptive headroom under the training population: a policy's prior-weighted return per attempt in the
+ * game's unit against the adaptation ceiling's (`undefined` without a ceiling).
+ */
+export function populationHeadroom(refs: ReferenceValuesV1): AdaptiveHeadroom | undefined {
+  const ceiling = refs.ceiling;
+  if (!ceiling) return undefined;
+  const total = ceiling.population.reduce((a, e) => a + e.weight, 0);
+  return {
+    measure: `${refs.unit} under the population`,
+    ceiling: ceiling.perAttempt,
+    level: (m, k) => {
+      let value = 0;
+      for (const e of ceiling.population) {
+        const attempts = m.byOpponent[e.id]?.perAttempt;
+        const a = attempts?.[Math.min(k, attempts.length - 1)];
+        if (!a) return undefined;
+        value += (e.weight / total) * (a.meanReturn / refs.rewardPerReturn);
+      }
+      return value;
+    },
+  };
+}
+
 export function ceilingShare(gained: number, ceiling: number): string | undefined {
   if (!(ceiling > 0)) return undefined;
   const share = Math.round((100 * gained) / ceiling);
