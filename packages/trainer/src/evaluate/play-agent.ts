@@ -4,8 +4,14 @@
  */
 
 import { basename, resolve } from 'node:path';
-import { ConfigError, firstIssue, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
-import type { PlayAgentV1 } from '@mage-rl/dashboard';
+import {
+  ConfigError,
+  firstIssue,
+  type GameModelV1,
+  type OpponentV1,
+  type PlayAgentV1,
+  readRunConfig,
+} from '@mage-rl/core';
 import { loadRunOrModel } from '@mage-rl/learner';
 import {
   createEnvById,

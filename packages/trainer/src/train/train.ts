@@ -46,6 +46,7 @@ import {
   toJsonObject,
   trainingOptionsOf,
 } from '@mage-rl/recipes';
+import { lastEval } from '@mage-rl/report';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import {
@@ -241,7 +242,7 @@ async function finishedRun(
     result: {
       iterations: last.state.nextIteration,
       lastCheckpoint: last.dir,
-      lastEval: run.evals.filter((e) => e.iteration >= 0).at(-1) ?? null,
+      lastEval: lastEval(run) ?? null,
     },
     report,
     alreadyFinished: true,
