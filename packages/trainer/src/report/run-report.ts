@@ -11,7 +11,6 @@ import {
   type MetricsLineV1,
   pathExists,
   type RolloutStatsV1,
-  readJsonChecked,
   type UpdateStatsV1,
   writeFileAtomic,
 } from '@mage-rl/core';
@@ -23,7 +22,7 @@ import {
   reportFigures,
   vegaChart,
 } from '@mage-rl/report';
-import { z } from 'zod';
+import { readRunRecord } from '../run-record/run-record';
 
 export interface RunData {
   readonly dir: string;
@@ -38,19 +37,6 @@ export interface RunData {
   readonly skippedLines: readonly number[];
 }
 
-const reportConfigSchema = z
-  .object({
-    extra: z
-      .object({
-        method: z.unknown().optional(),
-        env: z.object({ id: z.unknown().optional() }).loose().nullable().optional(),
-      })
-      .loose()
-      .nullable()
-      .optional(),
-  })
-  .loose();
-
 /**
  * Reads `config.json` and `metrics.jsonl` of a run directory. A torn last line (a killed run) is ignored;
  * unreadable lines before it are left out and listed in `skippedLines` (1-based), for the caller to say.
@@ -60,17 +46,9 @@ export async function readRun(dir: string): Promise<RunData> {
   if (!(await pathExists(metricsPath))) {
     throw new IoError(`'${dir}' is not a run directory: it has no metrics.jsonl.`, { context: { dir } });
   }
-  let method: string | null = null;
-  let env: string | null = null;
-  if (await pathExists(join(dir, 'config.json'))) {
-    const config = await readJsonChecked(join(dir, 'config.json'), {
-      what: "the run's configuration record",
-      fix: 'restore it, or move it away to report the run under its directory name',
-      schema: reportConfigSchema,
-    });
-    method = typeof config.extra?.method === 'string' ? config.extra.method : null;
-    env = typeof config.extra?.env?.id === 'string' ? config.extra.env.id : null;
-  }
+  const record = (await pathExists(join(dir, 'config.json'))) ? await readRunRecord(dir) : null;
+  const method = record?.method ?? null;
+  const env = record?.env ?? null;
   const rollouts: RolloutStatsV1[] = [];
   const updates: UpdateStatsV1[] = [];
   const evals: EvalStatsV1[] = [];
