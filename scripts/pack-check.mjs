@@ -62,6 +62,7 @@ const ENTRIES = [
   ['@mage-rl/gigpo', 'computeAdvantages'],
   ['@mage-rl/learner', 'CHECKPOINT_FORMAT'],
   ['@mage-rl/recipes', 'FIRST_PARTY_ENV_DEFINITIONS'],
+  ['@mage-rl/report', 'chartSpec'],
   ['@mage-rl/dashboard', 'startDashboard'],
   ['@mage-rl/serve', 'createRemotePolicy'],
   ['@mage-rl/trainer', 'createTrainer'],

@@ -7,23 +7,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1 } from '@mage-rl/core';
+import type { MetaEpisodeBatchRecord, OpponentV1, PlayAgentV1 } from '@mage-rl/core';
 import { PlayError, type PlayView } from './play';
-
-/** A trained policy the play page offers, wired by the caller (the CLI loads the run and its config). */
-export interface PlayAgentV1 {
-  readonly id: string;
-  readonly name: string;
-  /** The env id of the game it plays (a key of the play page's games). */
-  readonly game: string;
-  readonly model: GameModelV1<unknown, unknown>;
-  /** Plays one meta-episode against `opponent` with task seed `seed`; rejects with what the opponent threw. */
-  play(
-    opponent: OpponentV1<unknown, unknown>,
-    seed: number,
-    attempts: number,
-  ): Promise<MetaEpisodeBatchRecord>;
-}
 
 /** Thrown by the person's opponent when the rollout needs a move the person has not made yet. */
 class AwaitingPerson extends Error {

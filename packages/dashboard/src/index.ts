@@ -1,18 +1,8 @@
-export { type AgentPlayView, AgentSessions, type AgentTurnView, type PlayAgentV1 } from './agent-play';
-export {
-  CHART_DATA,
-  type ChartDef,
-  type ChartPoint,
-  chartSpec,
-  evalCharts,
-  lastEval,
-  PALETTE,
-  reportFigures,
-  runCharts,
-} from './charts';
+// A trained policy as the person's opponent: the interface is spec's (the trainer builds agents without
+// depending on this package); re-exported for the dashboard's users.
+export type { PlayAgentV1 } from '@mage-rl/core';
+export { type AgentPlayView, AgentSessions, type AgentTurnView } from './agent-play';
 export { PlayError, type PlayGameInfo, PlayHost, type PlayView } from './play';
-export { renderSvg } from './render';
-export { type ParsedMetrics, parseMetrics, type RunMetrics, runMetrics } from './run-metrics';
 export { type RunStatus, RunWatcher } from './run-watcher';
 export {
   type Dashboard,

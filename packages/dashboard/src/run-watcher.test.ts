@@ -1,8 +1,8 @@
 import { appendFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseMetrics } from '@mage-rl/report';
 import { describe, expect, it } from 'vitest';
-import { parseMetrics } from './run-metrics';
 import { RunWatcher } from './run-watcher';
 import { FIXTURE_RUN, fixtureLines, partialRun } from './test-fixtures.test-helper';
 

@@ -6,7 +6,7 @@
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { MetricsLineV1 } from '@mage-rl/core';
-import { parseMetrics, type RunMetrics, runMetrics } from './run-metrics';
+import { parseMetrics, type RunMetrics, runMetrics } from '@mage-rl/report';
 
 export interface RunStatus {
   readonly id: string;

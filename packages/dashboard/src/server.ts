@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EnvDefinitionV1, EvalStatsV1 } from '@mage-rl/core';
+import type { EnvDefinitionV1, EvalStatsV1, PlayAgentV1 } from '@mage-rl/core';
 import {
   closeServer,
   createHardenedServer,
@@ -22,10 +22,9 @@ import {
   readJsonBody,
   requestGuard,
 } from '@mage-rl/core/http';
-import { AgentSessions, type PlayAgentV1 } from './agent-play';
-import { chartSpec, lastEval, runCharts } from './charts';
+import { chartSpec, lastEval, type RunMetrics, runCharts } from '@mage-rl/report';
+import { AgentSessions } from './agent-play';
 import { PlayError, PlayHost } from './play';
-import type { RunMetrics } from './run-metrics';
 import { EPISODE_FILE, RunWatcher } from './run-watcher';
 
 export interface DashboardOptions {

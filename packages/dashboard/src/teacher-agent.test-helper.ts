@@ -1,8 +1,7 @@
 /** A play agent for tests: the scripted warm-start teacher, which plays Tic-Tac-Toe and writes reflections. */
 
-import type { GameModelV1, OpponentV1 } from '@mage-rl/core';
+import type { GameModelV1, OpponentV1, PlayAgentV1 } from '@mage-rl/core';
 import { createEnvById, createTeacher, envDefinition, evaluateMethod } from '@mage-rl/recipes';
-import type { PlayAgentV1 } from './agent-play';
 
 export function teacherAgent(): PlayAgentV1 {
   const env = createEnvById('tictactoe', {});

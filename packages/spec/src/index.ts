@@ -40,6 +40,7 @@ export {
 } from './interfaces/game-model';
 export type * from './interfaces/learner';
 export type { OpponentContext, OpponentFactory, OpponentV1 } from './interfaces/opponent';
+export type { PlayAgentV1 } from './interfaces/play-agent';
 export type {
   ChatMessage,
   ChatRole,

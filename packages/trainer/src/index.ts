@@ -1,5 +1,5 @@
 // The documented API: createTrainer (warm start, train, evaluate, load a policy, report), runExperiment
-// and reportExperiment, reading and reporting runs, the dashboard's play agent, and what `mage` prints
+// and reportExperiment, reading and reporting runs (their records and models), the dashboard's play agent, and what `mage` prints
 // with them. The building blocks are `@mage-rl/trainer/internals` (architecture/trainer.md).
 
 export type { EvaluationV1, ReturnUnitV1 } from './evaluate/evaluate-policy';
@@ -30,6 +30,7 @@ export {
   skippedLinesWarning,
   writeReport,
 } from './report/run-report';
+export { modelSourceOf, type RunRecordV1, readRunRecord } from './run-record/run-record';
 export type { TrainPipelineResult as TrainResultV1 } from './train/train';
 export {
   createTrainer,

@@ -29,9 +29,7 @@ export {
   type SummaryAggregateV1,
 } from './report/experiment-results';
 export { suiteTable } from './report/experiment-tables';
-export { renderPng } from './report/png';
 export { type OpponentReferenceV1, type ReferenceValuesV1, referenceValues } from './report/reference-values';
-export { type Chart, chartGrid, escapeXml, vegaChart } from './report/svg-chart';
 export { memoryLimitsOfConfig } from './train/memory-limits';
 export {
   ensureWarmStart,

@@ -4,6 +4,7 @@
  */
 
 import { EXPORT_FORMATS, exportModel, parseByteSize, type WritableDType } from '@mage-rl/learner';
+import { modelSourceOf } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -47,7 +48,7 @@ export function exportCommand(program: Command, io: Io): void {
     .action(async (dir: string, opts: ExportFlags) => {
       const format = oneOf(opts.format, '--format', EXPORT_FORMATS);
       const result = await exportModel({
-        source: dir,
+        source: await modelSourceOf(dir),
         out: opts.out,
         format,
         adapter: opts.adapter === true,

@@ -10,6 +10,7 @@ import {
   DEFAULT_SERVE_LIMITS,
   serveModel,
 } from '@mage-rl/serve';
+import { modelSourceOf } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -173,12 +174,14 @@ export function serveCommand(program: Command, io: Io): void {
         throw new ConfigError(`--port must be an integer from 0 to 65535, got '${opts.port}'.`, {
           path: '--port',
         });
+      // The name clients pass as `model`: the directory's name unless given.
+      const model = opts.servedModelName ?? basename(resolve(dir));
       const server = await serveModel({
-        source: dir,
+        source: await modelSourceOf(dir),
+        name: model,
         host: opts.host,
         port,
         ...(apiKey ? { apiKey } : {}),
-        ...(opts.servedModelName ? { name: opts.servedModelName } : {}),
         maxBodyBytes: positiveInt(opts.maxBodyBytes, '--max-body-bytes', 1 << 30),
         maxConcurrentRequests: positiveInt(opts.maxConcurrentRequests, '--max-concurrent-requests', 100_000),
         engine: {
@@ -197,8 +200,6 @@ export function serveCommand(program: Command, io: Io): void {
       });
       const warning = exposureWarning('mage serve', opts.host, apiKey !== undefined);
       if (warning) io.stderr(`${warning}\n`);
-      // The name clients pass as `model`: serveModel's default is the directory's name.
-      const model = opts.servedModelName ?? basename(resolve(dir));
       if (opts.json) printJson(io, { url: server.url, port: server.port, model, dir: resolve(dir) });
       else
         io.stdout(

@@ -1,9 +1,9 @@
 /**
- * `mage export`: a run or model directory written out as a Hugging Face directory (`hf`: config,
- * generation config, `model.safetensors` or shards with their index, tokenizer files with the chat
- * template; LoRA merged), the
- * transformers.js layout (`onnx`: the same configs and tokenizer with `onnx/model.onnx`), or, with
- * `adapter`, a PEFT LoRA adapter (`adapter_config.json` + `adapter_model.safetensors`).
+ * `mage export`: a model (a model directory, with a run's checkpoint over it) written out as a Hugging Face
+ * directory (`hf`: config, generation config, `model.safetensors` or shards with their index, tokenizer
+ * files with the chat template; LoRA merged), the transformers.js layout (`onnx`: the same configs and
+ * tokenizer with `onnx/model.onnx`), or, with `adapter`, a PEFT LoRA adapter (`adapter_config.json` +
+ * `adapter_model.safetensors`).
  */
 
 import { readFile } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { ConfigError, pathExists } from '@mage-rl/core';
 import type { WritableDType } from '../checkpoint';
 import { exportHfModel, exportPeftAdapter } from '../hf';
 import { countParams } from '../model';
-import { type LoadedModel, loadRunOrModel } from './load-model';
+import { type LoadedModel, loadModelSource, type ModelSourceV1 } from './load-model';
 
 export const EXPORT_FORMATS = ['hf', 'onnx'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -31,8 +31,8 @@ export const TOKENIZER_FILES = [
 ] as const;
 
 export interface ExportModelOptions {
-  /** A run directory (latest checkpoint) or a model directory (mage-tiny or Hugging Face). */
-  readonly source: string;
+  /** A model directory (mage-tiny or Hugging Face), with a checkpoint's weights over it (a run's). */
+  readonly source: ModelSourceV1;
   readonly out: string;
   readonly format: ExportFormat;
   /** Write the LoRA adapter alone, in PEFT's layout, instead of merged weights. */
@@ -126,7 +126,7 @@ export async function exportModel(options: ExportModelOptions): Promise<ExportMo
       );
     }
   }
-  const loaded = await loadRunOrModel(options.source, { runner: 'local' });
+  const loaded = await loadModelSource(options.source, { runner: 'local' });
   try {
     if (options.adapter) return await writeAdapter(loaded, out);
     const { learner, modelDir } = loaded;

@@ -12,9 +12,10 @@ export {
   type LoadedModel,
   type LoadModelOptions,
   loadModel,
-  loadRunOrModel,
+  loadModelSource,
   loraOf,
   type ModelKind,
+  type ModelSourceV1,
   modelKindOf,
 } from './load-model';
 export {

@@ -5,16 +5,8 @@
  */
 
 import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import {
-  CheckpointError,
-  ConfigError,
-  latestCheckpoint,
-  pathExists,
-  readJsonFile,
-  readRunConfig,
-  valueAt,
-} from '@mage-rl/core';
+import { join } from 'node:path';
+import { CheckpointError, pathExists, readJsonFile } from '@mage-rl/core';
 import { importHfModel, loadHfTokenizer } from '../hf';
 import { createOnnxLearner, type MemoryLimits, type OnnxLearner } from '../learner';
 import type { LoraOptions } from '../lora';
@@ -116,29 +108,28 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
   });
 }
 
-/** A model loaded from a run or model directory, with what exporting or serving it needs. */
+/**
+ * Where a model's weights come from: a model directory, and the learner checkpoint whose weights (and LoRA
+ * layout) are loaded over the directory's, if any. A run directory is the trainer's to resolve: its warm
+ * start and its latest checkpoint (`modelSourceOf` in `@mage-rl/trainer`).
+ */
+export interface ModelSourceV1 {
+  /** A mage-tiny or Hugging Face directory, whose tokenizer files the model uses. */
+  readonly modelDir: string;
+  /** A checkpoint written by `learner.save` (`checkpoint.json` and the weights). */
+  readonly checkpointDir?: string;
+}
+
+/** A model loaded from a model source, with what exporting or serving it needs. */
 export interface LoadedModel {
   readonly learner: OnnxLearner;
-  /** The model directory (a run's warm start), whose tokenizer files the model uses. */
+  /** The model directory whose tokenizer files the model uses. */
   readonly modelDir: string;
   readonly kind: ModelKind;
   /** The learner's LoRA options (undefined: no adapters). */
   readonly lora: LoraOptions | undefined;
   /** The checkpoint loaded on top of the model directory's weights, if any. */
   readonly checkpointDir: string | undefined;
-}
-
-/** The model directory a run started from (`extra.warmStartDir` of its `config.json`). */
-async function runWarmStart(dir: string): Promise<string> {
-  const config = await readRunConfig(dir);
-  // Runs written before `warmStartDir` existed recorded the directory under `warmStart`.
-  const warm = valueAt(config, ['extra', 'warmStartDir']) ?? valueAt(config, ['extra', 'warmStart']);
-  if (typeof warm !== 'string') {
-    throw new ConfigError(`Run '${dir}' does not record its warm start; cannot rebuild its model.`, {
-      path: 'run directory',
-    });
-  }
-  return warm;
 }
 
 /** The LoRA options a learner checkpoint records (`checkpoint.json` metadata); false when it has none. */
@@ -158,21 +149,24 @@ async function checkpointLora(dir: string): Promise<LoraOptions | false> {
 }
 
 /**
- * A run directory (its warm start with the latest checkpoint's weights and the checkpoint's LoRA
- * layout) or a model directory (mage-tiny or a Hugging Face checkpoint).
+ * The model of `source`: its directory (mage-tiny or a Hugging Face checkpoint) with the checkpoint's
+ * weights and LoRA layout over it when there is one.
  */
-export async function loadRunOrModel(spec: string, options: LoadModelOptions = {}): Promise<LoadedModel> {
-  const dir = resolve(spec);
-  const checkpoint = await latestCheckpoint(dir);
-  const modelDir = checkpoint ? await runWarmStart(dir) : dir;
+export async function loadModelSource(
+  source: ModelSourceV1,
+  options: LoadModelOptions = {},
+): Promise<LoadedModel> {
+  const { modelDir, checkpointDir } = source;
   const kind = await modelKindOf(modelDir);
   const loraOption =
-    options.lora === undefined && checkpoint ? await checkpointLora(checkpoint.dir) : options.lora;
+    options.lora === undefined && checkpointDir !== undefined
+      ? await checkpointLora(checkpointDir)
+      : options.lora;
   const learner = await loadModel(modelDir, {
     ...options,
     ...(loraOption === undefined ? {} : { lora: loraOption }),
   });
-  if (checkpoint) await learner.load(checkpoint.dir);
+  if (checkpointDir !== undefined) await learner.load(checkpointDir);
   const lora = kind === 'mage-tiny' ? mageTinyLora(loraOption) : loraOf(learner.config, loraOption);
-  return { learner, modelDir, kind, lora, checkpointDir: checkpoint?.dir };
+  return { learner, modelDir, kind, lora, checkpointDir };
 }

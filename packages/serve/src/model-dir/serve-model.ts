@@ -1,24 +1,24 @@
 /**
- * `mage serve`: a run or model directory behind the OpenAI-compatible server of `@mage-rl/serve`. The
- * model is loaded once (a run's LoRA adapters merged into its weights), its weights handed to the
- * serving engine (whose runner takes them: they are held once), and the learner that loaded them
- * disposed.
+ * `mage serve`: a model (a model directory, with a run's checkpoint over it) behind the OpenAI-compatible
+ * server of `@mage-rl/serve`. The model is loaded once (a run's LoRA adapters merged into its weights), its
+ * weights handed to the serving engine (whose runner takes them: they are held once), and the learner
+ * that loaded them disposed.
  */
 
 import { basename, resolve } from 'node:path';
-import { loadRunOrModel } from '@mage-rl/learner';
+import { loadModelSource, type ModelSourceV1 } from '@mage-rl/learner';
 import type { ServeLimits } from '../api/generation';
 import { createServeEngine, type EngineLimits } from '../engine/engine';
 import type { ServedModel } from '../engine/served-model';
 import { createOpenAiServer, type OpenAiServer, type OpenAiServerOptions } from '../http/server';
 
-/** The served form of a run or model directory, named `name` (default: the directory's name). */
-export async function servedModelOf(source: string, name?: string): Promise<ServedModel> {
-  const loaded = await loadRunOrModel(source, { runner: 'local' });
+/** The served form of a model source, named `name` (default: the model directory's name). */
+export async function servedModelOf(source: ModelSourceV1, name?: string): Promise<ServedModel> {
+  const loaded = await loadModelSource(source, { runner: 'local' });
   try {
     const { learner } = loaded;
     return {
-      id: name ?? basename(resolve(source)),
+      id: name ?? basename(resolve(source.modelDir)),
       config: learner.config,
       tokenizer: learner.tokenizer,
       weights: learner.mergedWeights(),
@@ -29,7 +29,8 @@ export async function servedModelOf(source: string, name?: string): Promise<Serv
 }
 
 export interface ServeOptions {
-  readonly source: string;
+  /** The model: a directory, with a checkpoint over it (a run directory resolves to one in the trainer). */
+  readonly source: ModelSourceV1;
   readonly name?: string;
   readonly host?: string;
   readonly port?: number;

@@ -5,8 +5,8 @@
 
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { ConfigError, createRemotePolicy, type PolicyV1, pathExists, readRunConfig } from '@mage-rl/core';
-import { loadRunOrModel } from '@mage-rl/learner';
+import { ConfigError, createRemotePolicy, type PolicyV1, pathExists } from '@mage-rl/core';
+import { loadModelSource } from '@mage-rl/learner';
 import {
   createEnvById,
   createTeacher,
@@ -17,6 +17,8 @@ import {
   type MethodId,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import { z } from 'zod';
+import { modelSourceOf, readRunRecord } from '../run-record/run-record';
 
 export interface LoadPolicyOptions {
   /** `teacher`, a run or model directory, or a server URL (`http://host:port/v1`). */
@@ -66,7 +68,7 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
     );
   }
   // Evaluation only samples: the weights are held once, by the learner's runner.
-  const { learner } = await loadRunOrModel(dir, { inferenceOnly: true });
+  const { learner } = await loadModelSource(await modelSourceOf(dir), { inferenceOnly: true });
   return { policy: learner.policy, dispose: () => learner.dispose() };
 }
 
@@ -81,6 +83,19 @@ const TASK_EVAL_KEYS: readonly string[] = [
   'outOfDomain',
   'earlyStop',
 ];
+
+/** The parts of a run's saved config that `trainedWith` reads; a part in another shape reads as absent. */
+const savedTaskSchema = z
+  .object({
+    env: z
+      .object({ options: z.record(z.string(), z.unknown()).optional().catch(undefined) })
+      .loose()
+      .optional()
+      .catch(undefined),
+    eval: z.record(z.string(), z.unknown()).optional().catch(undefined),
+    rollout: z.object({ memory: z.unknown() }).loose().optional().catch(undefined),
+  })
+  .loose();
 
 /** What a run directory trained with, as far as its evaluation needs it. */
 export interface TrainedWithV1 {
@@ -104,16 +119,15 @@ export async function trainedWith(policy: string): Promise<TrainedWithV1 | undef
   if (policy === 'teacher' || /^https?:\/\//.test(policy)) return undefined;
   const dir = resolve(policy);
   if (!(await pathExists(join(dir, 'config.json')))) return undefined;
-  const extra = (await readRunConfig(dir).catch(() => undefined))?.extra as
-    | (TrainConfigInput & { method?: unknown; rollout?: { memory?: unknown } })
-    | undefined;
-  const method = METHOD_IDS.find((id) => id === extra?.method);
-  if (method === undefined || typeof extra?.env?.id !== 'string') return undefined;
-  const memory = MEMORY_KINDS.find((kind) => kind === extra.rollout?.memory) ?? METHODS[method].memory;
-  const protocol = Object.entries(extra.eval ?? {}).filter(([key]) => TASK_EVAL_KEYS.includes(key));
+  const record = await readRunRecord(dir).catch(() => undefined);
+  const method = METHOD_IDS.find((id) => id === record?.method);
+  if (!record?.config || method === undefined || record.env === null) return undefined;
+  const saved = savedTaskSchema.parse(record.config);
+  const memory = MEMORY_KINDS.find((kind) => kind === saved.rollout?.memory) ?? METHODS[method].memory;
+  const protocol = Object.entries(saved.eval ?? {}).filter(([key]) => TASK_EVAL_KEYS.includes(key));
   const task: TrainConfigInput = {
-    env: { options: extra.env.options ?? {} },
+    env: { options: saved.env?.options ?? {} },
     eval: Object.fromEntries(protocol),
   };
-  return { method, memory, env: extra.env.id, task };
+  return { method, memory, env: record.env, task };
 }

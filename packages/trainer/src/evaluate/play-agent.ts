@@ -4,9 +4,8 @@
  */
 
 import { basename, resolve } from 'node:path';
-import { ConfigError, firstIssue, type GameModelV1, type OpponentV1, readRunConfig } from '@mage-rl/core';
-import type { PlayAgentV1 } from '@mage-rl/dashboard';
-import { loadRunOrModel } from '@mage-rl/learner';
+import { ConfigError, firstIssue, type GameModelV1, type OpponentV1, type PlayAgentV1 } from '@mage-rl/core';
+import { loadModelSource } from '@mage-rl/learner';
 import {
   createEnvById,
   envDefinition,
@@ -18,13 +17,13 @@ import {
   type TrainConfig,
   trainConfigSchema,
 } from '@mage-rl/recipes';
+import { modelSourceOf, readRunRecord } from '../run-record/run-record';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 
-/** The run's resolved training config, from its config.json (`extra`, less the warm-start directory). */
+/** The run's resolved training config, from its record. */
 async function runTrainConfig(dir: string): Promise<TrainConfig> {
-  const record = await readRunConfig(dir);
-  const extra = record.extra;
-  if (typeof extra !== 'object' || extra === null) {
+  const saved = (await readRunRecord(dir)).config;
+  if (saved === null) {
     throw new ConfigError(
       `\`agent\` '${dir}': its config.json has no training config (extra); is it a mage train run?`,
       {
@@ -32,7 +31,6 @@ async function runTrainConfig(dir: string): Promise<TrainConfig> {
       },
     );
   }
-  const { warmStartDir: _warmStartDir, ...saved } = extra as Record<string, unknown>;
   // A record written before `memory.budget` existed runs with the default budget.
   const config = mergeConfig({ memory: resolveTrainConfig().memory }, saved);
   const parsed = trainConfigSchema.safeParse(config);
@@ -61,7 +59,7 @@ export async function playAgentOf(
       },
     );
   }
-  const { learner } = await loadRunOrModel(dir, {
+  const { learner } = await loadModelSource(await modelSourceOf(dir), {
     memory: memoryLimitsOfConfig(config),
     inferenceOnly: true,
   });

@@ -5,7 +5,7 @@
 
 import { join } from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '@mage-rl/core';
-import type { ChartPoint } from '@mage-rl/dashboard';
+import { type Chart, type ChartPoint, chartGrid, renderPng, vegaChart } from '@mage-rl/report';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { type ExperimentRowV1, experimentResults, type HeadroomOf } from './experiment-results';
 import {
@@ -18,9 +18,7 @@ import {
   suiteTable,
   underPrior,
 } from './experiment-tables';
-import { renderPng } from './png';
 import type { ReferenceValuesV1 } from './reference-values';
-import { type Chart, chartGrid, vegaChart } from './svg-chart';
 
 function suiteChart(suite: string, rows: readonly ExperimentRowV1[]): Promise<Chart> {
   const points: ChartPoint[] = rows.flatMap((r) =>

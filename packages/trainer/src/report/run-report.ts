@@ -9,17 +9,20 @@ import {
   type EvalStatsV1,
   IoError,
   type MetricsLineV1,
-  type MetricsSummaryV1,
   pathExists,
   type RolloutStatsV1,
-  readJsonChecked,
   type UpdateStatsV1,
   writeFileAtomic,
 } from '@mage-rl/core';
-import { reportFigures } from '@mage-rl/dashboard';
-import { z } from 'zod';
-import { renderPng } from './png';
-import { chartGrid, vegaChart } from './svg-chart';
+import {
+  chartGrid,
+  evalOpponentTable,
+  evalSummaryTable,
+  renderPng,
+  reportFigures,
+  vegaChart,
+} from '@mage-rl/report';
+import { readRunRecord } from '../run-record/run-record';
 
 export interface RunData {
   readonly dir: string;
@@ -34,19 +37,6 @@ export interface RunData {
   readonly skippedLines: readonly number[];
 }
 
-const reportConfigSchema = z
-  .object({
-    extra: z
-      .object({
-        method: z.unknown().optional(),
-        env: z.object({ id: z.unknown().optional() }).loose().nullable().optional(),
-      })
-      .loose()
-      .nullable()
-      .optional(),
-  })
-  .loose();
-
 /**
  * Reads `config.json` and `metrics.jsonl` of a run directory. A torn last line (a killed run) is ignored;
  * unreadable lines before it are left out and listed in `skippedLines` (1-based), for the caller to say.
@@ -56,17 +46,9 @@ export async function readRun(dir: string): Promise<RunData> {
   if (!(await pathExists(metricsPath))) {
     throw new IoError(`'${dir}' is not a run directory: it has no metrics.jsonl.`, { context: { dir } });
   }
-  let method: string | null = null;
-  let env: string | null = null;
-  if (await pathExists(join(dir, 'config.json'))) {
-    const config = await readJsonChecked(join(dir, 'config.json'), {
-      what: "the run's configuration record",
-      fix: 'restore it, or move it away to report the run under its directory name',
-      schema: reportConfigSchema,
-    });
-    method = typeof config.extra?.method === 'string' ? config.extra.method : null;
-    env = typeof config.extra?.env?.id === 'string' ? config.extra.env.id : null;
-  }
+  const record = (await pathExists(join(dir, 'config.json'))) ? await readRunRecord(dir) : null;
+  const method = record?.method ?? null;
+  const env = record?.env ?? null;
   const rollouts: RolloutStatsV1[] = [];
   const updates: UpdateStatsV1[] = [];
   const evals: EvalStatsV1[] = [];
@@ -104,62 +86,6 @@ export function skippedLinesWarning(run: RunData): string | null {
   return `${join(run.dir, 'metrics.jsonl')}: ${n} unreadable line(s) left out of the report (line ${shown}); the file is damaged — the checkpoints are unaffected.`;
 }
 
-const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-
-/** The last evaluation after training started (the one before training has iteration −1). */
-const lastEval = (run: RunData): EvalStatsV1 | undefined => run.evals.filter((e) => e.iteration >= 0).at(-1);
-
-/** Per-opponent summaries of a run's last evaluation, in-domain first. */
-function lastEvalByOpponent(
-  run: RunData,
-): { domain: 'in' | 'out'; opponent: string; summary: MetricsSummaryV1 }[] {
-  const last = lastEval(run);
-  return (
-    [
-      ['in', last?.inDomain],
-      ['out', last?.outOfDomain],
-    ] as const
-  ).flatMap(([domain, m]) =>
-    Object.entries(m?.byOpponent ?? {}).map(([opponent, summary]) => ({ domain, opponent, summary })),
-  );
-}
-
-function summaryTable(runs: readonly RunData[], domain: 'inDomain' | 'outOfDomain'): string[] {
-  const rows: string[] = [];
-  for (const run of runs) {
-    const last = lastEval(run);
-    const m = last?.[domain];
-    if (!m || !last) continue;
-    const per = m.overall.perAttempt;
-    const first = per[0]?.passAtK;
-    const final = per.at(-1)?.passAtK;
-    if (!first || !final) continue;
-    rows.push(
-      `| ${run.name} | ${last.completed} | ${m.overall.metaEpisodes} | ${per.map((a) => `${pct(a.passAtK.rate)} [${pct(a.passAtK.low)}, ${pct(a.passAtK.high)}]`).join(' → ')} | ${(100 * (final.rate - first.rate)).toFixed(1)} pts | ${pct(m.overall.invalidActionRate.rate)} |`,
-    );
-  }
-  if (rows.length === 0) return ['_No evaluation recorded._', ''];
-  return [
-    '| run | updates | meta-episodes | pass@k, k = 1..K (95% Wilson interval) | gain K vs 1 | invalid actions |',
-    '|---|---:|---:|---|---:|---:|',
-    ...rows,
-    '',
-  ];
-}
-
-function opponentTable(runs: readonly RunData[]): string[] {
-  const lines = runs.flatMap((run) =>
-    lastEvalByOpponent(run).map(({ domain, opponent, summary }) => {
-      const a = summary.perAttempt[0]?.passAtK.rate ?? 0;
-      const b = summary.perAttempt.at(-1)?.passAtK.rate ?? 0;
-      return `| ${run.name} | ${domain} | ${opponent} | ${pct(a)} | ${pct(b)} | ${(100 * (b - a)).toFixed(1)} pts |`;
-    }),
-  );
-  return lines.length > 0
-    ? ['| run | domain | opponent | pass@1 | pass@K | gain |', '|---|---|---|---:|---:|---:|', ...lines, '']
-    : [];
-}
-
 export interface ReportFiles {
   readonly markdown: string;
   readonly images: readonly string[];
@@ -195,13 +121,13 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
     '',
     '## In-domain opponents',
     '',
-    ...summaryTable(runs, 'inDomain'),
+    ...evalSummaryTable(runs, 'inDomain'),
     '## Out-of-domain opponents',
     '',
-    ...summaryTable(runs, 'outOfDomain'),
+    ...evalSummaryTable(runs, 'outOfDomain'),
     '## Per opponent',
     '',
-    ...opponentTable(runs),
+    ...evalOpponentTable(runs),
     ...figures.flatMap((f) => [`## ${f.title}`, '', `![${f.title}](${f.file}.png)`, '']),
   ].join('\n');
   const markdown = join(outDir, 'report.md');

@@ -9,20 +9,17 @@ import {
   ConfigError,
   checkResumeConfig,
   iterateTraining,
-  type JsonObject,
   type LearnerV1,
   latestCheckpoint,
   MageError,
   pathExists,
   type RunLock,
   type RunnerEvent,
-  readRunConfig,
   removeDirAtomic,
   type TrainingEvent,
   type TrainingOptions,
   type TrainingResultV1,
   trainingConfigOf,
-  valueAt,
   withRunLock,
 } from '@mage-rl/core';
 import {
@@ -43,11 +40,12 @@ import {
   resolveTrainConfig,
   type TrainConfig,
   type TrainConfigInput,
-  toJsonObject,
   trainingOptionsOf,
 } from '@mage-rl/recipes';
+import { lastEval } from '@mage-rl/report';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
+import { readRunRecord, runRecordOf } from '../run-record/run-record';
 import {
   DEFAULT_CACHE_DIR,
   type PretrainProgress,
@@ -194,12 +192,6 @@ async function loadWarmStart(
   }
 }
 
-/** The run record part `mage train` owns (config.json's `extra`): the resolved config and the warm start. */
-const runRecordOf = (config: TrainConfig, warmStart: string): JsonObject => ({
-  ...toJsonObject(config),
-  warmStartDir: warmStart,
-});
-
 /**
  * Paths of that record a resume may change (the saved record keeps its value): the iteration count
  * extends or shortens a run, and the memory budget sizes caches and generation chunks, not what is
@@ -216,8 +208,8 @@ export async function resumeSafePathsOf(runDir: string, config: TrainConfig): Pr
   if (config.learner.backend !== 'local' || !(await pathExists(join(runDir, 'config.json')))) {
     return RESUME_SAFE_CONFIG_PATHS;
   }
-  const extra = (await readRunConfig(runDir)).extra;
-  const predates = typeof extra === 'object' && extra !== null && !('learner' in extra);
+  const saved = (await readRunRecord(runDir)).config;
+  const predates = saved !== null && !('learner' in saved);
   return predates ? [...RESUME_SAFE_CONFIG_PATHS, 'learner'] : RESUME_SAFE_CONFIG_PATHS;
 }
 
@@ -233,15 +225,15 @@ async function finishedRun(
   if (last === null || last.state.nextIteration < config.train.iterations) return null;
   const run = await readRun(options.runDir);
   const report = await writeReport([run], options.runDir);
-  const recorded = valueAt(await readRunConfig(options.runDir), ['extra', 'warmStartDir']);
+  const recorded = (await readRunRecord(options.runDir)).warmStartDir;
   return {
     runDir: options.runDir,
     config,
-    warmStart: typeof recorded === 'string' ? recorded : plannedWarmStart(options),
+    warmStart: recorded ?? plannedWarmStart(options),
     result: {
       iterations: last.state.nextIteration,
       lastCheckpoint: last.dir,
-      lastEval: run.evals.filter((e) => e.iteration >= 0).at(-1) ?? null,
+      lastEval: lastEval(run) ?? null,
     },
     report,
     alreadyFinished: true,

@@ -1,10 +1,10 @@
 /**
- * Report charts: each chart is a Vega-Lite spec from `@mage-rl/dashboard` (the same spec the dashboard
- * page shows), rendered to SVG in Node; `chartGrid` lays several out as one SVG and `renderPng` turns that
- * into a PNG.
+ * Report charts: each chart is its Vega-Lite spec (`chartSpec`, the same spec the dashboard page shows),
+ * rendered to SVG in Node; `chartGrid` lays several out as one SVG and `renderPng` turns that into a PNG.
  */
 
-import { type ChartDef, chartSpec, renderSvg } from '@mage-rl/dashboard';
+import { type ChartDef, chartSpec } from '../charts/chart-spec';
+import { renderSvg } from './render-svg';
 
 export interface Chart {
   readonly svg: string;

@@ -1,121 +1,12 @@
 /**
- * The charts of a run, defined once: data extractors turn runs' metrics into long-format points and
- * `chartSpec` turns a chart into a Vega-Lite spec. The dashboard page embeds the specs in the browser;
- * `mage report` renders the same specs to SVG in Node (`renderSvg`). See architecture/dashboard.md.
+ * The charts of runs' metrics (`RunMetrics`): data extractors turn them into long-format points, one
+ * `ChartDef` per curve; the dashboard's curves view shows them all and `reportFigures` groups the ones a
+ * run report draws. See architecture/report.md.
  */
 
-import type { MetaEpisodeMetricsV1, MetricsSummaryV1, UpdateStatsV1 } from '@mage-rl/core';
-import type { TopLevelSpec } from 'vega-lite';
-import type { RunMetrics } from './run-metrics';
-
-/** One point of a series; `lo`/`hi` is a confidence interval drawn as a whisker. */
-export interface ChartPoint {
-  /** Legend entry: the run (when several are overlaid) and the series. */
-  readonly label: string;
-  readonly x: number;
-  readonly y: number;
-  readonly lo?: number;
-  readonly hi?: number;
-  /** Drawn dashed (a secondary series: before training, reflections, pass@K). */
-  readonly dashed?: boolean;
-}
-
-export interface ChartDef {
-  readonly id: string;
-  readonly title: string;
-  readonly xTitle: string;
-  readonly yTitle: string;
-  /** y is a rate in [0, 1], shown as a percentage on a fixed 0–100% axis. */
-  readonly percent?: boolean;
-  readonly points: readonly ChartPoint[];
-  /** Shown when there are no points. */
-  readonly empty: string;
-}
-
-/** Okabe–Ito palette: distinguishable with colour-vision deficiencies. */
-export const PALETTE = [
-  '#0072B2',
-  '#D55E00',
-  '#009E73',
-  '#CC79A7',
-  '#E69F00',
-  '#56B4E9',
-  '#F0E442',
-  '#000000',
-];
-
-/** The name of the dataset every spec reads; the page replaces its values on live updates. */
-export const CHART_DATA = 'points';
-
-/** The Vega-Lite spec of a chart (its points inline as the named dataset `points`). */
-export function chartSpec(chart: ChartDef, size: { width?: number; height?: number } = {}): TopLevelSpec {
-  const y = {
-    field: 'y',
-    type: 'quantitative' as const,
-    title: chart.yTitle,
-    ...(chart.percent
-      ? { scale: { domain: [0, 1] }, axis: { format: '.0%' } }
-      : { scale: { zero: false }, axis: { format: '.4~g' } }),
-  };
-  // The x axis spans the data (attempts start at 1, iterations at 0), in whole steps.
-  const x = {
-    field: 'x',
-    type: 'quantitative' as const,
-    title: chart.xTitle,
-    scale: { zero: false },
-    axis: { tickMinStep: 1 },
-  };
-  const color = {
-    field: 'label',
-    type: 'nominal' as const,
-    title: null,
-    scale: { range: PALETTE },
-    // Full-colour symbols: the interval layer's opacity would otherwise fade them.
-    legend: { orient: 'bottom' as const, columns: 2, labelLimit: 260, symbolOpacity: 1 },
-  };
-  const many = chart.points.length > 80;
-  return {
-    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-    title: chart.points.length === 0 ? { text: chart.title, subtitle: chart.empty } : chart.title,
-    width: size.width ?? 420,
-    height: size.height ?? 220,
-    data: { name: CHART_DATA },
-    datasets: { [CHART_DATA]: chart.points.map((p) => ({ ...p })) },
-    config: { font: 'DejaVu Sans, sans-serif', view: { stroke: '#888' } },
-    layer: [
-      {
-        transform: [{ filter: 'isValid(datum.lo) && isValid(datum.hi)' }],
-        mark: { type: 'rule', opacity: 0.55 },
-        encoding: { x, y: { field: 'lo', type: 'quantitative' }, y2: { field: 'hi' }, color },
-      },
-      {
-        mark: { type: 'line', strokeWidth: 2, point: !many, interpolate: 'linear' },
-        encoding: {
-          x,
-          y,
-          color,
-          strokeDash: {
-            field: 'dashed',
-            type: 'nominal',
-            legend: null,
-            scale: {
-              domain: [false, true],
-              range: [
-                [1, 0],
-                [6, 4],
-              ],
-            },
-          },
-          tooltip: [
-            { field: 'label', type: 'nominal' },
-            { field: 'x', type: 'quantitative', title: chart.xTitle },
-            { field: 'y', type: 'quantitative', title: chart.yTitle, format: chart.percent ? '.1%' : '.4~g' },
-          ],
-        },
-      },
-    ],
-  };
-}
+import type { EvalStatsV1, MetaEpisodeMetricsV1, MetricsSummaryV1, UpdateStatsV1 } from '@mage-rl/core';
+import type { RunMetrics } from '../metrics/run-metrics';
+import type { ChartDef, ChartPoint } from './chart-spec';
 
 type Num = number | null | undefined;
 const finite = (v: Num): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -340,7 +231,8 @@ function attemptPoints(label: string, m: MetricsSummaryV1 | undefined, dashed = 
 }
 
 /** The last evaluation after training started (the one before training has iteration −1). */
-export const lastEval = (run: RunMetrics) => run.evals.filter((e) => e.iteration >= 0).at(-1);
+export const lastEval = (run: Pick<RunMetrics, 'evals'>): EvalStatsV1 | undefined =>
+  run.evals.filter((e) => e.iteration >= 0).at(-1);
 
 /** The axes and empty text of the evaluation charts: pass rates in percent. */
 const PASS_RATE = { yTitle: 'pass@k', percent: true, empty: 'no evaluation yet' } as const;

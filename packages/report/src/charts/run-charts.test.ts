@@ -1,14 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import { compile } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
-import { CHART_DATA, chartSpec, reportFigures, runCharts } from './charts';
-import { renderSvg } from './render';
-import { RunWatcher } from './run-watcher';
-import { FIXTURE_RUN } from './test-fixtures.test-helper';
+import { parseMetrics, runMetrics } from '../metrics/run-metrics';
+import { renderSvg } from '../render/render-svg';
+import { CHART_DATA, chartSpec } from './chart-spec';
+import { reportFigures, runCharts } from './run-charts';
 
+/** The metrics of a real smoke run (Tic-Tac-Toe, 12 iterations). */
 async function fixtureMetrics(id: string) {
-  const w = new RunWatcher(id, FIXTURE_RUN);
-  await w.poll();
-  return w.metrics();
+  const text = await readFile(new URL('../__fixtures__/ttt-smoke-metrics.jsonl', import.meta.url), 'utf8');
+  return runMetrics(id, 'mage (tictactoe)', parseMetrics(text).lines);
 }
 
 describe('charts', () => {
