@@ -1,5 +1,6 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
+import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
@@ -86,6 +87,15 @@ export function experimentCommand(program: Command, io: Io): void {
 }
 
 /** The grid a `mage experiment` call asks for. */
+/** `git rev-parse HEAD` of the working directory, recorded with the experiment; null outside a checkout. */
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim();
+  } catch {
+    return null;
+  }
+}
+
 async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promise<ExperimentSpecV1> {
   const { overrides, definition } = await useEnvPackage(
     opts.envPackage,
@@ -127,6 +137,7 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
         outDir,
         cacheDir: opts.cacheDir,
         command: ['mage', ...commandWords(command)].join(' '),
+        commit: gitCommit(),
         signal,
         log: (line) => progress.log(line),
         onTrainingEvent: (policy, seed, e) => {

@@ -7,7 +7,6 @@
  * `architecture/cli.md`.
  */
 
-import { execFileSync } from 'node:child_process';
 import { mkdir, readdir } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +108,8 @@ export interface ExperimentOptions {
   readonly cacheDir?: string;
   /** The command line, recorded in `experiment.json`. */
   readonly command?: string;
+  /** The code's commit, recorded with the call and the machine (null or absent: unknown). */
+  readonly commit?: string | null;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
   readonly onTrainingEvent?: (policy: string, seed: number, event: TrainingEvent) => void;
@@ -165,14 +166,8 @@ export function policyConfig(spec: ExperimentSpecV1, policy: ExperimentPolicy, s
   });
 }
 
-function machine(): Record<string, unknown> {
+function machine(commit: string | null): Record<string, unknown> {
   const cpu = cpus();
-  let commit: string | null = null;
-  try {
-    commit = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim();
-  } catch {
-    commit = null;
-  }
   return {
     cpu: cpu[0]?.model ?? 'unknown',
     cores: cpu.length,
@@ -202,10 +197,10 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
   const path = join(options.outDir, 'experiment.json');
   const spec = JSON.parse(JSON.stringify(options.spec)) as ExperimentSpecV1;
   const command = options.command ?? null;
-  const current = machine();
+  const current = machine(options.commit ?? null);
   const call: ExperimentCallV1 = {
     command,
-    commit: typeof current.commit === 'string' ? current.commit : null,
+    commit: options.commit ?? null,
     started: new Date().toISOString(),
   };
   if (await pathExists(path)) {
@@ -243,7 +238,7 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
 /** One `mage experiment` call on a directory: what was typed, at which commit, when. */
 export interface ExperimentCallV1 {
   readonly command: string | null;
-  /** `git rev-parse HEAD` of the working directory; null outside a git checkout. */
+  /** The code's commit as the caller gave it (`mage experiment`: `git rev-parse HEAD`); null if unknown. */
   readonly commit: string | null;
   readonly started: string;
 }
