@@ -6,6 +6,7 @@
  */
 
 import type { EnvDefinitionV1 } from '@mage-rl/core';
+import { hiddenTargetLevels } from '@mage-rl/envs';
 import {
   createDoors,
   DOORS_ENV_ID,
@@ -15,7 +16,6 @@ import {
   type DoorsAction,
   type DoorsOptions,
   type DoorsState,
-  doorsLevels,
   doorsRules,
 } from '@mage-rl/envs/doors';
 import type { TrainConfigInput } from '../presets/schema';
@@ -49,6 +49,6 @@ export const doorsEnvDefinition: EnvDefinitionV1<DoorsState, DoorsAction> = {
   } satisfies TrainConfigInput,
   warmStart: { teacher: doorsTeacher, words: compactWords() },
   adaptationCeiling: (options, attempts) =>
-    doorsLevels(createDoors(options as DoorsOptions).options.doors as number, attempts).bayes,
+    hiddenTargetLevels(createDoors(options as DoorsOptions), attempts)?.bayes ?? [],
   labels: { name: 'Doors', success: 'prize found' },
 };

@@ -6,6 +6,7 @@
  */
 
 import type { EnvDefinitionV1 } from '@mage-rl/core';
+import { hiddenTargetLevels } from '@mage-rl/envs';
 import {
   createTreasure,
   TREASURE_ENV_ID,
@@ -15,7 +16,6 @@ import {
   type TreasureAction,
   type TreasureOptions,
   type TreasureState,
-  treasureLevels,
   treasureRules,
 } from '@mage-rl/envs/treasure';
 import type { TrainConfigInput } from '../presets/schema';
@@ -52,9 +52,7 @@ export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureActio
     },
   } satisfies TrainConfigInput,
   warmStart: { teacher: treasureTeacher, words: compactWords() },
-  adaptationCeiling: (options, attempts) => {
-    const o = createTreasure(options as TreasureOptions).options as Record<string, number>;
-    return treasureLevels(o.width as number, o.height as number, o.maxTurns as number, attempts).bayes;
-  },
+  adaptationCeiling: (options, attempts) =>
+    hiddenTargetLevels(createTreasure(options as TreasureOptions), attempts)?.bayes ?? [],
   labels: { name: 'Treasure', success: 'treasure found' },
 };
