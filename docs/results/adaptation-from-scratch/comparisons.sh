@@ -3,13 +3,7 @@
 # warm starts (cached by run.sh's pretrain), the same budget (300 iterations) and the same evaluation.
 # Usage: bash docs/results/adaptation-from-scratch/comparisons.sh [seed ...]   (repository root, after a build)
 set -euo pipefail
-M="node packages/cli/dist/bin.js"
-OUT=${OUT:-experiments/adaptation-from-scratch}
-RECIPE=(--iterations 300 --set train.checkpointEvery=50 --set advantage.episodeBaseline=attempt
-  --set ppo.klCoef=0.1 --set ppo.miniBatchRows=8 --set advantage.reflectWeight=0)
-HL=(--env-package ./examples/custom-env --env higher-lower)
-EVAL=(--episodes 256 --foreign-notes --seed 1000 --json)
-mkdir -p "$OUT/evals"
+source "$(dirname "$0")/protocol.sh"
 row() { # name seed [train flags...]: train one row, then evaluate it with notes, none and foreign notes
   local name=$1 s=$2
   shift 2

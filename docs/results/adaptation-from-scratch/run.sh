@@ -3,13 +3,7 @@
 # on first use), then evaluate with notes, with no memory and with foreign notes on the same 256 tasks.
 # Usage: bash docs/results/adaptation-from-scratch/run.sh [seed ...]   (from the repository root, after a build)
 set -euo pipefail
-M="node packages/cli/dist/bin.js"
-OUT=${OUT:-experiments/adaptation-from-scratch}
-RECIPE=(--iterations 300 --set train.checkpointEvery=50 --set advantage.episodeBaseline=attempt
-  --set ppo.klCoef=0.1 --set ppo.miniBatchRows=8 --set advantage.reflectWeight=0)
-HL=(--env-package ./examples/custom-env --env higher-lower)
-EVAL=(--episodes 256 --foreign-notes --seed 1000 --json)
-mkdir -p "$OUT/evals"
+source "$(dirname "$0")/protocol.sh"
 for s in "${@:-13}"; do
   # Higher-Lower 1..6, one guess per attempt: the warm start, then the recipe.
   $M pretrain "${HL[@]}" --set env.options.maxTurns=1 --set env.options.max=6 --seed "$s" --json > "$OUT/pretrain-hl-s$s.json"
