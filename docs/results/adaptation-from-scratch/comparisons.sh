@@ -21,6 +21,7 @@ for s in "${@:-13}"; do
   row g4x8 "$s" --set rollout.groups=4 --set rollout.groupSize=8
   row nostop-diff "$s" --set rollout.earlyStop=false
   row nostop-cum "$s" --set rollout.earlyStop=false --set advantage.metaReward=cumulative
+  row local "$s" --set advantage.anchorScope=local
 done
 # Higher-Lower 1..5, a size the recipe was not tuned on: warm start and MAGE recipe.
 for s in "${@:-13}"; do
