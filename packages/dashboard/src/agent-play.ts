@@ -117,44 +117,52 @@ export class AgentSessions {
         return action;
       },
     };
-    let batch: MetaEpisodeBatchRecord;
+    let batch: MetaEpisodeBatchRecord | null;
     let waiting: AwaitingPerson | null = null;
     try {
       batch = await s.agent.play(person, s.seed, s.attempts);
     } catch (error) {
       waiting = awaiting(error);
+      if (!waiting) throw error;
+      // A rollout stopped mid-play carries the record so far. When the person moves first, the env asks
+      // for the opening move while the runner is still creating the slot: that failure carries no record,
+      // and none exists yet. Only a replay that has used none of the person's moves can stop there.
       const partial = (error as { partial?: MetaEpisodeBatchRecord }).partial;
-      if (!waiting || !partial) throw error;
-      batch = partial;
+      if (!partial && used > 0) throw error;
+      batch = partial ?? null;
     }
     s.view = this.viewOf(s, batch, waiting);
     return s.view;
   }
 
+  /**
+   * The page's view of a replay: `batch` is what the agent played (null when the rollout stopped before
+   * its first turn), `waiting` the person's position when it stopped there.
+   */
   private viewOf(
     s: AgentSession,
-    batch: MetaEpisodeBatchRecord,
+    batch: MetaEpisodeBatchRecord | null,
     waiting: AwaitingPerson | null,
   ): AgentPlayView {
     const { model } = s.agent;
-    const agent: AgentTurnView[] = batch.rows.map((r) => ({
+    const agent: AgentTurnView[] = (batch?.rows ?? []).map((r) => ({
       attempt: r.attempt,
       kind: r.phase === 'reflect' ? 'reflection' : 'move',
       text: r.responseText,
       valid: r.valid,
       reward: r.reward,
     }));
-    const attempt = waiting
-      ? Math.max(0, ...batch.rows.map((r) => r.attempt))
-      : (batch.rows.at(-1)?.attempt ?? 0);
-    const finishedAttempts = waiting ? attempt : attempt + 1;
-    const results = Array.from({ length: finishedAttempts }, (_, k) => {
-      // The agent's return; the person's is its opposite (the games are zero-sum).
-      const ret = -batch.rows
-        .filter((r) => r.attempt === k && r.phase === 'play')
-        .reduce((a, r) => a + r.reward, 0);
+    // The attempts the meta-episode has finished, from its records rather than its rows: the person to
+    // move is in the attempt after them even when the agent has no row there yet (the agent move that
+    // asked for the person's is recorded once the person answers, and a memory without reflections
+    // writes nothing between attempts).
+    const finished = batch?.slots[0]?.attempts ?? [];
+    const attempt = waiting ? finished.length : Math.max(0, finished.length - 1);
+    const results = finished.map((a) => {
+      // The record holds the agent's return; the person's is its opposite (the games are zero-sum).
+      const ret = -a.return;
       return {
-        attempt: k,
+        attempt: a.attempt,
         return: ret,
         outcome: ret > 0 ? ('win' as const) : ret < 0 ? ('loss' as const) : ('draw' as const),
       };

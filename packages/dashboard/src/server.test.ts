@@ -3,8 +3,10 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { FIRST_PARTY_ENV_DEFINITIONS } from '@mage-rl/recipes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentPlayView } from './agent-play';
 import type { PlayView } from './play';
 import { type Dashboard, MAX_BODY_BYTES, startDashboard } from './server';
+import { teacherAgent } from './teacher-agent.test-helper';
 import { FIXTURE_RUN, fixtureLines, partialRun } from './test-fixtures.test-helper';
 
 const games = FIRST_PARTY_ENV_DEFINITIONS.filter((d) => d.opponents?.match);
@@ -178,5 +180,44 @@ describe('dashboard server', () => {
     expect(metrics[0]?.data.status.partial).toBe(true);
     expect(metrics.at(-1)?.data.lines).toEqual([JSON.parse(all[2]!)]);
     expect(metrics.at(-1)?.data.status).toMatchObject({ partial: false, lines: 3 });
+  });
+});
+
+describe('dashboard server: a trained policy that sits second', () => {
+  let d: Dashboard;
+  beforeAll(async () => {
+    const agents = [
+      teacherAgent({ seats: 'second' }),
+      { ...teacherAgent({ game: 'kuhn-poker', seats: 'second' }), id: 'kuhn-teacher' },
+    ];
+    d = await startDashboard({ runDirs: [FIXTURE_RUN], games, agents, pollMs: 50 });
+  });
+  afterAll(async () => {
+    await d.close();
+  });
+
+  it('lets the person make the first move of Tic-Tac-Toe and of Kuhn Poker over the API', async () => {
+    for (const agent of ['teacher', 'kuhn-teacher']) {
+      const start = await call(d, '/api/play', JSON.stringify({ agent, attempts: 2, seed: 4 }));
+      expect(start).toMatchObject({
+        status: 200,
+        json: { status: 'your-move', seat: 0, attempt: 0, agent: [] },
+      });
+      let view = start.json as AgentPlayView;
+      const illegal = await call(d, `/api/play/${view.session}/move`, JSON.stringify({ action: '9,9' }));
+      expect(illegal).toMatchObject({ status: 400, json: { error: /not a legal move/ } });
+      for (let moves = 0; view.status === 'your-move' && moves < 20; moves++) {
+        const next = await call(
+          d,
+          `/api/play/${view.session}/move`,
+          JSON.stringify({ action: view.legal[0] }),
+        );
+        expect(next.status).toBe(200);
+        view = next.json;
+      }
+      expect(view.results.map((r) => r.attempt)).toEqual([0, 1]);
+      const over = await call(d, `/api/play/${view.session}/move`, JSON.stringify({ action: '1,1' }));
+      expect(over).toMatchObject({ status: 400, json: { error: /game is over/ } });
+    }
   });
 });
