@@ -8,7 +8,9 @@ export type { LoadedPolicy } from './evaluate/load-policy';
 export type { MemoryEvaluationV1 } from './evaluate/memory-benefit';
 export { playAgentOf } from './evaluate/play-agent';
 export {
+  EVAL_MEMORIES,
   type EvalMemory,
+  type EvalProtocol,
   EXPERIMENT_FORMAT,
   type ExperimentCallV1,
   type ExperimentEvalV1,
@@ -20,7 +22,12 @@ export {
 } from './experiment/experiment';
 export { reportExperiment } from './report/experiment-dir-report';
 export type { ExperimentReportFiles } from './report/experiment-report';
-export type { ExperimentResultsV1, ExperimentRowV1 } from './report/experiment-results';
+export type {
+  BenefitVersus,
+  ExperimentResultsV1,
+  ExperimentRowV1,
+  MemoryBenefitV1,
+} from './report/experiment-results';
 export { signed } from './report/experiment-tables';
 export { ceilingShare } from './report/reference-values';
 export {

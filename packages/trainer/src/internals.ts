@@ -14,6 +14,7 @@ export {
   type ExperimentPolicy,
   evalPath,
   experimentPolicies,
+  FOREIGN_NOTES,
   fileLabel,
   policyConfig,
   policyMemories,

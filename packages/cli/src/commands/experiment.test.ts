@@ -1,7 +1,7 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EXPERIMENT_FORMAT } from '@mage-rl/trainer';
-import { checkExperiment, evalPath, experimentPolicies } from '@mage-rl/trainer/internals';
+import { EXPERIMENT_FORMAT, type ExperimentSpecV1 } from '@mage-rl/trainer';
+import { checkExperiment, evalPath, experimentPolicies, policyMemories } from '@mage-rl/trainer/internals';
 import { describe, expect, it } from 'vitest';
 import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
@@ -37,6 +37,39 @@ describe('mage experiment', () => {
     expect(checkExperiment({ ...spec, grid: [], overrides: { warmStart: { adaptive: 0.5 } } })).toHaveLength(
       2,
     );
+  });
+
+  it('takes the foreign-notes protocol only beside reflection, for every policy that lists it', async () => {
+    const spec: ExperimentSpecV1 = {
+      format: EXPERIMENT_FORMAT,
+      env: 'tictactoe',
+      preset: 'smoke',
+      methods: ['warm-start', 'mage', 'gigpo'],
+      seeds: [1],
+      overrides: {},
+      grid: [],
+      evalMemories: ['none', 'foreign-notes'],
+    };
+    expect(() => checkExperiment(spec)).toThrow(/'foreign-notes' shows .* list 'reflection' too/);
+    expect(() => checkExperiment({ ...spec, evalMemories: ['reflection', 'notes' as 'none'] })).toThrow(
+      /unknown protocol 'notes'/,
+    );
+    const full = { ...spec, evalMemories: ['reflection', 'none', 'foreign-notes'] } as const;
+    expect(checkExperiment(full)).toHaveLength(3);
+    // GiGPO trained with no memory is evaluated with reflection and foreign notes like the others.
+    expect(policyMemories(full, 'gigpo')).toEqual(['reflection', 'none', 'foreign-notes']);
+    expect(policyMemories({ evalMemories: ['method', 'reflection', 'foreign-notes'] }, 'gigpo')).toEqual([
+      'none',
+      'reflection',
+      'foreign-notes',
+    ]);
+    const r = await runCaptured(
+      commandLine(
+        'experiment --preset smoke --methods warm-start --seeds 1 --eval-memory none,foreign-notes',
+      ),
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/--eval-memory: 'foreign-notes' shows .* list 'reflection' too/);
   });
 
   it('refuses a method that does not train before anything runs, pointing at mage eval', async () => {
@@ -146,6 +179,62 @@ describe('mage experiment', () => {
         join(tmp.path, 'nothing'),
       ]);
       expect(notExperiment.err).toMatch(/not an experiment directory/);
+    }, 600_000);
+
+    it('plays foreign notes drawn from the reflection evaluation, in the same call or replayed from disk', async () => {
+      const out = join(tmp.path, 'foreign');
+      const argv = [
+        ...commandLine(
+          'experiment --preset smoke --methods warm-start --seeds 1 --eval-memory reflection,none,foreign-notes',
+        ),
+        '--out',
+        out,
+        '--cache-dir',
+        join(tmp.path, 'cache'),
+      ];
+      const first = await runJson<{ results: string; markdown: string; evaluations: number }>(argv);
+      expect(first.evaluations).toBe(3);
+      const path = evalPath(out, 'warm-start', 1, 'foreign-notes');
+      expect(path).toMatch(/evals\/warm-start-s1\.foreign-notes\.json$/);
+      const before = JSON.parse(await readFile(path, 'utf8')) as { memory: string; suites: unknown };
+      expect(before.memory).toBe('foreign-notes');
+      type Means = { passAtK: { mean: number }[] };
+      const results = JSON.parse(await readFile(first.results, 'utf8')) as {
+        rows: { label: string; memory: string; suite: string; overall: Means }[];
+        memoryBenefit: { memory: string; versus: string }[];
+        notesBenefit: { label: string; memory: string; versus: string; suite: string; overall: Means }[];
+      };
+      expect(results.notesBenefit.map((b) => `${b.label}/${b.memory}−${b.versus}/${b.suite}`)).toEqual([
+        'warm-start/reflection−foreign-notes/in-domain',
+        'warm-start/reflection−foreign-notes/out-of-domain',
+      ]);
+      expect(results.memoryBenefit.map((b) => `${b.memory}−${b.versus}`).sort()).toEqual([
+        'foreign-notes−none',
+        'foreign-notes−none',
+        'reflection−none',
+        'reflection−none',
+      ]);
+      // Attempt 1 follows no note: with foreign notes it plays exactly as with its own.
+      for (const suite of ['in-domain', 'out-of-domain']) {
+        const passAt1 = (memory: string) =>
+          results.rows.find((r) => r.memory === memory && r.suite === suite)?.overall.passAtK[0]?.mean;
+        expect(passAt1('foreign-notes')).toBeDefined();
+        expect(passAt1('foreign-notes')).toBe(passAt1('reflection'));
+      }
+      expect(results.notesBenefit.every((b) => b.overall.passAtK[0]?.mean === 0)).toBe(true);
+      const markdown = await readFile(first.markdown, 'utf8');
+      expect(markdown).toMatch(/Own notes minus foreign notes[\s\S]*\| warm-start \| all \| 1 \| \+0\.0 \|/);
+      expect(markdown).toMatch(/\| warm-start \| foreign-notes \| 1 \|/);
+
+      // A later call with the reflection evaluation on disk replays it in memory for the notes: the same
+      // games, so the same foreign notes and the same numbers.
+      await rm(path);
+      const again = await runCaptured(argv);
+      expect(again.code).toBe(0);
+      expect(again.err).toMatch(/replay warm-start, seed 1, memory reflection in memory/);
+      expect(again.err).toMatch(/the replay matches the stored reflection evaluation of warm-start, seed 1/);
+      const after = JSON.parse(await readFile(path, 'utf8')) as { suites: unknown };
+      expect(after.suites).toEqual(before.suites);
     }, 600_000);
   });
 });

@@ -6,6 +6,7 @@ import { ConfigError } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
+  EVAL_MEMORIES,
   EXPERIMENT_FORMAT,
   type ExperimentSpecV1,
   type GridAxis,
@@ -75,7 +76,7 @@ export function experimentCommand(program: Command, io: Io): void {
     .option('--grid <path=v1,v2...>', 'switch values crossed with every trained method (repeatable)')
     .option(
       '--eval-memory <kinds>',
-      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), or 'method' for the one it trained with; a policy evaluated with a memory and with none gets its memory benefit in the report`,
+      `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), 'method' for the one it trained with, or 'foreign-notes' (with reflection listed too): reflection with each earlier attempt's note taken from another meta-episode of the policy's reflection evaluation; a policy evaluated with a memory and with none gets its memory benefit in the report, one evaluated with reflection and foreign-notes its own-minus-foreign notes benefit`,
       'reflection,none,method',
     )
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
@@ -112,9 +113,7 @@ async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promis
     seeds: commaList(opts.seeds).map(seedOf),
     overrides,
     grid: (opts.grid ?? []).map(gridAxis),
-    evalMemories: commaList(opts.evalMemory).map((m) =>
-      oneOf(m, '--eval-memory', [...MEMORY_KINDS, 'method']),
-    ),
+    evalMemories: commaList(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', EVAL_MEMORIES)),
   };
 }
 

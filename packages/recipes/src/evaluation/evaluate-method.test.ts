@@ -99,4 +99,23 @@ describe('evaluateConfig', () => {
     expect(Object.keys(results[1]?.result.metrics.byOpponent ?? {})).toEqual(['mcts-1000']);
     expect(results.every((r) => r.result.batch.rows.every((row) => row.valid))).toBe(true);
   });
+
+  it("wraps each suite's memory, the protocol's kind, when asked", async () => {
+    const config = resolveTrainConfig(
+      { eval: { inDomain: ['random'], episodes: 1 } },
+      { preset: 'smoke', method: 'grpo', env: 'tictactoe' },
+    );
+    const wrapped: string[] = [];
+    const results = await evaluateConfig({
+      config,
+      policy: createTeacher(createTicTacToe(), { style: config.rollout.style }),
+      memory: 'reflection',
+      wrapMemory: (memory, suite) => {
+        wrapped.push(`${suite.name}:${memory.id}`);
+        return { ...memory, id: `${memory.id}/wrapped` };
+      },
+    });
+    expect(wrapped).toEqual(['in-domain:reflection', 'out-of-domain:reflection']);
+    expect(results.map((r) => r.result.memory.id)).toEqual(['reflection/wrapped', 'reflection/wrapped']);
+  });
 });

@@ -143,6 +143,11 @@ export interface EvaluateConfigOptions {
   readonly iteration?: number;
   /** Play with this memory instead of the method's (one protocol for every method). */
   readonly memory?: MemoryKind;
+  /**
+   * Wraps the memory created for each suite before the suite is played (e.g. one that swaps the notes of
+   * earlier attempts); the suite says which one it is for.
+   */
+  readonly wrapMemory?: (memory: MemoryV1, suite: EvaluationSuiteV1) => MemoryV1;
   readonly signal?: AbortSignal;
   readonly onEvent?: (suite: string, event: RunnerEvent) => void;
 }
@@ -193,13 +198,16 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
   const out: ConfigEvaluationV1[] = [];
   for (const suite of evaluationSuites(config)) {
     const env = createEnvById(config.env.id, suite.envOptions);
+    // The memory evaluateMethod would create for the method, unless another kind is asked for.
+    const memory = createMemoryOfKind(
+      options.memory ?? METHODS[config.method].memory,
+      memoryLayoutOf(config),
+    );
     const result = await evaluateMethod({
       env,
       policy: options.policy,
       method: config.method,
-      ...(options.memory === undefined
-        ? { memoryOptions: memoryLayoutOf(config) }
-        : { memory: createMemoryOfKind(options.memory, memoryLayoutOf(config)) }),
+      memory: options.wrapMemory ? options.wrapMemory(memory, suite) : memory,
       opponents: suite.opponents,
       episodes: config.eval.episodes,
       attempts: config.eval.attempts,

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import {
   ConfigError,
   latestCheckpoint,
+  type MemoryV1,
   type MetaEpisodeMetricsV1,
   pathExists,
   readJsonChecked,
@@ -21,6 +22,8 @@ import {
 } from '@mage-rl/core';
 import { loadModel } from '@mage-rl/learner';
 import {
+  type ConfigEvaluationV1,
+  type EvaluationSuiteV1,
   evaluateConfig,
   MEMORY_KINDS,
   METHODS,
@@ -31,7 +34,9 @@ import {
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
+import { withForeignNotes } from '@mage-rl/reflection';
 import { z } from 'zod';
+import { foreignNoteDonors } from '../evaluate/foreign-notes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
 
@@ -59,17 +64,32 @@ export interface ExperimentSpecV1 {
   /** Switch values crossed with every trained method. */
   readonly grid: readonly GridAxis[];
   /**
-   * Memories of the evaluation protocols; every policy is evaluated under each. `method`: the memory the
-   * method trained with (the warm start's is `reflection`).
+   * The evaluation protocols; every policy is evaluated under each. A memory kind; `method`: the memory the
+   * method trained with (the warm start's is `reflection`); `foreign-notes`: the foreign-notes control
+   * (`FOREIGN_NOTES`), which needs `reflection` in the list.
    */
   readonly evalMemories: readonly EvalMemory[];
 }
 
-/** An evaluation protocol: a memory kind, or `method` for the memory the policy trained with. */
-export type EvalMemory = MemoryKind | 'method';
+/**
+ * The foreign-notes control: the `reflection` memory with each earlier attempt's note (and result) replaced
+ * by the one another meta-episode of the same policy's `reflection` evaluation (same suite, same seed)
+ * wrote after the same attempt (`foreignNoteDonors`). Own notes minus foreign notes is what reading the
+ * notes is worth, beyond having notes-shaped text in the context.
+ */
+export const FOREIGN_NOTES = 'foreign-notes';
 
-/** The distinct memories a policy is evaluated with. */
-export function policyMemories(spec: Pick<ExperimentSpecV1, 'evalMemories'>, method: string): MemoryKind[] {
+/** What one evaluation record was played with: a memory kind, or the foreign-notes control. */
+export type EvalProtocol = MemoryKind | typeof FOREIGN_NOTES;
+
+/** An evaluation protocol as asked for: `method` stands for the memory the policy trained with. */
+export type EvalMemory = EvalProtocol | 'method';
+
+/** Every value `spec.evalMemories` takes (`--eval-memory`). */
+export const EVAL_MEMORIES: readonly EvalMemory[] = [...MEMORY_KINDS, 'method', FOREIGN_NOTES];
+
+/** The distinct protocols a policy is evaluated with. */
+export function policyMemories(spec: Pick<ExperimentSpecV1, 'evalMemories'>, method: string): EvalProtocol[] {
   const own: MemoryKind = method === WARM_START ? 'reflection' : METHODS[method as MethodId].memory;
   return [...new Set(spec.evalMemories.map((m) => (m === 'method' ? own : m)))];
 }
@@ -89,7 +109,8 @@ export interface ExperimentEvalV1 {
   readonly method: string;
   readonly variant: Readonly<Record<string, unknown>>;
   readonly seed: number;
-  readonly memory: MemoryKind;
+  /** The protocol: a memory kind, or `foreign-notes` (the reflection memory showing foreign notes). */
+  readonly memory: EvalProtocol;
   /** The checkpoint or warm-start directory evaluated. */
   readonly policy: string;
   readonly suites: readonly {
@@ -286,7 +307,7 @@ const evalSchema = z.looseObject({
   method: z.string(),
   variant: z.record(z.string(), z.unknown()),
   seed: z.number(),
-  memory: z.enum(MEMORY_KINDS),
+  memory: z.enum([...MEMORY_KINDS, FOREIGN_NOTES]),
   policy: z.string(),
   suites: z.array(
     z.looseObject({
@@ -364,6 +385,44 @@ async function trainUnit(
   return { checkpoint: r.result.lastCheckpoint, seconds };
 }
 
+/**
+ * Wraps each suite's memory so every earlier attempt shows the note another meta-episode of the same suite
+ * of `reflection` wrote after that attempt.
+ */
+function foreignNotesOf(reflection: readonly ConfigEvaluationV1[]) {
+  return (memory: MemoryV1, suite: EvaluationSuiteV1): MemoryV1 => {
+    const own = reflection.find((r) => r.suite.name === suite.name);
+    if (!own) throw new Error(`The reflection evaluation has no suite '${suite.name}' to take notes from.`);
+    return withForeignNotes(memory, foreignNoteDonors(own.result.batch));
+  };
+}
+
+/**
+ * The reflection evaluation whose notes a foreign-notes evaluation shows, when an earlier call wrote it:
+ * played again in memory (the same weights, seeds and tasks play the same games) and compared with the
+ * stored record, so the log says whether the notes come from the very games on disk.
+ */
+async function replayReflection(
+  options: ExperimentOptions,
+  policy: ExperimentPolicy,
+  seed: number,
+  play: () => Promise<ConfigEvaluationV1[]>,
+): Promise<ConfigEvaluationV1[]> {
+  options.log?.(
+    `replay ${policy.label}, seed ${seed}, memory reflection in memory: the notes of its foreign-notes evaluation`,
+  );
+  const replayed = await play();
+  const stored = await readJsonChecked(evalPath(options.outDir, policy.label, seed, 'reflection'), evalSpec);
+  const metrics = (suites: readonly { readonly metrics: MetaEpisodeMetricsV1 }[]) =>
+    JSON.stringify(suites.map((s) => s.metrics));
+  options.log?.(
+    metrics(stored.suites) === metrics(replayed.map((r) => r.result))
+      ? `  the replay matches the stored reflection evaluation of ${policy.label}, seed ${seed}`
+      : `  the replay differs from the stored reflection evaluation of ${policy.label}, seed ${seed} (written by other code or on another machine); the foreign notes come from the replay`,
+  );
+  return replayed;
+}
+
 /** Evaluates one policy at one seed under every protocol not yet on disk. */
 async function evaluateUnit(
   options: ExperimentOptions,
@@ -372,25 +431,39 @@ async function evaluateUnit(
   warmStart: string,
 ): Promise<void> {
   const config = policyConfig(options.spec, policy, seed);
-  const pending: MemoryKind[] = [];
+  const pending: EvalProtocol[] = [];
   for (const memory of policyMemories(options.spec, policy.method)) {
     if (!(await pathExists(evalPath(options.outDir, policy.label, seed, memory)))) pending.push(memory);
   }
   if (pending.length === 0) return;
+  // Foreign notes are drawn from the reflection evaluation, so it is played first.
+  pending.sort((a, b) => Number(a === FOREIGN_NOTES) - Number(b === FOREIGN_NOTES));
   const trained = policy.method === WARM_START ? null : await trainUnit(options, policy, seed, config);
   // Evaluation only samples: the weights are held once, by the learner's runner.
   const learner = await loadModel(warmStart, { memory: memoryLimitsOfConfig(config), inferenceOnly: true });
   try {
     if (trained) await learner.load(trained.checkpoint);
-    for (const memory of pending) {
-      options.log?.(`evaluate ${policy.label}, seed ${seed}, memory ${memory}`);
-      const started = performance.now();
-      const results = await evaluateConfig({
+    const play = (memory: MemoryKind, wrapMemory?: (m: MemoryV1, s: EvaluationSuiteV1) => MemoryV1) =>
+      evaluateConfig({
         config,
         policy: learner.policy,
         memory,
+        ...(wrapMemory ? { wrapMemory } : {}),
         ...(options.signal ? { signal: options.signal } : {}),
       });
+    // The reflection evaluation with its games, kept for the foreign-notes evaluation when it is pending.
+    let reflection: ConfigEvaluationV1[] | undefined;
+    for (const memory of pending) {
+      if (memory === FOREIGN_NOTES) {
+        reflection ??= await replayReflection(options, policy, seed, () => play('reflection'));
+      }
+      options.log?.(`evaluate ${policy.label}, seed ${seed}, memory ${memory}`);
+      const started = performance.now();
+      const results =
+        memory === FOREIGN_NOTES
+          ? await play('reflection', foreignNotesOf(reflection ?? []))
+          : await play(memory);
+      if (memory === 'reflection' && pending.includes(FOREIGN_NOTES)) reflection = results;
       const record: ExperimentEvalV1 = {
         format: EXPERIMENT_EVAL_FORMAT,
         label: policy.label,
@@ -414,7 +487,7 @@ async function evaluateUnit(
   }
 }
 
-export const evalPath = (outDir: string, label: string, seed: number, memory: MemoryKind): string =>
+export const evalPath = (outDir: string, label: string, seed: number, memory: EvalProtocol): string =>
   join(outDir, 'evals', `${fileLabel(label)}-s${seed}.${memory}.json`);
 
 /** Validates the grid before anything runs: every policy's config must resolve at every seed. */
@@ -422,6 +495,19 @@ export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
   if (spec.methods.length === 0)
     throw new ConfigError('`spec.methods` lists no method.', { path: 'spec.methods' });
   if (spec.seeds.length === 0) throw new ConfigError('`spec.seeds` lists no seed.', { path: 'spec.seeds' });
+  const unknownMemory = spec.evalMemories.find((m) => !EVAL_MEMORIES.includes(m));
+  if (unknownMemory !== undefined) {
+    throw new ConfigError(
+      `\`spec.evalMemories\`: unknown protocol '${String(unknownMemory)}'; use ${EVAL_MEMORIES.join(', ')}.`,
+      { path: 'spec.evalMemories' },
+    );
+  }
+  if (spec.evalMemories.includes(FOREIGN_NOTES) && !spec.evalMemories.includes('reflection')) {
+    throw new ConfigError(
+      `\`spec.evalMemories\`: '${FOREIGN_NOTES}' shows each policy the notes of other meta-episodes of its 'reflection' evaluation; list 'reflection' too (an evaluation already on disk is not played again).`,
+      { path: 'spec.evalMemories' },
+    );
+  }
   const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));
   if (shared) {
     throw new ConfigError(

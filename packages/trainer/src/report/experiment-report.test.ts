@@ -5,8 +5,8 @@ import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { writeExperimentReport } from './experiment-report';
-import { memoryBenefits, passAtKHeadroom } from './experiment-results';
-import { benefitTable } from './experiment-tables';
+import { experimentResults, memoryBenefits, notesBenefits, passAtKHeadroom } from './experiment-results';
+import { benefitTable, notesBenefitTable, returnBenefitTable } from './experiment-tables';
 import { populationHeadroom, type ReferenceValuesV1 } from './reference-values';
 
 /** A summary of `n` meta-episodes with cumulative success `pass` at attempts 1..K (fields the report reads). */
@@ -18,11 +18,16 @@ const summary = (n: number, pass: readonly number[]) =>
   }) as unknown as MetricsSummaryV1;
 
 /** One seed's evaluation of `memory` against a pattern player and a random player, 10 meta-episodes each. */
-const evaluation = (memory: 'reflection' | 'none', pattern: number[], random: number[]): ExperimentEvalV1 =>
+const evaluation = (
+  memory: 'reflection' | 'none' | 'foreign-notes',
+  pattern: number[],
+  random: number[],
+  seed = 2,
+): ExperimentEvalV1 =>
   ({
     label: 'mage',
     method: 'mage',
-    seed: 2,
+    seed,
     memory,
     suites: [
       {
@@ -109,6 +114,83 @@ describe('memoryBenefits', () => {
     const [b] = memoryBenefits(evals);
     expect(b?.overall.identificationCeiling).toBeUndefined();
     expect(benefitTable([b!]).join('\n')).not.toContain('ceiling');
+  });
+});
+
+describe('notesBenefits', () => {
+  // Two seeds, each with own notes, foreign notes and no memory.
+  const evals = [
+    evaluation('reflection', [0.5, 0.8, 0.9], [0.3, 0.4, 0.5], 2),
+    evaluation('foreign-notes', [0.5, 0.6, 0.7], [0.3, 0.4, 0.45], 2),
+    evaluation('none', [0.5, 0.55, 0.6], [0.3, 0.4, 0.5], 2),
+    evaluation('reflection', [0.4, 0.7, 0.9], [0.2, 0.3, 0.4], 3),
+    evaluation('foreign-notes', [0.4, 0.7, 0.8], [0.2, 0.3, 0.4], 3),
+    evaluation('none', [0.4, 0.5, 0.6], [0.2, 0.3, 0.4], 3),
+  ];
+
+  it('pairs own notes with foreign notes by seed, overall and per opponent', () => {
+    const [b, ...rest] = notesBenefits(evals);
+    expect(rest).toEqual([]);
+    expect(b).toMatchObject({
+      label: 'mage',
+      memory: 'reflection',
+      versus: 'foreign-notes',
+      suite: 'in-domain',
+    });
+    expect(b?.overall.seeds).toEqual([2, 3]);
+    // Seed 2: 0 / +0.1 / +0.125 overall; seed 3: 0 / 0 / +0.05.
+    expect(b?.overall.passAtK.map((m) => m.mean)).toEqual([
+      0,
+      expect.closeTo(0.05, 12),
+      expect.closeTo(0.0875, 12),
+    ]);
+    expect(b?.overall.passAtK[2]?.n).toBe(2);
+    expect(b?.byOpponent['pattern-a']?.passAtK.map((m) => m.mean)).toEqual([
+      0,
+      expect.closeTo(0.1, 12),
+      expect.closeTo(0.15, 12),
+    ]);
+    // The ceiling and the headroom share are about the benefit over no memory only.
+    expect(b?.overall.identificationCeiling).toBeUndefined();
+    expect(b?.overall.headroomShare).toBeUndefined();
+  });
+
+  it('puts them in results.json beside the memory benefits, which also hold foreign notes minus none', () => {
+    const results = experimentResults(evals, ['pattern-a'], () => passAtKHeadroom([0.4, 0.9, 1]));
+    expect(results.rows.map((r) => r.memory)).toEqual(['reflection', 'foreign-notes', 'none']);
+    expect(results.memoryBenefit.map((b) => `${b.memory} − ${b.versus}`)).toEqual([
+      'reflection − none',
+      'foreign-notes − none',
+    ]);
+    expect(results.memoryBenefit.every((b) => b.overall.headroomShare)).toBe(true);
+    expect(results.notesBenefit.map((b) => `${b.memory} − ${b.versus}`)).toEqual([
+      'reflection − foreign-notes',
+    ]);
+    // Own minus none is own minus foreign plus foreign minus none, seed by seed and so in the mean.
+    const [own, foreign] = results.memoryBenefit;
+    results.notesBenefit[0]?.overall.passAtK.forEach((m, k) => {
+      expect(m.mean).toBeCloseTo(own!.overall.passAtK[k]!.mean - foreign!.overall.passAtK[k]!.mean, 12);
+    });
+    // Without foreign-notes evaluations there are none (and old directories report as before).
+    expect(experimentResults(evals.filter((e) => e.memory !== 'foreign-notes')).notesBenefit).toEqual([]);
+  });
+
+  it('prints own minus foreign notes per policy and per opponent, with intervals over seeds', () => {
+    const table = notesBenefitTable(notesBenefits(evals)).join('\n');
+    expect(table).toContain(
+      '| policy | opponent | seeds | pass@1 (pts) | pass@2 (pts) | pass@3 (pts) | invalid moves (pts) |',
+    );
+    expect(table).toContain(
+      '| mage | all | 2 | +0.0 [+0.0, +0.0] | +5.0 [−58.5, +68.5] | +8.7 [−38.9, +56.4] | +0.0 [+0.0, +0.0] |',
+    );
+    expect(table).toContain('| mage | pattern-a | 2 | +0.0 [+0.0, +0.0] | +10.0 [−117.1, +137.1] |');
+    expect(table).toContain(
+      '| mage | random | 2 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | +2.5 [−29.3, +34.3] |',
+    );
+    expect(notesBenefitTable([])).toEqual([]);
+    expect(returnBenefitTable(notesBenefits(evals)).join('\n')).toMatch(
+      /Own notes minus foreign notes in return[\s\S]*\| mage \| reflection − foreign-notes \|/,
+    );
   });
 });
 

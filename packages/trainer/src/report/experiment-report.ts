@@ -11,6 +11,7 @@ import { type ExperimentRowV1, experimentResults, type HeadroomOf } from './expe
 import {
   benefitTable,
   ceilingTable,
+  notesBenefitTable,
   opponentTable,
   referenceTable,
   returnBenefitTable,
@@ -146,15 +147,18 @@ export async function writeExperimentReport(
     ...suites.flatMap((s) => {
       const rows = rowsOf(s);
       const benefits = results.memoryBenefit.filter((b) => b.suite === s);
+      const notes = results.notesBenefit.filter((b) => b.suite === s);
       return [
         `## ${s}`,
         '',
         ...benefitTable(benefits),
+        ...notesBenefitTable(notes),
         ...suiteTable(rows),
         '',
         ...opponentTable(rows),
         ...returnTable(rows),
         ...returnBenefitTable(benefits, references),
+        ...returnBenefitTable(notes, references),
         ...(references ? referenceTable(rows, references) : []),
         ...(references ? ceilingTable(rows, references) : []),
       ];

@@ -1,7 +1,8 @@
 /**
  * The results of a `mage experiment`: per policy, evaluation protocol (memory) and suite, the mean over
  * seeds with a 95% Student-t interval of pass@k per attempt, the attempt-1 → K gain, the invalid-move
- * rate and the mean return per attempt, plus per-opponent means and the memory benefits (`results.json`).
+ * rate and the mean return per attempt, plus per-opponent means, the memory benefits (with minus without
+ * memory) and the notes benefits (own notes minus foreign notes) (`results.json`).
  */
 
 import {
@@ -115,24 +116,36 @@ function headroomShare(
 
 /**
  * What a memory is worth to a policy: the same weights on the same tasks and seeds, once with the memory
- * and once with none (K independent attempts), paired by seed.
+ * and once with the protocol `versus` (K attempts each), paired by seed. Versus `none` (K independent
+ * attempts): the memory benefit. Versus `foreign-notes` (the memory being `reflection`): own notes minus
+ * another meta-episode's, what reading the notes is worth beyond their presence.
  */
 export interface MemoryBenefitV1 {
   readonly label: string;
   readonly method: string;
-  /** The memory compared with `none`. */
+  /** The memory compared with `versus`. */
   readonly memory: string;
+  readonly versus: BenefitVersus;
   readonly suite: string;
   readonly domain: 'in' | 'out';
   readonly overall: BenefitAggregateV1;
   readonly byOpponent: Readonly<Record<string, BenefitAggregateV1>>;
 }
 
+/** What a benefit is measured against: no memory, or the same memory showing foreign notes. */
+export type BenefitVersus = 'none' | 'foreign-notes';
+
 export interface ExperimentResultsV1 {
   readonly format: typeof EXPERIMENT_RESULTS_FORMAT;
   readonly rows: readonly ExperimentRowV1[];
-  /** One entry per policy, suite and memory that was also evaluated with no memory. */
+  /** One entry per policy, suite and memory that was also evaluated with no memory (`versus: 'none'`). */
   readonly memoryBenefit: readonly MemoryBenefitV1[];
+  /**
+   * Own notes minus foreign notes: one entry per policy and suite evaluated with `reflection` and with
+   * `foreign-notes` at some of the same seeds (`memory: 'reflection'`, `versus: 'foreign-notes'`); no
+   * identification ceiling or headroom share, which are about the benefit over no memory.
+   */
+  readonly notesBenefit: readonly MemoryBenefitV1[];
 }
 
 function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV1[]): SummaryAggregateV1 {
@@ -179,6 +192,62 @@ function benefit(
   };
 }
 
+/** A policy's evaluations with a memory and with the protocol it is compared with, per suite, paired by seed. */
+interface PairedGroup {
+  readonly first: ExperimentEvalV1;
+  readonly suite: string;
+  readonly pairs: [ExperimentEvalV1, ExperimentEvalV1][];
+}
+
+/**
+ * Every (policy, suite, memory) evaluated with `memory` and with `versus` at some of the same seeds:
+ * the memories compared are every one but `none` against `none`, and `reflection` against `foreign-notes`.
+ */
+function pairedGroups(evals: readonly ExperimentEvalV1[], versus: BenefitVersus): PairedGroup[] {
+  const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
+  const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
+  const compared = (memory: string) => (versus === 'none' ? memory !== 'none' : memory === 'reflection');
+  const groups = new Map<string, PairedGroup>();
+  for (const e of evals) {
+    const other = compared(e.memory) ? byKey.get(key(e, versus)) : undefined;
+    if (!other) continue;
+    for (const s of e.suites) {
+      if (!other.suites.some((w) => w.name === s.name)) continue;
+      const g = `${e.label}\u0000${e.memory}\u0000${s.name}`;
+      const group = groups.get(g) ?? { first: e, suite: s.name, pairs: [] };
+      group.pairs.push([e, other]);
+      groups.set(g, group);
+    }
+  }
+  return [...groups.values()];
+}
+
+/** The per-seed differences of a group, overall and per opponent, plus `extra` on the overall one. */
+function groupBenefit(
+  { first, suite, pairs }: PairedGroup,
+  versus: BenefitVersus,
+  extra: Partial<BenefitAggregateV1> = {},
+): MemoryBenefitV1 {
+  const metrics = (e: ExperimentEvalV1) => e.suites.find((s) => s.name === suite)!;
+  const opponents = [...new Set(pairs.flatMap(([e]) => Object.keys(metrics(e).metrics.byOpponent)))].sort();
+  const summaries = (of: (m: MetaEpisodeMetricsV1) => MetricsSummaryV1 | undefined) =>
+    pairs.flatMap(([w, wo]) => {
+      const a = of(metrics(w).metrics);
+      const b = of(metrics(wo).metrics);
+      return a && b ? [{ seed: w.seed, with: a, without: b }] : [];
+    });
+  return {
+    label: first.label,
+    method: first.method,
+    memory: first.memory,
+    versus,
+    suite,
+    domain: metrics(first).domain,
+    overall: { ...benefit(summaries((m) => m.overall)), ...extra },
+    byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
+  };
+}
+
 /**
  * Every (policy, suite, memory ≠ none) that was also evaluated with no memory at some of the same seeds:
  * the differences paired by seed, overall and per opponent, with the identification ceiling where the suite
@@ -189,60 +258,35 @@ export function memoryBenefits(
   identifiable: readonly string[] = [],
   headroomOf?: HeadroomOf,
 ): MemoryBenefitV1[] {
-  const key = (e: ExperimentEvalV1, memory: string) => `${e.label}\u0000${memory}\u0000${e.seed}`;
-  const byKey = new Map(evals.map((e) => [key(e, e.memory), e]));
-  const groups = new Map<
-    string,
-    { first: ExperimentEvalV1; suite: string; pairs: [ExperimentEvalV1, ExperimentEvalV1][] }
-  >();
-  for (const e of evals) {
-    const without = e.memory === 'none' ? undefined : byKey.get(key(e, 'none'));
-    if (!without) continue;
-    for (const s of e.suites) {
-      if (!without.suites.some((w) => w.name === s.name)) continue;
-      const g = `${e.label}\u0000${e.memory}\u0000${s.name}`;
-      const group = groups.get(g) ?? { first: e, suite: s.name, pairs: [] };
-      group.pairs.push([e, without]);
-      groups.set(g, group);
-    }
-  }
-  return [...groups.values()].map(({ first, suite, pairs }): MemoryBenefitV1 => {
-    const metrics = (e: ExperimentEvalV1) => e.suites.find((s) => s.name === suite)!;
-    const opponents = [...new Set(pairs.flatMap(([e]) => Object.keys(metrics(e).metrics.byOpponent)))].sort();
-    const summaries = (of: (m: MetaEpisodeMetricsV1) => MetricsSummaryV1 | undefined) =>
-      pairs.flatMap(([w, wo]) => {
-        const a = of(metrics(w).metrics);
-        const b = of(metrics(wo).metrics);
-        return a && b ? [{ seed: w.seed, with: a, without: b }] : [];
-      });
+  return pairedGroups(evals, 'none').map((group) => {
+    const { suite, pairs } = group;
+    const metrics = (e: ExperimentEvalV1) => e.suites.find((s) => s.name === suite)!.metrics;
     const ceilings = pairs.flatMap(([, without]) => {
-      const c = identificationCeiling(metrics(without).metrics, identifiable);
+      const c = identificationCeiling(metrics(without), identifiable);
       return c === undefined ? [] : [c];
     });
     const ceiling = ceilings.length === pairs.length ? meanInterval(ceilings) : undefined;
     const headroom = headroomOf?.(suite);
-    const overall = {
-      ...benefit(summaries((m) => m.overall)),
+    return groupBenefit(group, 'none', {
       ...(ceiling ? { identificationCeiling: ceiling } : {}),
       ...(headroom
         ? {
             headroomShare: headroomShare(
-              pairs.map(([w, wo]) => ({ with: metrics(w).metrics, without: metrics(wo).metrics })),
+              pairs.map(([w, wo]) => ({ with: metrics(w), without: metrics(wo) })),
               headroom,
             ),
           }
         : {}),
-    };
-    return {
-      label: first.label,
-      method: first.method,
-      memory: first.memory,
-      suite,
-      domain: metrics(first).domain,
-      overall,
-      byOpponent: Object.fromEntries(opponents.map((o) => [o, benefit(summaries((m) => m.byOpponent[o]))])),
-    };
+    });
   });
+}
+
+/**
+ * Own notes minus foreign notes: every (policy, suite) evaluated with `reflection` and with
+ * `foreign-notes` at some of the same seeds, the differences paired by seed, overall and per opponent.
+ */
+export function notesBenefits(evals: readonly ExperimentEvalV1[]): MemoryBenefitV1[] {
+  return pairedGroups(evals, 'foreign-notes').map((group) => groupBenefit(group, 'foreign-notes'));
 }
 
 /**
@@ -306,10 +350,16 @@ export function experimentResults(
     }
     return 0;
   });
-  const benefits = memoryBenefits(evals, identifiable, headroomOf);
   const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
-  benefits.sort(
-    (a, b) => (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
-  );
-  return { format: EXPERIMENT_RESULTS_FORMAT, rows, memoryBenefit: benefits };
+  const ranked = (benefits: MemoryBenefitV1[]) =>
+    benefits.sort(
+      (a, b) =>
+        (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
+    );
+  return {
+    format: EXPERIMENT_RESULTS_FORMAT,
+    rows,
+    memoryBenefit: ranked(memoryBenefits(evals, identifiable, headroomOf)),
+    notesBenefit: ranked(notesBenefits(evals)),
+  };
 }

@@ -95,13 +95,48 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
     `|---|---|---:|${'---:|'.repeat(k)}---:|${ceilings ? '---:|---:|' : ''}${headroom ? '---:|' : ''}`,
     ...benefits.map(
       (b) =>
-        `| ${b.label} | ${b.memory} − none | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}${headroomCell(b)}`,
+        `| ${b.label} | ${b.memory} − ${b.versus} | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}${headroomCell(b)}`,
     ),
     '',
   ];
 }
 
-/** Per opponent, the memory benefit in return per attempt (in the game's unit when it has references). */
+/**
+ * Own notes minus foreign notes for every policy: pass@k (and invalid moves) with the reflection memory
+ * showing the policy's own notes minus showing other meta-episodes' notes, same weights, tasks and seeds;
+ * overall and, where the suite has several opponents, per opponent.
+ */
+export function notesBenefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
+  if (benefits.length === 0) return [];
+  const k = Math.max(...benefits.map((b) => b.overall.passAtK.length));
+  const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
+  const perOpponent = opponents.length > 1 ? opponents : [];
+  const row = (b: MemoryBenefitV1, against: string, m: BenefitAggregateV1) =>
+    `| ${b.label} | ${against} | ${m.seeds.length} | ${m.passAtK.map((x) => signed(x)).join(' | ')} | ${signed(m.invalidActionRate)} |`;
+  return [
+    'Own notes minus foreign notes: the same weights on the same tasks with the reflection memory, showing their',
+    'own notes minus showing, for each earlier attempt, the note (and result) another meta-episode of the',
+    'reflection evaluation wrote after that attempt (one that played another opponent where there is one), in',
+    'points; paired by seed. Attempt 1 follows no note, so its difference is 0; later attempts measure reading',
+    'the notes rather than having notes in the context.',
+    '',
+    `| policy | opponent | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|`,
+    ...benefits.flatMap((b) => [
+      row(b, 'all', b.overall),
+      ...perOpponent.flatMap((o) => {
+        const m = b.byOpponent[o];
+        return m && m.seeds.length > 0 ? [row(b, o, m)] : [];
+      }),
+    ]),
+    '',
+  ];
+}
+
+/**
+ * Per opponent, the benefit in return per attempt (in the game's unit when it has references): with minus
+ * without memory, or own minus foreign notes, as the benefits' `versus` says.
+ */
 export function returnBenefitTable(benefits: readonly MemoryBenefitV1[], refs?: ReferenceValuesV1): string[] {
   const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
   if (benefits.length === 0 || opponents.length === 0) return [];
@@ -109,14 +144,17 @@ export function returnBenefitTable(benefits: readonly MemoryBenefitV1[], refs?: 
   const cell = (b: BenefitAggregateV1 | undefined) =>
     b ? b.meanReturn.map((m) => signed(m, scale, refs ? 3 : 2)).join(' → ') : '';
   const k = Math.max(...benefits.map((b) => b.overall.meanReturn.length));
+  const unit = refs ? refs.unit : 'reward units';
   return [
-    `Memory benefit in return per attempt 1 → ${k} (${refs ? refs.unit : 'reward units'}), with minus without:`,
+    benefits[0]?.versus === 'foreign-notes'
+      ? `Own notes minus foreign notes in return per attempt 1 → ${k} (${unit}):`
+      : `Memory benefit in return per attempt 1 → ${k} (${unit}), with minus without:`,
     '',
     `| policy | memory | overall | ${opponents.join(' | ')} |`,
     `|---|---|---|${'---|'.repeat(opponents.length)}`,
     ...benefits.map(
       (b) =>
-        `| ${b.label} | ${b.memory} − none | ${cell(b.overall)} | ${opponents.map((o) => cell(b.byOpponent[o])).join(' | ')} |`,
+        `| ${b.label} | ${b.memory} − ${b.versus} | ${cell(b.overall)} | ${opponents.map((o) => cell(b.byOpponent[o])).join(' | ')} |`,
     ),
     '',
   ];
