@@ -10,7 +10,9 @@ export {
   type AdvantageRowInput,
   type AdvantageRowOutput,
   EPISODE_BASELINES,
+  EPISODE_SCORES,
   type EpisodeBaseline,
+  type EpisodeScore,
   type LengthPenaltyOptions,
   type ResolvedAdvantageOptions,
 } from './advantages/types';

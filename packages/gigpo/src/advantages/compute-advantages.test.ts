@@ -69,6 +69,31 @@ describe('computeAdvantages', () => {
     expect(byRow[2]?.episodeAdvantage).not.toBe(0);
   });
 
+  it("episodeScore 'return' credits an attempt with the attempts after it", () => {
+    // One-turn attempts, two slots of one task: both miss at attempt 1; a's probe then wins attempt 2.
+    const rows = [
+      row({ slot: 'a', reward: 0, anchor: 'x|o' }),
+      row({ slot: 'b', reward: 0, anchor: 'x|o' }),
+      row({ slot: 'a', attempt: 1, reward: 10, anchor: 'x|o' }),
+      row({ slot: 'b', attempt: 1, reward: 0, anchor: 'x|o' }),
+    ];
+    const options = { episodeBaseline: 'attempt', trajGamma: 0.5, invalidPenalty: 0 } as const;
+    const meta = computeAdvantages(rows, options);
+    const ret = computeAdvantages(rows, { ...options, episodeScore: 'return' });
+    // r̃ scores see nothing of attempt 2 at attempt 1; returns do: 0 + 0.5 · 10 against 0.
+    expect(meta.map((o) => o.episodeAdvantage)).toEqual([0, 0, 5, -5]);
+    expect(ret.map((o) => o.episodeAdvantage)).toEqual([2.5, -2.5, 5, -5]);
+    expect(ret.map((o) => o.score)).toEqual(ret.map((o) => o.return));
+    // the step part is the same under both
+    expect(ret.map((o) => o.stepAdvantage)).toEqual(meta.map((o) => o.stepAdvantage));
+  });
+
+  it("episodeScore 'return' keeps the penalties on the score", () => {
+    const rows = [row({ slot: 'a', reward: 10, valid: false }), row({ slot: 'b', reward: 10 })];
+    const out = computeAdvantages(rows, { episodeScore: 'return', invalidPenalty: 2 });
+    expect(out.map((o) => o.score)).toEqual([8, 10]);
+  });
+
   it('applies the step weight', () => {
     const rows = [row({ slot: 'a', reward: 10 }), row({ slot: 'b', reward: 0 })];
     const w0 = computeAdvantages(rows, { stepWeight: 0 });
@@ -142,6 +167,7 @@ describe('resolveAdvantageOptions', () => {
     [{ stepWeight: Number.NaN }, 'stepWeight'],
     [{ anchorScope: 'slot' as 'local' }, 'anchorScope'],
     [{ episodeBaseline: 'slot' as 'row' }, 'episodeBaseline'],
+    [{ episodeScore: 'reward' as 'return' }, 'episodeScore'],
     [{ lengthPenalty: { coef: 1, maxTokens: 0 } }, 'lengthPenalty.maxTokens'],
     [{ reflectWeight: -1 }, 'reflectWeight'],
   ])('rejects %j naming %s', (options, path) => {

@@ -49,6 +49,7 @@ export function computeAdvantageColumns(
   if (n === 0) return out;
   const index = indexRows(rows);
   rowReturns(index, attemptValues(rows, index, o), o.stepGamma, out.returns, out.scores);
+  if (o.episodeScore === 'return') out.scores.set(out.returns);
   subtractRowPenalties(out.scores, rows, o);
   episodeAdvantages(out.scores, rows, index, o, out.episodeAdvantages);
   if (o.estimator === 'gigpo') {

@@ -1,6 +1,11 @@
 import { ConfigError } from '@mage-rl/spec';
 import { effectiveTrajGamma, META_REWARD_MODES } from '../meta-reward/meta-reward';
-import { type AdvantageOptions, EPISODE_BASELINES, type ResolvedAdvantageOptions } from './types';
+import {
+  type AdvantageOptions,
+  EPISODE_BASELINES,
+  EPISODE_SCORES,
+  type ResolvedAdvantageOptions,
+} from './types';
 
 /** The defaults (the paper's; Tic-Tac-Toe values where it gives per-env ones). */
 export const DEFAULT_ADVANTAGE_OPTIONS = {
@@ -12,6 +17,7 @@ export const DEFAULT_ADVANTAGE_OPTIONS = {
   stepWeight: 1,
   anchorScope: 'global',
   episodeBaseline: 'row',
+  episodeScore: 'meta-reward',
   invalidPenalty: 0.5,
   lengthPenalty: null,
   reflectWeight: 1,
@@ -77,6 +83,7 @@ export function resolveAdvantageOptions(options: AdvantageOptions = {}): Resolve
     stepWeight: numberIn('stepWeight', options.stepWeight, d.stepWeight, -Infinity, Infinity),
     anchorScope: oneOf('anchorScope', options.anchorScope, ['global', 'local'], d.anchorScope),
     episodeBaseline: oneOf('episodeBaseline', options.episodeBaseline, EPISODE_BASELINES, d.episodeBaseline),
+    episodeScore: oneOf('episodeScore', options.episodeScore, EPISODE_SCORES, d.episodeScore),
     invalidPenalty: numberIn('invalidPenalty', options.invalidPenalty, d.invalidPenalty, -Infinity, Infinity),
     lengthPenalty,
     reflectWeight: numberIn('reflectWeight', options.reflectWeight, d.reflectWeight, 0, Infinity),

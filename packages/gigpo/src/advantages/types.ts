@@ -28,6 +28,14 @@ export interface LengthPenaltyOptions {
   readonly maxTokens: number;
 }
 
+/**
+ * A row's episode-level score: `meta-reward` (default) the meta-reward r̃_k of its attempt (0 for reflect
+ * rows); `return` its step return G, so an attempt is also credited with the discounted meta-rewards of
+ * the attempts after it (a probe that makes a later attempt succeed scores).
+ */
+export type EpisodeScore = 'meta-reward' | 'return';
+export const EPISODE_SCORES: readonly EpisodeScore[] = ['meta-reward', 'return'];
+
 /** What a row's episode-level score is compared with. */
 export type EpisodeBaseline = 'row' | 'trajectory' | 'attempt';
 export const EPISODE_BASELINES: readonly EpisodeBaseline[] = ['row', 'trajectory', 'attempt'];
@@ -52,6 +60,8 @@ export interface AdvantageOptions {
    * `attempt`: over the group's attempts of the same index (reflect rows against reflect rows).
    */
   readonly episodeBaseline?: EpisodeBaseline;
+  /** Default `meta-reward`: the episode-level score of a row (`EpisodeScore`). */
+  readonly episodeScore?: EpisodeScore;
   /** Subtracted from the score of an invalid row, default 0.5. */
   readonly invalidPenalty?: number;
   /** Default off. */
@@ -66,7 +76,10 @@ export interface AdvantageOptions {
 export interface AdvantageRowOutput {
   /** Step return G of the row (reflect rows: the first-turn return of the attempt they precede). */
   return: number;
-  /** Episode-level score: r̃_k for play rows, 0 for reflect rows, minus penalties. */
+  /**
+   * Episode-level score minus penalties: r̃_k for play rows and 0 for reflect rows, or the row's return
+   * under `episodeScore: 'return'`.
+   */
   score: number;
   episodeAdvantage: number;
   stepAdvantage: number;
@@ -88,6 +101,7 @@ export interface ResolvedAdvantageOptions {
   readonly stepWeight: number;
   readonly anchorScope: 'global' | 'local';
   readonly episodeBaseline: EpisodeBaseline;
+  readonly episodeScore: EpisodeScore;
   readonly invalidPenalty: number;
   readonly lengthPenalty: LengthPenaltyOptions | null;
   readonly reflectWeight: number;

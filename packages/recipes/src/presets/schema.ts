@@ -1,6 +1,6 @@
 /** The zod schema of a whole train/eval configuration (every value present after resolution). */
 
-import { EPISODE_BASELINES } from '@mage-rl/gigpo';
+import { EPISODE_BASELINES, EPISODE_SCORES } from '@mage-rl/gigpo';
 import { NOTE_MODES } from '@mage-rl/reflection';
 import { z } from 'zod';
 import { MEMORY_KINDS } from '../wiring';
@@ -149,6 +149,8 @@ export const trainConfigSchema = z.strictObject({
     stepWeight: finite,
     anchorScope: z.enum(['global', 'local']),
     episodeBaseline: z.enum(EPISODE_BASELINES),
+    /** `meta-reward` (r̃_k) or `return` (r̃_k plus the later attempts' discounted meta-rewards). */
+    episodeScore: z.enum(EPISODE_SCORES),
     /** `per-opponent` or `mixed` (opponents mixed inside groups and anchors: the ablation). */
     grouping: z.enum(['per-opponent', 'mixed']),
     invalidPenalty: z.number().finite().min(0),

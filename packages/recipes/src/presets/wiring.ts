@@ -43,6 +43,7 @@ export function advantageOptionsOf(config: TrainConfig): AdvantageOptions {
     stepWeight: a.stepWeight,
     anchorScope: a.anchorScope,
     episodeBaseline: a.episodeBaseline,
+    episodeScore: a.episodeScore,
     invalidPenalty: a.invalidPenalty,
     reflectWeight: a.reflectWeight,
     ...(a.lengthPenaltyCoef > 0 ? { lengthPenalty: { coef: a.lengthPenaltyCoef, maxTokens: limit } } : {}),
