@@ -67,7 +67,10 @@ export function experimentReferences(
   definition: EnvDefinitionV1,
   spec: Partial<ExperimentSpecV1>,
 ): ReferenceValuesV1 | undefined {
-  const config = experimentConfig(definition, spec);
+  return referencesOf(definition, experimentConfig(definition, spec));
+}
+
+function referencesOf(definition: EnvDefinitionV1, config: TrainConfig): ReferenceValuesV1 | undefined {
   const population = definition.opponents?.populations[config.population.preset];
   return referenceValues(
     definition,
@@ -81,12 +84,11 @@ export function experimentReferences(
  * The adaptive headroom of each suite: the adaptation ceiling under the population for the in-domain suite
  * of a game that has one, else the env's perfect reader's pass@k under the suite's options.
  */
-export function experimentHeadroom(
+function experimentHeadroom(
   definition: EnvDefinitionV1,
-  spec: Partial<ExperimentSpecV1>,
+  config: TrainConfig,
   references: ReferenceValuesV1 | undefined,
 ): HeadroomOf {
-  const config = experimentConfig(definition, spec);
   const suites = evaluationSuites(config);
   const population = references && populationHeadroom(references);
   return (name) => {
@@ -116,8 +118,8 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
   const definition = registry.has(saved.spec.env) ? registry.get(saved.spec.env) : undefined;
   const success = definition?.labels?.success;
   const evals = await readExperimentEvals(outDir);
-  const references =
-    definition && saved.spec.preset ? experimentReferences(definition, saved.spec) : undefined;
+  const config = definition && saved.spec.preset ? experimentConfig(definition, saved.spec) : undefined;
+  const references = definition && config ? referencesOf(definition, config) : undefined;
   return writeExperimentReport(
     evals,
     outDir,
@@ -134,6 +136,6 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
     },
     references,
     definition ? identifiableOpponents(definition, evaluatedOpponents(evals)) : [],
-    definition && saved.spec.preset ? experimentHeadroom(definition, saved.spec, references) : undefined,
+    definition && config ? experimentHeadroom(definition, config, references) : undefined,
   );
 }
