@@ -22,6 +22,7 @@ for s in "${@:-13}"; do
   row nostop-diff "$s" --set rollout.earlyStop=false
   row nostop-cum "$s" --set rollout.earlyStop=false --set advantage.metaReward=cumulative
   row local "$s" --set advantage.anchorScope=local
+  row mage-return "$s" --set advantage.episodeScore=return
 done
 # Higher-Lower 1..5, a size the recipe was not tuned on: warm start and MAGE recipe.
 for s in "${@:-13}"; do
@@ -30,6 +31,13 @@ for s in "${@:-13}"; do
   $M eval "${HL[@]}" --option maxTurns=1 --option max=5 --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/higher-lower5-warm-start-s$s.json"
   $M train "${HL[@]}" --set env.options.maxTurns=1 --set env.options.max=5 --seed "$s" --run-dir "$OUT/runs/higher-lower5-mage-recipe-s$s" "${RECIPE[@]}"
   $M eval "${HL[@]}" --policy "$OUT/runs/higher-lower5-mage-recipe-s$s" "${EVAL[@]}" > "$OUT/evals/higher-lower5-mage-recipe-s$s.json"
+  $M train "${HL[@]}" --set env.options.maxTurns=1 --set env.options.max=5 --seed "$s" --run-dir "$OUT/runs/higher-lower5-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
+  $M eval "${HL[@]}" --policy "$OUT/runs/higher-lower5-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/higher-lower5-mage-return-s$s.json"
+done
+# Treasure 3x3 from the 4x-corpus warm start (faithful notes): the recipe with episodeScore=return.
+for s in "${@:-13}"; do
+  $M train --env treasure --set warmStart.iterations=32 --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
+  $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-s$s.json"
 done
 # Tables: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "GiGPO=$OUT/evals/higher-lower6-gigpo" …
 #         node docs/results/adaptation-from-scratch/compare.mjs $OUT/evals/higher-lower6-mage-recipe $OUT/evals/higher-lower6-gigpo
