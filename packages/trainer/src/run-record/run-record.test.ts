@@ -59,6 +59,15 @@ describe('the run record', () => {
     await expect(
       checkResumeConfig(BEFORE_LEARNER, changed, await resumeSafePathsOf(BEFORE_LEARNER, config)),
     ).rejects.toThrow(/differs from its config\.json at ppo\.lr/);
+    // A setting added since resumes at the value the recorded run computed with, and only at that value.
+    const scored = { ...config, advantage: { ...config.advantage, episodeScore: 'return' as const } };
+    await expect(
+      checkResumeConfig(
+        BEFORE_LEARNER,
+        { extra: runRecordOf(scored, WARM_START) },
+        await resumeSafePathsOf(BEFORE_LEARNER, scored),
+      ),
+    ).rejects.toThrow(/differs from its config\.json at advantage\.episodeScore/);
   });
 
   it('reads fields it cannot use as absent, and refuses a file that is not a run record', async () => {

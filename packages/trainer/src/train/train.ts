@@ -201,16 +201,37 @@ async function loadWarmStart(
 export const RESUME_SAFE_CONFIG_PATHS: readonly string[] = ['train.iterations', 'memory'];
 
 /**
- * The resume-safe paths of `runDir`'s resume: `RESUME_SAFE_CONFIG_PATHS`, and `learner` when the saved
- * record predates that section (every such run trained in this process) and this run trains locally too.
+ * Settings added after runs were recorded, with the value that computes what those runs computed: a
+ * record without the path resumes when the run keeps that value.
+ */
+const ADDED_SETTINGS: readonly (readonly [path: string, value: unknown])[] = [
+  ['advantage.episodeScore', 'meta-reward'],
+];
+
+function valueAt(config: unknown, path: string): unknown {
+  let node = config;
+  for (const key of path.split('.')) {
+    if (node === null || typeof node !== 'object' || !(key in node)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * The resume-safe paths of `runDir`'s resume: `RESUME_SAFE_CONFIG_PATHS`; `learner` when the saved record
+ * predates that section (every such run trained in this process) and this run trains locally too; and
+ * every setting added since the record was written (`ADDED_SETTINGS`) that the run leaves at the value
+ * the record's run computed with.
  */
 export async function resumeSafePathsOf(runDir: string, config: TrainConfig): Promise<readonly string[]> {
-  if (config.learner.backend !== 'local' || !(await pathExists(join(runDir, 'config.json')))) {
-    return RESUME_SAFE_CONFIG_PATHS;
-  }
+  if (!(await pathExists(join(runDir, 'config.json')))) return RESUME_SAFE_CONFIG_PATHS;
   const saved = (await readRunRecord(runDir)).config;
-  const predates = saved !== null && !('learner' in saved);
-  return predates ? [...RESUME_SAFE_CONFIG_PATHS, 'learner'] : RESUME_SAFE_CONFIG_PATHS;
+  if (saved === null) return RESUME_SAFE_CONFIG_PATHS;
+  const added = ADDED_SETTINGS.filter(
+    ([path, value]) => valueAt(saved, path) === undefined && valueAt(config, path) === value,
+  ).map(([path]) => path);
+  const learner = config.learner.backend === 'local' && !('learner' in saved) ? ['learner'] : [];
+  return [...RESUME_SAFE_CONFIG_PATHS, ...learner, ...added];
 }
 
 /**
