@@ -33,6 +33,15 @@ for s in "${@:-13}"; do
   $M eval "${HL[@]}" --policy "$OUT/runs/higher-lower5-mage-recipe-s$s" "${EVAL[@]}" > "$OUT/evals/higher-lower5-mage-recipe-s$s.json"
   $M train "${HL[@]}" --set env.options.maxTurns=1 --set env.options.max=5 --seed "$s" --run-dir "$OUT/runs/higher-lower5-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
   $M eval "${HL[@]}" --policy "$OUT/runs/higher-lower5-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/higher-lower5-mage-return-s$s.json"
+  for m in gigpo grpo; do
+    $M train "${HL[@]}" --set env.options.maxTurns=1 --set env.options.max=5 --seed "$s" --run-dir "$OUT/runs/higher-lower5-$m-s$s" "${RECIPE[@]}" --method $m
+    $M eval "${HL[@]}" --policy "$OUT/runs/higher-lower5-$m-s$s" --method mage "${EVAL[@]}" > "$OUT/evals/higher-lower5-$m-s$s.json"
+  done
+done
+# Doors (3 doors): the recipe with episodeScore=return.
+for s in "${@:-13}"; do
+  $M train --env doors --seed "$s" --run-dir "$OUT/runs/doors-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
+  $M eval --env doors --policy "$OUT/runs/doors-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/doors-mage-return-s$s.json"
 done
 # Treasure 3x3 from the 4x-corpus warm start (faithful notes): the recipe with episodeScore=return.
 for s in "${@:-13}"; do
