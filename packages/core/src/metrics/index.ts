@@ -1,4 +1,4 @@
-export { type MeanIntervalV1, meanInterval } from './mean-interval';
+export { type MeanIntervalV1, meanInterval, ratioOfMeansInterval } from './mean-interval';
 export {
   type AttemptMetricsV1,
   computeMetrics,

@@ -78,7 +78,7 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
     const { style } = this.task;
     const size = this.options.size;
     if (!emptyCells(this.current).includes(cell)) {
-      return this.invalid(`${cellText(cell, size)} is not an empty cell`);
+      return this.invalid(`${cellText(cell, size)} is taken`);
     }
     const { reply, reward } = this.playRound(cell);
     let event =

@@ -77,7 +77,11 @@ export function ticTacToeRules(size: number, style: PromptStyle, maxTurns: numbe
  */
 const CELL_RE = /\(\s*(\d+)\s*,\s*(\d+)\s*\)/;
 
-/** Parse the first `(row, col)` of the first `<action>` block against `state`. Never throws. */
+/**
+ * Parse the first `(row, col)` of the first `<action>` block on `state`'s board size. Never throws. Whether
+ * the cell is empty is the env's rule, checked when the move is played, so a taken cell counts as a rule
+ * violation, not as unreadable text.
+ */
 export function parseTicTacToeAction(text: string, state: TicTacToeState): ParsedAction<TicTacToeAction> {
   const block = firstActionBlock(text);
   if (!block.ok) return { valid: false, reason: block.reason };
@@ -90,9 +94,7 @@ export function parseTicTacToeAction(text: string, state: TicTacToeState): Parse
   if (row < 1 || row > n || col < 1 || col > n) {
     return { valid: false, reason: `${excerpt(`(${m[1]}, ${m[2]})`)} is off the ${n}×${n} board` };
   }
-  const cell = (row - 1) * n + (col - 1);
-  if (((state.x | state.o) & (1 << cell)) !== 0) return { valid: false, reason: `(${row}, ${col}) is taken` };
-  return { valid: true, action: cell, text: `(${row}, ${col})` };
+  return { valid: true, action: (row - 1) * n + (col - 1), text: `(${row}, ${col})` };
 }
 
 /** What one of the env's history lines says: the agent's cell and the opponent's reply (0-based), if any. */

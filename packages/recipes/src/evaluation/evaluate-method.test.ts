@@ -6,6 +6,7 @@ import type { MementoMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
 import { resolveTrainConfig } from '../presets';
 import { createTeacher } from '../teachers';
+import { createMemoryOfKind } from '../wiring';
 import { evaluateConfig, evaluateMethod, evaluationSuites } from './evaluate-method';
 
 const ttt = createTicTacToe() as unknown as EnvV1;
@@ -53,6 +54,14 @@ describe('evaluateMethod runs the non-training methods with their memory', () =>
     const first = batch.rows.filter((r) => r.phase === 'play' && r.attempt === 0 && r.turn === 0);
     expect(first.some((r) => r.promptText.includes('cases :'))).toBe(true);
     expect(first.some((r) => !r.promptText.includes('cases :'))).toBe(true); // wave 1 starts empty
+  });
+
+  it('a memento memory given to a method of another memory still plays in waves', async () => {
+    const { batch, memory } = await run('mage', ttt, { memory: createMemoryOfKind('memento') });
+    expect(memory.id).toBe('memento');
+    const first = batch.rows.filter((r) => r.phase === 'play' && r.attempt === 0 && r.turn === 0);
+    expect(first.some((r) => r.promptText.includes('cases :'))).toBe(true);
+    expect(first.some((r) => !r.promptText.includes('cases :'))).toBe(true);
   });
 
   it('a-mem: notes are written and retrieved', async () => {

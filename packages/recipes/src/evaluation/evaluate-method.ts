@@ -37,11 +37,14 @@ export interface EvaluateMethodOptions<S = unknown, A = unknown>
   /** K. Default 3 (also for methods trained with K = 1: later attempts are independent retries). */
   readonly attempts?: number;
   /**
-   * Meta-episodes per lock-step wave. Default: everything at once, except for retrieval memories
-   * (`memento`, `a-mem`), which play 4 waves so later waves retrieve what earlier waves stored.
+   * Meta-episodes per lock-step wave. Default: everything at once, except for memories that persist across
+   * meta-episodes (`memento`, `a-mem`), which play 4 waves so later waves retrieve what earlier waves stored.
    */
   readonly waveSize?: number;
-  /** Use this memory instead of a fresh one of the method's kind (e.g. a memento memory with saved cases). */
+  /**
+   * Use this memory instead of a fresh one of the method's kind (e.g. a memento memory with saved cases).
+   * A memory that persists across meta-episodes (it has `commit`) plays in waves, whatever the method.
+   */
   readonly memory?: MemoryV1;
   readonly memoryOptions?: MethodMemoryOptions;
 }
@@ -50,6 +53,15 @@ export interface MethodEvaluationV1 extends EvaluationResultV1 {
   readonly method: MethodId;
   /** The memory the evaluation used (retrieval memories hold what they stored). */
   readonly memory: MemoryV1;
+}
+
+/** A fresh memory of `method`'s own kind, or of `kind` when one is asked for. */
+function methodMemory(
+  method: MethodId,
+  options: MethodMemoryOptions = {},
+  kind: MemoryKind = METHODS[method].memory,
+): MemoryV1 {
+  return createMemoryOfKind(kind, options);
 }
 
 function retrievalWaveSize(episodes: number, opponents: number): number {
@@ -64,13 +76,12 @@ export async function evaluateMethod<S, A>(
     throw new UnknownIdError('method', options.method, METHOD_IDS);
   }
   const method = options.method as MethodId;
-  const kind = METHODS[method].memory;
-  const memory = options.memory ?? createMemoryOfKind(kind, options.memoryOptions);
+  const memory = options.memory ?? methodMemory(method, options.memoryOptions);
   const episodes = options.episodes ?? 16;
   const opponents = options.env.needsOpponent ? (options.opponents ?? []) : [];
-  const retrieval = kind === 'memento' || kind === 'a-mem';
+  const persistent = memory.commit !== undefined;
   const waveSize =
-    options.waveSize ?? (retrieval ? retrievalWaveSize(episodes, opponents.length) : undefined);
+    options.waveSize ?? (persistent ? retrievalWaveSize(episodes, opponents.length) : undefined);
   const makeOpponent = options.env.needsOpponent
     ? (options.makeOpponent ?? opponentFactory<S, A>(options.env.id))
     : undefined;
@@ -198,11 +209,7 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
   const out: ConfigEvaluationV1[] = [];
   for (const suite of evaluationSuites(config)) {
     const env = createEnvById(config.env.id, suite.envOptions);
-    // The memory evaluateMethod would create for the method, unless another kind is asked for.
-    const memory = createMemoryOfKind(
-      options.memory ?? METHODS[config.method].memory,
-      memoryLayoutOf(config),
-    );
+    const memory = methodMemory(config.method, memoryLayoutOf(config), options.memory);
     const result = await evaluateMethod({
       env,
       policy: options.policy,

@@ -79,6 +79,21 @@ describe('memoryBenefits', () => {
     expect(memoryBenefits(evals, [], () => undefined)[0]?.overall.headroomShare).toBeUndefined();
   });
 
+  it('takes the headroom share over seeds as a ratio of means, so a seed with no headroom does not blow it up', () => {
+    // Seed 3 nearly reaches the ceiling with no memory (0.999 of 1 at attempt 3) and loses 0.05 with notes:
+    // its own share would be −50, and a mean of per-seed shares about −25.
+    const twoSeeds = [
+      ...evals,
+      evaluation('reflection', [0.5, 0.9, 0.898], [0.3, 0.9, 1], 3),
+      evaluation('none', [0.5, 0.9, 0.998], [0.3, 0.9, 1], 3),
+    ];
+    const [b] = memoryBenefits(twoSeeds, [], () => passAtKHeadroom([0.4, 0.9, 1]));
+    const share = b?.overall.headroomShare?.perAttempt[2];
+    expect(share?.mean).toBeCloseTo((0.15 - 0.05) / (0.45 + 0.001), 12);
+    expect(share?.n).toBe(2);
+    expect(share!.low).toBeLessThan(share!.mean);
+  });
+
   it('reads the headroom under the population from the opponents the ceiling weighs', () => {
     const refs = {
       unit: 'wins',

@@ -10,6 +10,7 @@ import {
   type MetaEpisodeMetricsV1,
   type MetricsSummaryV1,
   meanInterval,
+  ratioOfMeansInterval,
 } from '@mage-rl/core';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { identificationCeiling } from './reference-values';
@@ -61,8 +62,9 @@ export interface BenefitAggregateV1 {
    */
   readonly identificationCeiling?: MeanIntervalV1;
   /**
-   * Per attempt, the share of the adaptive headroom the memory took: (with − without) / (ceiling − without)
-   * per seed, in the headroom's measure; `null` where the ceiling is not above the memoryless level.
+   * Per attempt, the share of the adaptive headroom the memory took: mean(with − without) / mean(ceiling −
+   * without) over the seeds, in the headroom's measure, with its interval (`ratioOfMeansInterval`); `null`
+   * where the ceiling is not above the memoryless level on average.
    */
   readonly headroomShare?: {
     readonly measure: string;
@@ -93,23 +95,28 @@ export function passAtKHeadroom(ceiling: readonly number[]): AdaptiveHeadroom {
   };
 }
 
-/** Below this gap between the ceiling and the memoryless level an attempt has no headroom to share. */
+/** Below this mean gap between the ceiling and the memoryless level an attempt has no headroom to share. */
 const MIN_HEADROOM = 1e-9;
 
-/** The share of the headroom taken at each attempt, per seed, as means over seeds. */
+/**
+ * The share of the headroom taken at each attempt over the seeds: the mean benefit over the mean headroom
+ * (a ratio of means, finite when one seed's memoryless level is near the ceiling), with its interval.
+ */
 function headroomShare(
   pairs: readonly { readonly with: MetaEpisodeMetricsV1; readonly without: MetaEpisodeMetricsV1 }[],
   headroom: AdaptiveHeadroom,
 ): NonNullable<BenefitAggregateV1['headroomShare']> {
   const perAttempt = headroom.ceiling.map((c, k) => {
-    const shares: number[] = [];
+    const gains: number[] = [];
+    const room: number[] = [];
     for (const p of pairs) {
       const w = headroom.level(p.with, k);
       const wo = headroom.level(p.without, k);
-      if (w === undefined || wo === undefined || c - wo <= MIN_HEADROOM) return null;
-      shares.push((w - wo) / (c - wo));
+      if (w === undefined || wo === undefined) return null;
+      gains.push(w - wo);
+      room.push(c - wo);
     }
-    return shares.length > 0 ? meanInterval(shares) : null;
+    return ratioOfMeansInterval(gains, room, MIN_HEADROOM) ?? null;
   });
   return { measure: headroom.measure, perAttempt };
 }

@@ -77,9 +77,9 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
     'attempts), in points; paired by seed.',
     ...(headroom
       ? [
-          `Share of the adaptive headroom, attempt 1 → ${k}: the memory benefit over what a perfect reader adds`,
-          `(the ceiling minus the same weights with no memory), per seed in ${headroom.measure}; — where the`,
-          'ceiling is not above the memoryless level.',
+          `Share of the adaptive headroom, attempt 1 → ${k}: the mean memory benefit over the mean of what a`,
+          `perfect reader adds (the ceiling minus the same weights with no memory), in ${headroom.measure}, with`,
+          'its interval over seeds; — where the ceiling is not above the memoryless level on average.',
         ]
       : []),
     ...(ceilings
