@@ -1,3 +1,4 @@
+import type { PlayAgentV1 } from '@mage-rl/core';
 import { describe, expect, it } from 'vitest';
 import { type AgentPlayView, AgentSessions } from './agent-play';
 import { teacherAgent } from './teacher-agent.test-helper';
@@ -105,5 +106,53 @@ describe('playing against a policy that sits second: the person moves first', ()
       expect(final.results.map((r) => r.attempt)).toEqual([0, 1, 2]);
       expect(final.agent.every((t) => t.kind === 'move')).toBe(true);
     }
+  });
+});
+
+describe('the view of a finished meta-episode', () => {
+  /** The position `view` leads to when the person plays `key` there. */
+  const after = (agent: PlayAgentV1, view: AgentPlayView, key: string) =>
+    agent.model.apply(
+      view.state,
+      agent.model.legalActions(view.state).find((a) => agent.model.actionKey(a) === key),
+    );
+
+  it("Kuhn Poker: shows the hand as the person's closing call left it, not the bet it answered", async () => {
+    const agent = teacherAgent({ game: 'kuhn-poker' });
+    const sessions = new AgentSessions([agent]);
+    const { seen, final } = await playOut(sessions, await sessions.start('teacher', 1, 4), (l) => l.at(-1)!);
+    const last = seen.at(-1)!;
+    expect(final.status).toBe('finished');
+    expect(final.state).toEqual(after(agent, last, last.legal.at(-1)!));
+    expect(agent.model.isTerminal(final.state)).toBe(true);
+  });
+
+  it("Tic-Tac-Toe: the finished board holds the person's last stone", async () => {
+    const agent = teacherAgent();
+    const sessions = new AgentSessions([agent]);
+    const { seen, final } = await playOut(sessions, await sessions.start('teacher', 2, 4), (l) => l[0]!);
+    const last = seen.at(-1)!;
+    expect(last.attempt).toBe(1);
+    // The person is O; the agent's moves only add X stones.
+    expect((final.state as { o: number }).o).toBe((after(agent, last, last.legal[0]!) as { o: number }).o);
+  });
+
+  it('shows no position when the agent ended the last attempt before the person moved in it', async () => {
+    const sessions = new AgentSessions([teacherAgent({ forfeitFrom: 1 })]);
+    const { seen, final } = await playOut(sessions, await sessions.start('teacher', 2, 4), (l) => l[0]!);
+    expect(seen.every((v) => v.attempt === 0)).toBe(true);
+    expect(final).toMatchObject({ status: 'finished', attempt: 1, state: null, legal: [] });
+    expect(final.results.map((r) => r.attempt)).toEqual([0, 1]);
+    const lastAttempt = final.agent.filter((t) => t.attempt === 1 && t.kind === 'move');
+    expect(lastAttempt.length).toBeGreaterThan(0);
+    expect(lastAttempt.every((t) => !t.valid)).toBe(true);
+  });
+
+  it('an agent that ends every attempt before the person moves finishes at once, with no position', async () => {
+    const sessions = new AgentSessions([teacherAgent({ forfeitFrom: 0 })]);
+    const view = await sessions.start('teacher', 2, 4);
+    expect(view).toMatchObject({ status: 'finished', attempt: 1, state: null, legal: [], moves: [] });
+    expect(view.results.map((r) => r.attempt)).toEqual([0, 1]);
+    expect(new Set(view.agent.map((t) => t.attempt))).toEqual(new Set([0, 1]));
   });
 });

@@ -7,7 +7,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { MetaEpisodeBatchRecord, OpponentV1, PlayAgentV1 } from '@mage-rl/core';
+import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1, PlayAgentV1 } from '@mage-rl/core';
 import { PlayError, type PlayView } from './play';
 
 /** Thrown by the person's opponent when the rollout needs a move the person has not made yet. */
@@ -28,6 +28,11 @@ function awaiting(error: unknown): AwaitingPerson | null {
   return null;
 }
 
+/** The legal action of `state` whose key is `key`, if there is one. */
+function actionOf(model: GameModelV1<unknown, unknown>, state: unknown, key: string): unknown {
+  return model.legalActions(state).find((a) => model.actionKey(a) === key);
+}
+
 export interface AgentTurnView {
   readonly attempt: number;
   readonly kind: 'move' | 'reflection';
@@ -37,8 +42,15 @@ export interface AgentTurnView {
 }
 
 /** A session with an agent as the page sees it: a play session that ends only when every attempt has. */
-export interface AgentPlayView extends Omit<PlayView, 'status'> {
+export interface AgentPlayView extends Omit<PlayView, 'status' | 'state'> {
   readonly status: 'your-move' | 'finished';
+  /**
+   * The position the person is to move in, as the person sees it. Once finished: the position the
+   * person's last move left, when that move was in the last attempt; null when the agent played the last
+   * attempt without the person. The agent's hidden cards stay hidden even then: the person's side never
+   * sees them.
+   */
+  readonly state: unknown;
   /** What the agent wrote: its moves and the reflections between attempts. */
   readonly agent: readonly AgentTurnView[];
 }
@@ -112,7 +124,7 @@ export class AgentSessions {
         const key = s.moves[used];
         if (key === undefined) throw new AwaitingPerson(state, context.player);
         used++;
-        const action = model.legalActions(state).find((a) => model.actionKey(a) === key);
+        const action = actionOf(model, state, key);
         if (action === undefined) throw new PlayError(`'${key}' is no longer legal.`);
         return action;
       },
@@ -131,6 +143,7 @@ export class AgentSessions {
       if (!partial && used > 0) throw error;
       batch = partial ?? null;
     }
+    // viewOf reads the view this replay replaces (the position of the person's last move).
     s.view = this.viewOf(s, batch, waiting);
     return s.view;
   }
@@ -175,12 +188,29 @@ export class AgentSessions {
       seat,
       attempt,
       attempts: s.attempts,
-      state: waiting?.state ?? s.view?.state ?? null,
+      state: waiting ? waiting.state : this.finalPosition(s, finished.length - 1),
       legal: waiting ? model.legalActions(waiting.state).map((a) => model.actionKey(a)) : [],
       status: waiting ? 'your-move' : 'finished',
       moves: s.moves.map((action) => ({ by: 'you' as const, action })),
       results,
       agent,
     };
+  }
+
+  /**
+   * The position a finished meta-episode ends on, as far as the person's side sees it: the one the
+   * person's last move left, when that move was in the last attempt (`s.view`, still the view of the
+   * replay before, is the position it was made from); null when the agent played the last attempt
+   * without the person. The rollout hands the person's opponent only the positions where the person is
+   * to move, so a closing move of the agent after the person's last one is not on this board; it is the
+   * agent's last move in `agent`.
+   */
+  private finalPosition(s: AgentSession, lastAttempt: number): unknown {
+    const { model } = s.agent;
+    const from = s.view;
+    const key = s.moves.at(-1);
+    if (from?.status !== 'your-move' || from.attempt !== lastAttempt || key === undefined) return null;
+    const action = actionOf(model, from.state, key);
+    return action === undefined ? null : model.apply(from.state, action);
   }
 }

@@ -30,7 +30,12 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
   let browser: Browser;
   const dashboards: Dashboard[] = [];
   const start = async (runDirs: string[]) => {
-    const d = await startDashboard({ runDirs, games, agents: [teacherAgent()], pollMs: 100 });
+    const d = await startDashboard({
+      runDirs,
+      games,
+      agents: [teacherAgent(), teacherAgent({ id: 'forfeiting', forfeitFrom: 0 })],
+      pollMs: 100,
+    });
     dashboards.push(d);
     return d;
   };
@@ -213,6 +218,22 @@ describe.skipIf(chromium === null)('dashboard in a browser', () => {
     await page.waitForSelector('body[data-play-status="finished"]');
     const reflection = await page.$eval('.agent-reflection', (e) => e.textContent);
     expect(reflection).toMatch(/^Reflection before attempt 2: ./);
+    expect(await page.$$eval('.agent h4', (h) => h.map((e) => e.textContent))).toEqual([
+      'Attempt 1',
+      'Attempt 2',
+    ]);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('against a policy that ends every attempt before the person moves: a finished view without a board', async () => {
+    const { page, errors } = await startPlay('agent:forfeiting', 2);
+    await page.waitForSelector('body[data-play-status="finished"]', { timeout: 10_000 });
+    expect(await page.$eval('#play-status', (e) => e.textContent)).toMatch(
+      /^Attempt 2 of 2 .* Game over: draw, draw\.$/,
+    );
+    expect(await page.$eval('#play-board', (e) => e.textContent)).toMatch(/before you had a move/);
+    expect(await page.$$eval('#play-board .board', (b) => b.length)).toBe(0);
     expect(await page.$$eval('.agent h4', (h) => h.map((e) => e.textContent))).toEqual([
       'Attempt 1',
       'Attempt 2',

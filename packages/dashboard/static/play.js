@@ -19,6 +19,11 @@ function ticTacToeMarks(state) {
 const cellKey = (i, n) => `${Math.floor(i / n) + 1},${(i % n) + 1}`;
 
 function boardOf(view) {
+  // A trained policy can play the last attempt without the person: it moves first, and the attempt ends
+  // (by the turn limit, say) before the person's turn. The meta-episode is then over with no position the
+  // person has seen.
+  if (view.state === null)
+    return el('p', {}, 'The agent ended the last attempt before you had a move: there is no board to show.');
   const yourMove = view.status === 'your-move';
   if (view.game === 'tictactoe') {
     const n = view.state.size;
