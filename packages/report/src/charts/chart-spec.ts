@@ -30,7 +30,10 @@ export interface ChartDef {
   readonly empty: string;
 }
 
-/** Okabe–Ito palette: distinguishable with colour-vision deficiencies. */
+/**
+ * Okabe–Ito palette (distinguishable with colour-vision deficiencies), then four of Tol's muted colours for
+ * charts with more than eight series (experiments crossing methods, switch values and memories).
+ */
 export const PALETTE = [
   '#0072B2',
   '#D55E00',
@@ -40,7 +43,28 @@ export const PALETTE = [
   '#56B4E9',
   '#F0E442',
   '#000000',
+  '#882255',
+  '#44AA99',
+  '#999933',
+  '#888888',
 ];
+
+/** Legend labels up to this many characters sit in two columns; longer ones get a column each. */
+const TWO_COLUMN_LABEL = 40;
+
+/**
+ * The legend: whole labels (an experiment's switch values are at their end; DejaVu Sans at 10 px is about
+ * 8.5 px a character), in one or two columns.
+ */
+function legendOf(points: readonly ChartPoint[]) {
+  const longest = points.reduce((m, p) => Math.max(m, p.label.length), 0);
+  return {
+    orient: 'bottom' as const,
+    columns: longest > TWO_COLUMN_LABEL ? 1 : 2,
+    labelLimit: Math.max(260, 9 * longest),
+    symbolOpacity: 1,
+  };
+}
 
 /** The name of the dataset every spec reads; the page replaces its values on live updates. */
 export const CHART_DATA = 'points';
@@ -69,7 +93,7 @@ export function chartSpec(chart: ChartDef, size: { width?: number; height?: numb
     title: null,
     scale: { range: PALETTE },
     // Full-colour symbols: the interval layer's opacity would otherwise fade them.
-    legend: { orient: 'bottom' as const, columns: 2, labelLimit: 260, symbolOpacity: 1 },
+    legend: legendOf(chart.points),
   };
   const many = chart.points.length > 80;
   return {

@@ -3,7 +3,7 @@ import { compile } from 'vega-lite';
 import { describe, expect, it } from 'vitest';
 import { parseMetrics, runMetrics } from '../metrics/run-metrics';
 import { renderSvg } from '../render/render-svg';
-import { CHART_DATA, chartSpec } from './chart-spec';
+import { CHART_DATA, type ChartDef, chartSpec, PALETTE } from './chart-spec';
 import { reportFigures, runCharts } from './run-charts';
 
 /** The metrics of a real smoke run (Tic-Tac-Toe, 12 iterations). */
@@ -61,6 +61,38 @@ describe('charts', () => {
     expect(svg).toMatch(/^<svg/);
     expect(svg).toContain('Rollout pass@k per attempt');
     expect(svg).toContain('pass@3');
+  });
+
+  it('shows long legend labels whole, one per row, and gives up to twelve series their own colour', async () => {
+    const labels = Array.from(
+      { length: 9 },
+      (_, i) => `mage[advantage.episodeScore=meta-reward] s${i} (reflection)`,
+    );
+    const chart: ChartDef = {
+      id: 'c',
+      title: 'success',
+      xTitle: 'attempt k',
+      yTitle: 'pass@k',
+      percent: true,
+      points: labels.map((label) => ({ label, x: 1, y: 0.5 })),
+      empty: '',
+    };
+    const spec = chartSpec(chart) as unknown as {
+      layer: { encoding: { color: { legend: { columns: number; labelLimit: number } } } }[];
+    };
+    const legend = spec.layer[0]!.encoding.color.legend;
+    expect(legend.columns).toBe(1);
+    expect(legend.labelLimit).toBeGreaterThanOrEqual(9 * labels[0]!.length);
+    expect(new Set(PALETTE).size).toBeGreaterThanOrEqual(labels.length);
+    // The whole label is drawn: Vega truncates with an ellipsis past labelLimit.
+    const svg = await renderSvg(chartSpec(chart));
+    expect(svg).toContain('s8 (reflection)');
+    expect(svg).not.toContain('…');
+    const short = chartSpec({
+      ...chart,
+      points: [{ label: 'mage', x: 1, y: 0.5 }],
+    }) as unknown as typeof spec;
+    expect(short.layer[0]!.encoding.color.legend.columns).toBe(2);
   });
 
   it('groups the report figures, leaving out per-opponent charts without data', async () => {
