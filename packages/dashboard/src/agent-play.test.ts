@@ -54,6 +54,48 @@ async function playOut(
   return { seen, final: view };
 }
 
+describe("the agent's moves while the person is to move", () => {
+  /** Stones of `player` (0: X, 1: O) on a Tic-Tac-Toe board. */
+  const stones = (v: AgentPlayView, player: 0 | 1) => {
+    const board = (v.state as { x: number; o: number })[player === 0 ? 'x' : 'o'];
+    return [...board.toString(2)].filter((b) => b === '1').length;
+  };
+  const moveOf = (t: AgentPlayView['agent'][number]) => `${t.kind}:${t.attempt}:${t.valid}:${t.text}`;
+
+  it('the first view lists the opening move the agent made on the board', async () => {
+    const sessions = new AgentSessions([teacherAgent()]);
+    const start = await sessions.start('teacher', 2, 4);
+    expect(start).toMatchObject({ status: 'your-move', seat: 1, attempt: 0 });
+    expect(stones(start, 0)).toBe(1);
+    expect(start.agent).toHaveLength(1);
+    expect(start.agent[0]).toMatchObject({ attempt: 0, kind: 'move', valid: true });
+    expect(start.agent[0]!.text).toContain('<action>');
+    // Once the person answers, the move is recorded with the same text.
+    const next = await sessions.move(start.session, start.legal[0]!);
+    expect(moveOf(next.agent[0]!)).toBe(moveOf(start.agent[0]!));
+  });
+
+  it('every view lists as many agent moves in its attempt as the agent has stones, in either seat', async () => {
+    for (const seats of ['first', 'second'] as const) {
+      const sessions = new AgentSessions([teacherAgent({ seats })]);
+      const { seen, final } = await playOut(sessions, await sessions.start('teacher', 2, 4), (l) => l[0]!);
+      expect(new Set(seen.map((v) => v.attempt))).toEqual(new Set([0, 1]));
+      const agentPlayer = seats === 'first' ? 0 : 1;
+      for (const v of seen) {
+        const moves = v.agent.filter((t) => t.kind === 'move' && t.attempt === v.attempt);
+        expect(moves.every((t) => t.valid)).toBe(true);
+        expect(moves).toHaveLength(stones(v, agentPlayer));
+      }
+      // What a view lists stays listed, word for word, in every later view.
+      const views = [...seen, final];
+      for (let i = 1; i < views.length; i++) {
+        const before = views[i - 1]!.agent.map(moveOf);
+        expect(views[i]!.agent.slice(0, before.length).map(moveOf)).toEqual(before);
+      }
+    }
+  });
+});
+
 describe('playing against a policy that sits second: the person moves first', () => {
   it('Tic-Tac-Toe: the person is X and opens on the empty board before the agent has written anything', async () => {
     const sessions = new AgentSessions([teacherAgent({ seats: 'second' })]);

@@ -7,7 +7,14 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { GameModelV1, MetaEpisodeBatchRecord, OpponentV1, PlayAgentV1 } from '@mage-rl/core';
+import type {
+  GameModelV1,
+  MetaEpisodeBatchRecord,
+  OpponentV1,
+  PlayAgentV1,
+  RolloutFailureError,
+  UnsteppedTurn,
+} from '@mage-rl/core';
 import { PlayError, type PlayView } from './play';
 
 /** Thrown by the person's opponent when the rollout needs a move the person has not made yet. */
@@ -131,6 +138,7 @@ export class AgentSessions {
     };
     let batch: MetaEpisodeBatchRecord | null;
     let waiting: AwaitingPerson | null = null;
+    let answering: UnsteppedTurn | null = null;
     try {
       batch = await s.agent.play(person, s.seed, s.attempts);
     } catch (error) {
@@ -139,23 +147,28 @@ export class AgentSessions {
       // A rollout stopped mid-play carries the record so far. When the person moves first, the env asks
       // for the opening move while the runner is still creating the slot: that failure carries no record,
       // and none exists yet. Only a replay that has used none of the person's moves can stop there.
-      const partial = (error as { partial?: MetaEpisodeBatchRecord }).partial;
-      if (!partial && used > 0) throw error;
-      batch = partial ?? null;
+      const failure = error as Partial<Pick<RolloutFailureError, 'partial' | 'unsteppedTurn'>>;
+      if (!failure.partial && used > 0) throw error;
+      batch = failure.partial ?? null;
+      // The env asks for the person's reply inside the step of the agent's move, so that move has no row
+      // yet: the failure carries it apart from the record (none when the person opens an attempt).
+      answering = failure.unsteppedTurn ?? null;
     }
     // viewOf reads the view this replay replaces (the position of the person's last move).
-    s.view = this.viewOf(s, batch, waiting);
+    s.view = this.viewOf(s, batch, waiting, answering);
     return s.view;
   }
 
   /**
    * The page's view of a replay: `batch` is what the agent played (null when the rollout stopped before
-   * its first turn), `waiting` the person's position when it stopped there.
+   * its first turn), `waiting` the person's position when it stopped there and `answering` the agent's
+   * move that position answers, when the person is not opening an attempt.
    */
   private viewOf(
     s: AgentSession,
     batch: MetaEpisodeBatchRecord | null,
     waiting: AwaitingPerson | null,
+    answering: UnsteppedTurn | null,
   ): AgentPlayView {
     const { model } = s.agent;
     const agent: AgentTurnView[] = (batch?.rows ?? []).map((r) => ({
@@ -165,10 +178,21 @@ export class AgentSessions {
       valid: r.valid,
       reward: r.reward,
     }));
+    // The move on the board the person is to answer. The env asked for the reply, so it accepted the
+    // move (an invalid one changes nothing and asks no one); its reward waits for the reply: 0 so far.
+    // The next replay records it as a row with the same text.
+    if (answering) {
+      agent.push({
+        attempt: answering.attempt,
+        kind: 'move',
+        text: answering.responseText,
+        valid: true,
+        reward: 0,
+      });
+    }
     // The attempts the meta-episode has finished, from its records rather than its rows: the person to
-    // move is in the attempt after them even when the agent has no row there yet (the agent move that
-    // asked for the person's is recorded once the person answers, and a memory without reflections
-    // writes nothing between attempts).
+    // move is in the attempt after them even when the agent has not moved there yet (the person opens
+    // it, or a memory without reflections writes nothing between attempts).
     const finished = batch?.slots[0]?.attempts ?? [];
     const attempt = waiting ? finished.length : Math.max(0, finished.length - 1);
     const results = finished.map((a) => {

@@ -2,7 +2,7 @@
 
 import type { OpponentV1 } from '@mage-rl/spec';
 import { AbortedError, MageError, RolloutError } from '@mage-rl/spec';
-import { RolloutFailureError } from './options';
+import { RolloutFailureError, type UnsteppedTurn } from './options';
 import { batchRecord, type RolloutState } from './rollout-state';
 import type { SlotState } from './slot-state';
 
@@ -36,9 +36,17 @@ export function guardOpponent<S, A>(opponent: OpponentV1<S, A>): OpponentV1<S, A
   };
 }
 
+/** What a failure carries beside its code, message, slot and cause. */
+export interface FailureDetails {
+  /** Added to the failure's context (e.g. the slots of a policy batch). */
+  readonly context?: Record<string, unknown>;
+  /** The play turn whose env step threw (see `UnsteppedTurn`). */
+  readonly unsteppedTurn?: UnsteppedTurn;
+}
+
 /**
  * A failure at `slot` in the current tick: the context names slot, group, opponent, attempt, turn (−1 on
- * reflect turns), phase and tick (plus `extra`); `partial` holds every row recorded so far.
+ * reflect turns), phase and tick (plus `details.context`); `partial` holds every row recorded so far.
  */
 export function rolloutFailure<S, A>(
   run: RolloutState<S, A>,
@@ -46,7 +54,7 @@ export function rolloutFailure<S, A>(
   message: string,
   slot: SlotState<S, A>,
   cause: unknown,
-  extra: Record<string, unknown> = {},
+  details: FailureDetails = {},
 ): RolloutFailureError {
   return new RolloutFailureError(code, message, batchRecord(run), {
     cause,
@@ -58,8 +66,9 @@ export function rolloutFailure<S, A>(
       turn: slot.phase === 'reflect' ? -1 : slot.steps.length,
       phase: slot.phase,
       tick: run.tick,
-      ...extra,
+      ...details.context,
     },
+    ...(details.unsteppedTurn ? { unsteppedTurn: details.unsteppedTurn } : {}),
   });
 }
 
@@ -73,9 +82,10 @@ export function slotFailure<S, A>(
   blame: 'memory' | 'env',
   message: string,
   error: unknown,
+  details: FailureDetails = {},
 ): RolloutFailureError {
   const code = blame === 'memory' ? 'RUNNER_FAILURE' : failureCode(error, 'ENV_FAILURE');
-  return rolloutFailure(run, code, `${message}: ${describe(error)}`, slot, error);
+  return rolloutFailure(run, code, `${message}: ${describe(error)}`, slot, error, details);
 }
 
 /** `fn()`, with whatever it throws reported through `slotFailure`. */

@@ -36,7 +36,7 @@ export async function generateBatch<S, A>(
       `Policy '${policy.id}' threw on a batch of ${requests.length} requests: ${describe(error)}`,
       first,
       error,
-      batchContext(),
+      { context: batchContext() },
     );
   }
   run.policyCalls++;
@@ -47,7 +47,7 @@ export async function generateBatch<S, A>(
       `Policy '${policy.id}' returned ${Array.isArray(responses) ? responses.length : 'no'} responses for ${requests.length} requests.`,
       first,
       undefined,
-      batchContext(),
+      { context: batchContext() },
     );
   }
   return responses.map((response, i) => ({ ...at(turns, i), response }));

@@ -92,21 +92,44 @@ export type RunnerEvent =
 export type RunnerEventType = RunnerEvent['type'];
 
 /**
+ * A play turn the policy answered but the env never finished stepping: its `parse` or `step` threw, or
+ * the opponent it asked for a reply inside `step` did. It holds a row's fields as far as they are known
+ * before the step (slot, attempt, turn, `anchor` of the state the agent acted from, prompt and response)
+ * and none of those the step decides (`reward`, `valid`, `invalid`), so it is not a `RowRecord`: nothing
+ * trains on it or counts it as a move, and a failure's `partial` never holds it. A caller that stopped
+ * the env on purpose (the dashboard's person, whose reply is not ready yet) shows it as the move being
+ * answered.
+ */
+export type UnsteppedTurn = Omit<RowRecord, 'phase' | 'reward' | 'valid' | 'invalid' | 'noteRecall'> & {
+  readonly phase: 'play';
+};
+
+export interface RolloutFailureOptions extends MageErrorOptions {
+  readonly unsteppedTurn?: UnsteppedTurn;
+}
+
+/**
  * A policy, env, opponent or memory threw during a rollout. `context` names the slot, group, attempt,
- * turn and phase; `partial` holds every row, slot and group recorded before the failure.
+ * turn and phase; `partial` holds every row, slot and group recorded before the failure, and only those:
+ * rows of turns the env stepped. A failure inside a play turn's env step also carries that turn in
+ * `unsteppedTurn`.
  */
 export class RolloutFailureError extends RolloutError {
   readonly partial: MetaEpisodeBatchRecord;
+  /** The play turn whose env step threw (absent when the failure happened anywhere else). */
+  readonly unsteppedTurn?: UnsteppedTurn;
 
   constructor(
     code: 'ENV_FAILURE' | 'POLICY_FAILURE' | 'OPPONENT_FAILURE' | 'RUNNER_FAILURE',
     message: string,
     partial: MetaEpisodeBatchRecord,
-    options: MageErrorOptions = {},
+    options: RolloutFailureOptions = {},
   ) {
-    super(code, message, options);
+    const { unsteppedTurn, ...rest } = options;
+    super(code, message, rest);
     this.name = 'RolloutFailureError';
     this.partial = partial;
+    if (unsteppedTurn) this.unsteppedTurn = unsteppedTurn;
   }
 }
 

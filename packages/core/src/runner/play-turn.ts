@@ -2,9 +2,9 @@
 
 import type { RowRecord } from '@mage-rl/spec';
 import { type EnvStepV1, playAnchor } from '@mage-rl/spec';
-import { guardSlot, rolloutFailure, slotFailure } from './failures';
+import { rolloutFailure, slotFailure } from './failures';
 import { finishAttempt } from './finish-attempt';
-import { RolloutFailureError } from './options';
+import { RolloutFailureError, type UnsteppedTurn } from './options';
 import type { RolloutState } from './rollout-state';
 import type { ResponseRowBase } from './rows';
 import type { SlotState } from './slot-state';
@@ -12,7 +12,9 @@ import type { SlotState } from './slot-state';
 /**
  * Steps the slot's env with the parsed response and records the play row (anchored at the state the agent
  * acted from) and the step. An env that throws, ends an attempt without an outcome or runs past
- * `maxTurns` is an `ENV_FAILURE` (`OPPONENT_FAILURE` when its opponent threw).
+ * `maxTurns` is an `ENV_FAILURE` (`OPPONENT_FAILURE` when its opponent threw). The row is recorded only
+ * once the step returned: a step that throws leaves no row, and its failure carries the turn as an
+ * `UnsteppedTurn` instead.
  */
 export function applyPlayTurn<S, A>(
   run: RolloutState<S, A>,
@@ -22,13 +24,16 @@ export function applyPlayTurn<S, A>(
   const { env } = run.options;
   const text = base.responseText;
   const turn = slot.steps.length;
-  const { step, actionText, parsedValid } = stepEnv(run, slot, text);
-  const row: RowRecord = {
+  const unstepped: UnsteppedTurn = {
     ...base,
     attempt: slot.attempt,
     turn,
     phase: 'play',
     anchor: playAnchor(slot.observation.anchor, slot.opponentId ?? undefined),
+  };
+  const { step, actionText, parsedValid } = stepEnv(run, slot, unstepped);
+  const row: RowRecord = {
+    ...unstepped,
     reward: step.reward,
     valid: step.valid,
     ...(step.valid ? {} : { invalid: parsedValid ? 'rule' : 'format' }),
@@ -63,18 +68,26 @@ export function applyPlayTurn<S, A>(
   return row;
 }
 
-/** Parses the response and steps the env with it; also says whether it parsed, and as which action text. */
+/**
+ * Parses the turn's response and steps the env with it; also says whether it parsed, and as which action
+ * text. What the env (or its opponent) throws becomes a failure that carries `turn`, the response it was
+ * stepping; the slot's rows and steps are not touched, so the failure's `partial` ends before that turn.
+ */
 function stepEnv<S, A>(
   run: RolloutState<S, A>,
   slot: SlotState<S, A>,
-  text: string,
+  turn: UnsteppedTurn,
 ): { step: EnvStepV1; actionText: string | null; parsedValid: boolean } {
-  return guardSlot(run, slot, 'env', `Env '${run.options.env.id}' threw on a play turn`, () => {
-    const parsed = slot.episode.parse(text);
+  try {
+    const parsed = slot.episode.parse(turn.responseText);
     const parsedValid = parsed.valid;
     const actionText = parsed.valid ? parsed.text : null;
     return { step: slot.episode.step(parsed), actionText, parsedValid };
-  });
+  } catch (error) {
+    throw slotFailure(run, slot, 'env', `Env '${run.options.env.id}' threw on a play turn`, error, {
+      unsteppedTurn: turn,
+    });
+  }
 }
 
 /** The step ended the attempt: it must carry an outcome; whatever throws in between is the env's. */

@@ -400,6 +400,8 @@ describe('runMetaEpisodes failures', () => {
     expect(failure.code).toBe('POLICY_FAILURE');
     expect(failure.context).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 2, phase: 'play', tick: 2 });
     expect(failure.partial.rows).toHaveLength(16);
+    // No response came back, so there is no turn in progress to report.
+    expect(failure.unsteppedTurn).toBeUndefined();
     expect(failure.message).toContain('out of memory');
     // The iterator yields the error before throwing it, so event consumers see the partial rows too.
     expect(events[events.length - 1]).toMatchObject({ type: 'rollout-error' });
@@ -425,6 +427,51 @@ describe('runMetaEpisodes failures', () => {
     expect(failure.partial.rows.length).toBeGreaterThan(0);
   });
 
+  it('keeps the response whose env step the opponent interrupted beside the rows, never among them', async () => {
+    class Interrupted extends Error {}
+    // Nine stones, both sides take one: the agent's third move leaves four and the opponent throws.
+    const opponent: OpponentV1<NimState, NimAction> = {
+      specificationVersion: 'v1',
+      id: 'grumpy',
+      act: (s) => {
+        if (s.stones <= 4) throw new Interrupted('a reply is not ready');
+        return 1;
+      },
+    };
+    const events: RunnerEvent[] = [];
+    const failure = (await run(takeOne(), {
+      env: createNimEnv({ minStones: 9, maxStones: 9 }),
+      opponents: ['grumpy'],
+      makeOpponent: () => opponent,
+      onEvent: (e) => events.push(e),
+    }).catch((e: unknown) => e)) as RolloutFailureError;
+    expect(failure.code).toBe('OPPONENT_FAILURE');
+    expect(failure.context).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 2, phase: 'play' });
+    const unstepped = failure.unsteppedTurn;
+    expect(unstepped).toEqual({
+      group: 'g0',
+      slot: 'g0/s0',
+      opponentId: 'grumpy',
+      attempt: 0,
+      turn: 2,
+      phase: 'play',
+      // The state the agent acted from, as its row's anchor would be.
+      anchor: 'nim:5|grumpy',
+      promptText: expect.stringContaining('There are 5 stones left.'),
+      responseText: '<action>1</action>',
+      promptTokens: [],
+      responseTokens: [],
+      logprobs: [],
+    });
+    // It is not a row: no reward, no validity, and the partial record (what could be trained on or
+    // counted) holds the slot's two stepped turns only.
+    const mine = failure.partial.rows.filter((r) => r.slot === 'g0/s0');
+    expect(mine.map((r) => `${r.attempt}/${r.turn}`)).toEqual(['0/0', '0/1']);
+    expect(events.at(-1)).toMatchObject({ type: 'rollout-error', error: { unsteppedTurn: unstepped } });
+    // What the opponent threw stays reachable through the causes.
+    expect((failure.cause as Error).cause).toBeInstanceOf(Interrupted);
+  });
+
   it('reports a throwing env step as ENV_FAILURE and a missing outcome too', async () => {
     const broken = {
       ...env,
@@ -442,6 +489,7 @@ describe('runMetaEpisodes failures', () => {
     expect(failure.code).toBe('ENV_FAILURE');
     expect(failure.context).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 1 });
     expect(failure.partial.rows).toHaveLength(8);
+    expect(failure.unsteppedTurn).toMatchObject({ slot: 'g0/s0', attempt: 0, turn: 1, phase: 'play' });
   });
 
   it('rejects responses whose log-probs do not match their tokens', async () => {
