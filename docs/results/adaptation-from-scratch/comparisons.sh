@@ -47,6 +47,28 @@ done
 for s in "${@:-13}"; do
   $M train --env treasure --set warmStart.iterations=32 --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
   $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-s$s.json"
+  # Can mage-tiny represent the hint map? The same corpus from teachers that read, supervised only.
+  $M pretrain --env treasure --set warmStart.iterations=32 --set warmStart.adaptive=1 --seed "$s" --json > "$OUT/pretrain-treasure-reading-s$s.json"
+  warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-treasure-reading-s$s.json")
+  $M eval --env treasure --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-reading-warm-start-4x-s$s.json"
+done
+# Doors (3 doors) from the 4x-corpus warm start (faithful notes on every seed): its evaluation, the recipe
+# with episodeScore=return, GiGPO and GRPO (K = 1, evaluated with MAGE's prompts) and single-episode.
+D4=(--set warmStart.iterations=32)
+drow() { # name seed [train flags...]
+  local name=$1 s=$2
+  shift 2
+  $M train --env doors "${D4[@]}" --seed "$s" --run-dir "$OUT/runs/doors4x-$name-s$s" "${RECIPE[@]}" "$@"
+  $M eval --env doors --policy "$OUT/runs/doors4x-$name-s$s" --method mage "${EVAL[@]}" > "$OUT/evals/doors4x-$name-s$s.json"
+}
+for s in "${@:-13}"; do
+  $M pretrain --env doors "${D4[@]}" --seed "$s" --json > "$OUT/pretrain-doors4x-s$s.json"
+  warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-doors4x-s$s.json")
+  $M eval --env doors --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/doors4x-warm-start-s$s.json"
+  drow mage-return "$s" --set advantage.episodeScore=return
+  drow gigpo "$s" --method gigpo
+  drow grpo "$s" --method grpo
+  drow single "$s" --set advantage.episodeScore=return --set advantage.metaReward=single
 done
 # Tables: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "GiGPO=$OUT/evals/higher-lower6-gigpo" …
 #         node docs/results/adaptation-from-scratch/compare.mjs $OUT/evals/higher-lower6-mage-recipe $OUT/evals/higher-lower6-gigpo

@@ -52,6 +52,7 @@ export {
 } from './trainer/trainer';
 export {
   DEFAULT_CACHE_DIR,
+  noteRecallWarning,
   type PretrainEnvResult,
   type PretrainProgress,
   type PretrainResult,

@@ -19,6 +19,7 @@ describe('mage pretrain', () => {
         examples: 12,
         legalMoveRate: 0.75,
         validReflectionRate: 1,
+        noteRecall: 0.3,
         passAtK: [0.25, 0.5, 0.5],
         teacherPassAtK: [0.5, 0.75, 1],
       },
@@ -43,6 +44,9 @@ describe('mage pretrain', () => {
     expect(text.code).toBe(0);
     expect(text.out).toMatch(/^cached .*--force pretrains again\)\nmage-tiny warm start: /);
     expect(text.out).toContain('75.0%');
+    // Notes that state 30% of what happened are flagged: nothing RL could teach the policy to read.
+    expect(text.out).toContain('30.0%');
+    expect(text.out).toContain("warning: the tictactoe warm start's notes state 30% of what happened");
   });
 
   it('takes warm-start values from --set into the cache key, skips the evaluation at --eval-episodes 0, and refuses other paths', async () => {

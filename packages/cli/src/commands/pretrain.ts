@@ -5,6 +5,7 @@ import { envDefinition, RUN_PRESET_IDS, type TrainConfigInput, useEnvPackage } f
 import {
   createTrainer,
   DEFAULT_CACHE_DIR,
+  noteRecallWarning,
   type PretrainResult,
   type TrainerEvent,
   warmStartOverridesOf,
@@ -163,14 +164,19 @@ function printPretrainResult(io: Io, r: PretrainResult): void {
   }
   io.stdout(
     `${formatTable(
-      ['env', 'legal moves', 'notes with <remark>', 'warm pass@k', 'teacher pass@k'],
+      ['env', 'legal moves', 'notes with <remark>', 'notes recall', 'warm pass@k', 'teacher pass@k'],
       r.envs.map((e) => [
         e.env,
         pct(e.legalMoveRate),
         pct(e.validReflectionRate),
+        e.noteRecall === undefined ? '—' : pct(e.noteRecall),
         e.passAtK.map((x) => x.toFixed(2)).join(' '),
         e.teacherPassAtK.map((x) => x.toFixed(2)).join(' '),
       ]),
     )}\n`,
   );
+  for (const e of r.envs) {
+    const warning = noteRecallWarning(e);
+    if (warning) io.stdout(`${warning}\n`);
+  }
 }

@@ -48,6 +48,7 @@ import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { readRunRecord, runRecordOf } from '../run-record/run-record';
 import {
   DEFAULT_CACHE_DIR,
+  noteRecallWarning,
   type PretrainProgress,
   pretrainMageTiny,
   warmStartDir,
@@ -165,9 +166,12 @@ export async function ensureWarmStart(
     ...(options.onPretrainProgress ? { onProgress: options.onPretrainProgress } : {}),
   });
   for (const e of r.envs) {
+    const recall = e.noteRecall === undefined ? '' : `, notes recall ${(100 * e.noteRecall).toFixed(1)}%`;
     options.log?.(
-      `warm start ${e.env}: legal moves ${(100 * e.legalMoveRate).toFixed(1)}%, pass@k ${e.passAtK.map((x) => x.toFixed(2)).join(' ')} (${r.seconds.toFixed(0)} s)`,
+      `warm start ${e.env}: legal moves ${(100 * e.legalMoveRate).toFixed(1)}%${recall}, pass@k ${e.passAtK.map((x) => x.toFixed(2)).join(' ')} (${r.seconds.toFixed(0)} s)`,
     );
+    const warning = noteRecallWarning(e);
+    if (warning) options.log?.(warning);
   }
   return dir;
 }

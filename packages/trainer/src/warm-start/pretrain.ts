@@ -64,6 +64,11 @@ export interface PretrainEnvResult {
   /** Share of the warm model's play turns whose action was legal (1 − invalid-action rate). */
   readonly legalMoveRate: number;
   readonly validReflectionRate: number;
+  /**
+   * Mean share of each finished attempt's facts (moves, answers, result) that the warm model's notes state;
+   * absent when it wrote no note. Notes that do not say what happened leave RL nothing to learn to read.
+   */
+  readonly noteRecall?: number;
   /** pass@k, k = 1..K, of the warm model against the training population. */
   readonly passAtK: readonly number[];
   /** The same for the teachers that produced the corpus. */
@@ -193,12 +198,25 @@ async function evaluateWarmModel(
       examples: corpus.examples.filter((e) => e.envId === env).length,
       legalMoveRate: 1 - o.invalidActionRate.rate,
       validReflectionRate: 1 - o.invalidReflectionRate.rate,
+      ...(o.noteRecall === undefined ? {} : { noteRecall: o.noteRecall }),
       passAtK: o.perAttempt.map((a) => a.passAtK.rate),
       teacherPassAtK: corpus.teacherPass.get(env) ?? [],
     });
     options.onProgress?.({ phase: 'eval', done: results.length, total: plans.length });
   }
   return results;
+}
+
+/** Below this note recall a warm start's notes are flagged: most of what happened is missing or wrong. */
+export const LOW_NOTE_RECALL = 0.5;
+
+/**
+ * A warning when the warm model's notes state less than `LOW_NOTE_RECALL` of what happened, else undefined.
+ * A larger corpus (`warmStart.iterations`) made them faithful on Treasure and Doors (docs/results).
+ */
+export function noteRecallWarning(e: PretrainEnvResult): string | undefined {
+  if (e.noteRecall === undefined || e.noteRecall >= LOW_NOTE_RECALL) return undefined;
+  return `warning: the ${e.env} warm start's notes state ${(100 * e.noteRecall).toFixed(0)}% of what happened in each attempt; RL cannot learn to read what they leave out. A larger corpus (--set warmStart.iterations=…) makes them more faithful.`;
 }
 
 /** The record `mage-tiny.json` keeps of how the weights were made (inputs and results of the warm start). */
