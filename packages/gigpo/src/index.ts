@@ -24,7 +24,7 @@ export {
 } from './meta-reward/meta-reward';
 export { lengthPenalty, rowPenalty } from './penalties/penalties';
 export { aggregationScales, type LossAggregation } from './ppo/aggregation';
-export { DEFAULT_KL_CLAMP, lowVarianceKl, lowVarianceKlGrad } from './ppo/kl';
+export { DEFAULT_KL_CLAMP, klEdges, lowVarianceKl, lowVarianceKlGrad } from './ppo/kl';
 export { type PpoTokenLossOptions, ppoTokenLoss } from './ppo/ppo-token-loss';
 export { type WeightedNllLossOptions, weightedNllLoss } from './ppo/weighted-nll-loss';
 export { type RowsToAdvantageInputsOptions, rowsToAdvantageInputs } from './records/rows-to-inputs';

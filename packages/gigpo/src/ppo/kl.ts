@@ -1,22 +1,43 @@
 /**
  * The low-variance KL estimator ("k3"): with d = logπ_ref − logπ,
- *   k(d) = exp(d) − d − 1 ≥ 0,   clamped to [−clamp, clamp] (default 10).
- * Its derivative with respect to logπ is 1 − exp(d) (0 where the clamp is active).
+ *   k(d) = exp(d) − d − 1 ≥ 0,   dk/dlogπ = 1 − exp(d).
+ * Its gradient explodes as d grows (a sampled token the reference finds far likelier than the policy does).
+ * Beyond the two points where k reaches `clamp` (d_lo < 0 < d_hi; default clamp 10) k continues along its
+ * tangent there, so the gradient is held at its value at the edge: bounded on both sides, and never 0. A
+ * value clamp with a zero gradient beyond it would leave a token the policy has pushed far from the
+ * reference (notes taken over by the play turns' format, say) with no force pulling it back; see
+ * architecture/gigpo.md.
  */
 
 export const DEFAULT_KL_CLAMP = 10;
 
-/** k3 estimate of KL(π‖π_ref) for one token. */
-export function lowVarianceKl(logprob: number, refLogprob: number, clamp = DEFAULT_KL_CLAMP): number {
-  const d = refLogprob - logprob;
-  const k = Math.exp(d) - d - 1;
-  return k > clamp ? clamp : Math.max(k, -clamp);
+/** The points d_lo < 0 < d_hi where k3 equals `clamp` (Newton's method on exp(d) − d − 1 = clamp). */
+export function klEdges(clamp = DEFAULT_KL_CLAMP): { readonly lo: number; readonly hi: number } {
+  const solve = (start: number): number => {
+    let d = start;
+    for (let i = 0; i < 60; i++) {
+      const step = (Math.exp(d) - d - 1 - clamp) / (Math.exp(d) - 1);
+      d -= step;
+      if (Math.abs(step) < 1e-14) break;
+    }
+    return d;
+  };
+  return { lo: solve(-clamp - 1), hi: solve(Math.log(clamp + 2)) };
 }
 
-/** ∂ lowVarianceKl / ∂ logprob. */
-export function lowVarianceKlGrad(logprob: number, refLogprob: number, clamp = DEFAULT_KL_CLAMP): number {
+/** d held to the edges: k3 and its gradient at d are those of the tangent at this point. */
+export function edgePoint(d: number, edges: { readonly lo: number; readonly hi: number }): number {
+  return d < edges.lo ? edges.lo : d > edges.hi ? edges.hi : d;
+}
+
+/** k3 estimate of KL(π‖π_ref) for one token, continued linearly beyond `clamp`. */
+export function lowVarianceKl(logprob: number, refLogprob: number, clamp = DEFAULT_KL_CLAMP): number {
   const d = refLogprob - logprob;
-  const k = Math.exp(d) - d - 1;
-  if (k > clamp || k < -clamp) return 0;
-  return 1 - Math.exp(d);
+  const c = edgePoint(d, klEdges(clamp));
+  return Math.exp(c) - c - 1 + (Math.exp(c) - 1) * (d - c);
+}
+
+/** ∂ lowVarianceKl / ∂ logprob: 1 − exp(d), held at its edge values beyond `clamp`. */
+export function lowVarianceKlGrad(logprob: number, refLogprob: number, clamp = DEFAULT_KL_CLAMP): number {
+  return 1 - Math.exp(edgePoint(refLogprob - logprob, klEdges(clamp)));
 }

@@ -1,7 +1,7 @@
 import { ConfigError, InvalidArgumentError, type TokenLossFn, type TokenLossInput } from '@mage-rl/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { lowVarianceKl, lowVarianceKlGrad } from './kl';
+import { klEdges, lowVarianceKl, lowVarianceKlGrad } from './kl';
 import { ppoTokenLoss } from './ppo-token-loss';
 import { weightedNllLoss } from './weighted-nll-loss';
 
@@ -68,17 +68,29 @@ describe('ppoTokenLoss', () => {
     expect(off.loss).toBeCloseTo(10, 5);
   });
 
-  it('KL: the k3 estimator, its gradient and the clamp', () => {
+  it('KL: the k3 estimator, and beyond the clamp its tangent, so the gradient is held and never 0', () => {
     expect(lowVarianceKl(-1, -1)).toBe(0);
     expect(lowVarianceKl(-1, -0.5)).toBeCloseTo(Math.exp(0.5) - 0.5 - 1, 12);
-    expect(lowVarianceKl(-10, -2)).toBe(10);
-    expect(lowVarianceKlGrad(-10, -2)).toBe(0);
+    const { lo, hi } = klEdges(10);
+    for (const d of [lo, hi]) expect(Math.exp(d) - d - 1).toBeCloseTo(10, 10);
+    expect(lo).toBeLessThan(0);
+    expect(hi).toBeGreaterThan(0);
+    // d = 8 > hi: the reference finds the token far likelier than the policy does.
+    const slope = Math.exp(hi) - 1;
+    expect(lowVarianceKl(-10, -2)).toBeCloseTo(10 + slope * (8 - hi), 10);
+    expect(lowVarianceKlGrad(-10, -2)).toBeCloseTo(-slope, 10);
+    // d = −28 < lo: the policy puts a token the reference all but rules out (a collapsed note).
+    expect(lowVarianceKl(-2, -30)).toBeCloseTo(10 + (Math.exp(lo) - 1) * (-28 - lo), 10);
+    expect(lowVarianceKlGrad(-2, -30)).toBeCloseTo(1 - Math.exp(lo), 10);
+    expect(lowVarianceKlGrad(-2, -30)).toBeGreaterThan(0.99);
     const fn = ppoTokenLoss({ klCoef: 0.1 });
-    const out = fn(input({ logprobs: [-1, -10], ref: [-0.5, -2], adv: [0, 0] }));
-    expect(out.loss).toBeCloseTo((0.1 * (Math.exp(0.5) - 1.5 + 10)) / 2, 6);
-    expect(out.weights[0]).toBeCloseTo((-0.1 * (1 - Math.exp(0.5))) / 2, 6);
-    expect(out.weights[1]).toBe(0);
-    expect(out.stats.refKl).toBeCloseTo((Math.exp(0.5) - 1.5 + 10) / 2, 6);
+    const out = fn(input({ logprobs: [-1, -10, -2], ref: [-0.5, -2, -30], adv: [0, 0, 0] }));
+    const ks = [Math.exp(0.5) - 1.5, lowVarianceKl(-10, -2), lowVarianceKl(-2, -30)];
+    expect(out.loss).toBeCloseTo((0.1 * (ks[0]! + ks[1]! + ks[2]!)) / 3, 5);
+    expect(out.weights[0]).toBeCloseTo((-0.1 * (1 - Math.exp(0.5))) / 3, 6);
+    expect(out.weights[1]).toBeCloseTo((-0.1 * -slope) / 3, 5);
+    expect(out.weights[2]).toBeCloseTo((-0.1 * (1 - Math.exp(lo))) / 3, 6);
+    expect(out.stats.refKl).toBeCloseTo((ks[0]! + ks[1]! + ks[2]!) / 3, 4);
   });
 
   it('seq-mean-token-mean weighs every row equally', () => {
@@ -93,7 +105,8 @@ describe('ppoTokenLoss', () => {
     const token = fc.record({
       logRatio: fc.double({ min: -1.5, max: 1.5, noNaN: true }),
       old: fc.double({ min: -6, max: -0.05, noNaN: true }),
-      refGap: fc.double({ min: -3, max: 3, noNaN: true }),
+      // Across both edges of the KL clamp (d_lo ≈ −11, d_hi ≈ 2.5), where k3 continues along its tangent.
+      refGap: fc.double({ min: -15, max: 5, noNaN: true }),
       adv: fc.double({ min: -3, max: 3, noNaN: true }),
       row: fc.integer({ min: 0, max: 3 }),
     });
@@ -120,7 +133,7 @@ describe('ppoTokenLoss', () => {
         });
         const out = fn(inp);
         tokens.forEach((t, j) => {
-          // skip tokens within the FD step of a kink (ratio at 1 ± ε, dual-clip boundary, KL clamp)
+          // skip tokens within the FD step of a kink (ratio at 1 ± ε, dual-clip boundary)
           const r = Math.exp((inp.logprobs[j] as number) - (inp.oldLogprobs[j] as number));
           const nearKink = [0.8, 0.9, 1.2, 1.3].some((k) => Math.abs(r - k) < 5e-3) || Math.abs(t.adv) < 1e-3;
           const dualEdge = [2, 3].some((c) => Math.abs(r - c) < 1e-2);

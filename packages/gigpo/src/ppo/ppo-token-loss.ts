@@ -3,7 +3,7 @@
  *
  * Per token j with ratio ρ = exp(logπ − logπ_old) and advantage A:
  *   ℓ_pg = max(−A·ρ, −A·clip(ρ, 1 − ε_low, 1 + ε_high)),   and for A < 0: ℓ_pg = min(ℓ_pg, −c·A)  (dual clip)
- *   ℓ_kl = klCoef · k3(logπ_ref − logπ)                      (clamped to [−10, 10])
+ *   ℓ_kl = klCoef · k3(logπ_ref − logπ)                      (linear beyond k3 = 10: the gradient is held, kl.ts)
  * loss = Σ_j s_j (ℓ_pg + ℓ_kl) with s_j from the aggregation (token-mean: 1/N).
  * The learner receives w_j = −∂loss/∂logπ_j and back-propagates −Σ w·logπ. Entropy is not here: it needs
  * the full distribution, so the learner adds it (`LearnerUpdateRequest.entropyCoef`).
@@ -12,7 +12,7 @@
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
 import { at, ConfigError } from '@mage-rl/spec';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
-import { DEFAULT_KL_CLAMP } from './kl';
+import { DEFAULT_KL_CLAMP, edgePoint, klEdges } from './kl';
 
 export interface PpoTokenLossOptions {
   /** ε: ratios are clipped to [1 − ε, 1 + ε]. Default 0.2. */
@@ -23,7 +23,7 @@ export interface PpoTokenLossOptions {
   readonly dualClip?: number | null;
   /** KL-to-reference coefficient (0.1 for Tic-Tac-Toe and Kuhn in the presets). Default 0. */
   readonly klCoef?: number;
-  /** Clamp of the k3 estimator. Default 10. */
+  /** The k3 value beyond which it continues along its tangent (its gradient held). Default 10. */
   readonly klClamp?: number;
   /** Default `token-mean`. */
   readonly aggregation?: LossAggregation;
@@ -50,7 +50,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
   check('clipHigh', Number.isFinite(clipHigh) && clipHigh > 0, clipHigh, 'a positive number');
   check('dualClip', dual === null || (Number.isFinite(dual) && dual > 1), dual, 'null or a number > 1');
   check('klCoef', Number.isFinite(klCoef) && klCoef >= 0, klCoef, 'a number >= 0');
-  check('klClamp', klClamp > 0, klClamp, 'a positive number');
+  check('klClamp', Number.isFinite(klClamp) && klClamp > 0, klClamp, 'a positive number');
   check(
     'aggregation',
     aggregation === 'token-mean' || aggregation === 'seq-mean-token-mean',
@@ -60,6 +60,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
   const lo = 1 - clipLow;
   const hi = 1 + clipHigh;
   const dualC = dual ?? Number.POSITIVE_INFINITY;
+  const edges = klEdges(klClamp);
 
   return (input: TokenLossInput): TokenLossOutput => {
     const n = checkTokenInput(input, klCoef > 0, 'ppoTokenLoss');
@@ -103,19 +104,13 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       let tokenLoss = pg;
       if (refLogprobs !== undefined) {
         const d = at(refLogprobs, j) - lp;
-        const ed = Math.exp(d);
-        const k = ed - d - 1;
-        if (k > klClamp) {
-          klSum += klClamp;
-          tokenLoss += klCoef * klClamp;
-        } else if (k < -klClamp) {
-          klSum -= klClamp;
-          tokenLoss -= klCoef * klClamp;
-        } else {
-          klSum += k;
-          tokenLoss += klCoef * k;
-          grad += klCoef * (1 - ed);
-        }
+        // k3 at d, along its tangent at the clamp's edge beyond it (kl.ts).
+        const c = edgePoint(d, edges);
+        const ec = Math.exp(c);
+        const k = ec - c - 1 + (ec - 1) * (d - c);
+        klSum += k;
+        tokenLoss += klCoef * k;
+        grad += klCoef * (1 - ec);
       }
       loss += s * tokenLoss;
       weights[j] = 0 - s * grad; // never −0
