@@ -27,7 +27,7 @@ export function klEdges(clamp = DEFAULT_KL_CLAMP): { readonly lo: number; readon
 
 /** d held to the edges: k3 and its gradient at d are those of the tangent at this point. */
 export function edgePoint(d: number, edges: { readonly lo: number; readonly hi: number }): number {
-  return d < edges.lo ? edges.lo : d > edges.hi ? edges.hi : d;
+  return Math.min(Math.max(d, edges.lo), edges.hi);
 }
 
 /** k3 estimate of KL(π‖π_ref) for one token, continued linearly beyond `clamp`. */
