@@ -12,7 +12,7 @@
 import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
 import { at, ConfigError } from '@mage-rl/spec';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
-import { DEFAULT_KL_CLAMP, edgePoint, klEdges } from './kl';
+import { DEFAULT_KL_CLAMP, k3, k3Grad, klEdges } from './kl';
 
 export interface PpoTokenLossOptions {
   /** ε: ratios are clipped to [1 − ε, 1 + ε]. Default 0.2. */
@@ -104,13 +104,10 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       let tokenLoss = pg;
       if (refLogprobs !== undefined) {
         const d = at(refLogprobs, j) - lp;
-        // k3 at d, along its tangent at the clamp's edge beyond it (kl.ts).
-        const c = edgePoint(d, edges);
-        const ec = Math.exp(c);
-        const k = ec - c - 1 + (ec - 1) * (d - c);
+        const k = k3(d, edges);
         klSum += k;
         tokenLoss += klCoef * k;
-        grad += klCoef * (1 - ec);
+        grad += klCoef * k3Grad(d, edges);
       }
       loss += s * tokenLoss;
       weights[j] = 0 - s * grad; // never −0

@@ -208,7 +208,7 @@ async function evaluateWarmModel(
 }
 
 /** Below this note recall a warm start's notes are flagged: most of what happened is missing or wrong. */
-export const LOW_NOTE_RECALL = 0.5;
+const LOW_NOTE_RECALL = 0.5;
 
 /**
  * A warning when the warm model's notes state less than `LOW_NOTE_RECALL` of what happened, else undefined.
