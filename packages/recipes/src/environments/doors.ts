@@ -1,8 +1,7 @@
 /**
- * Doors as the trainer knows it: a single-agent bandit (no opponents), its defaults (γ_traj 0.9, invalid
- * penalty 0.5, the agent always first), evaluation on 3 doors in-domain and 4 doors out-of-domain, the
- * teacher (note-blind random doors; never an empty door twice when it reads its notes) and the words of
- * its compact text.
+ * Doors as the trainer knows it: a single-agent bandit (no opponents), the hidden-target training
+ * defaults, evaluation on 3 doors in-domain and 4 doors out-of-domain, the teacher (note-blind random
+ * doors; never an empty door twice when it reads its notes) and the words of its compact text.
  */
 
 import type { EnvDefinitionV1 } from '@mage-rl/core';
@@ -20,6 +19,7 @@ import {
 } from '@mage-rl/envs/doors';
 import type { TrainConfigInput } from '../presets/schema';
 import { doorsTeacher } from '../teachers/doors-teacher';
+import { HIDDEN_TARGET_DEFAULTS } from './hidden-target-defaults';
 import { textWords } from './words';
 
 /** Results, door words, outcome labels and the compact rules of every door count. */
@@ -36,9 +36,7 @@ export const doorsEnvDefinition: EnvDefinitionV1<DoorsState, DoorsAction> = {
   create: (options) => createDoors(options as DoorsOptions),
   defaults: {
     env: { options: {} },
-    rollout: { seats: 'first' },
-    population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
-    advantage: { trajGamma: 0.9, invalidPenalty: 0.5 },
+    ...HIDDEN_TARGET_DEFAULTS,
     eval: {
       inDomain: [],
       outOfDomain: [],

@@ -1,8 +1,7 @@
 /**
- * Treasure as the trainer knows it: a single-agent hidden-cell search (no opponents), its defaults
- * (γ_traj 0.9, invalid penalty 0.5, the agent always first), evaluation on 3×3 in-domain and on a 4×4
- * grid out-of-domain, the teacher (note-blind random probes; the Bayes reader when it reads its notes)
- * and the words of its compact text.
+ * Treasure as the trainer knows it: a single-agent hidden-cell search (no opponents), the hidden-target
+ * training defaults, evaluation on 3×3 in-domain and on a 4×4 grid out-of-domain, the teacher (note-blind
+ * random probes; the Bayes reader when it reads its notes) and the words of its compact text.
  */
 
 import type { EnvDefinitionV1 } from '@mage-rl/core';
@@ -20,6 +19,7 @@ import {
 } from '@mage-rl/envs/treasure';
 import type { TrainConfigInput } from '../presets/schema';
 import { treasureTeacher } from '../teachers/treasure-teacher';
+import { HIDDEN_TARGET_DEFAULTS } from './hidden-target-defaults';
 import { textWords } from './words';
 
 /** Answers, grid and probe words, outcome labels and the compact rules of every grid size. */
@@ -40,9 +40,7 @@ export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureActio
   create: (options) => createTreasure(options as TreasureOptions),
   defaults: {
     env: { options: {} },
-    rollout: { seats: 'first' },
-    population: { preset: 'none', fixedOpponent: null, mode: 'sampled' },
-    advantage: { trajGamma: 0.9, invalidPenalty: 0.5 },
+    ...HIDDEN_TARGET_DEFAULTS,
     eval: {
       inDomain: [],
       outOfDomain: [],

@@ -98,6 +98,19 @@ describe('resolveTrainConfig', () => {
     expect(kuhn.eval.outOfDomain).toEqual(['cfr']);
     expect(kuhn.eval.envOptions).toEqual({ revealShowdown: false });
     expect(sok.eval.outOfDomainEnvOptions).toEqual([{ boxes: 1 }, { boxes: 3 }]);
+    // The hidden-target tasks train with the settings that taught reading, under every preset's scale.
+    for (const env of ['doors', 'treasure']) {
+      for (const preset of RUN_PRESET_IDS) {
+        const c = resolveTrainConfig({}, { env, preset });
+        expect(c.advantage).toMatchObject({
+          episodeScore: 'return',
+          episodeBaseline: 'attempt',
+          reflectWeight: 0,
+        });
+        expect(c.ppo.klCoef).toBe(0.1);
+        expect(c.train.iterations).toBe(RUN_PRESETS[preset].train.iterations);
+      }
+    }
   });
 
   it('user values win over method, env and preset; ids may come from the partial', () => {
