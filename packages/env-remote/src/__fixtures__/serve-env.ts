@@ -1,7 +1,8 @@
 /**
  * Test fixture: serves an env of `@mage-rl/envs` with `startEnvServer` in its own process and prints
  * `listening <url>` once ready. Arguments: `sokoban` | `tictactoe` | `kuhn-poker`, then the protocol
- * (`webshop`, the default, or `openenv`). Tic-Tac-Toe and Kuhn play a random legal opponent.
+ * (`webshop`, the default, or `openenv`), then optionally the env options used when a reset sends none, as
+ * JSON. Tic-Tac-Toe and Kuhn play a random legal opponent.
  */
 
 import { randomLegalOpponent } from '@mage-rl/core/testing';
@@ -12,6 +13,7 @@ import { startEnvServer } from '../server/env-server';
 
 const id = process.argv[2] ?? 'sokoban';
 const protocol = process.argv[3] === 'openenv' ? 'openenv' : 'webshop';
+const defaultOptions = process.argv[4] === undefined ? undefined : JSON.parse(process.argv[4]);
 const create = {
   sokoban: createSokoban,
   tictactoe: createTicTacToe,
@@ -29,6 +31,7 @@ const running = await startEnvServer(
     envId: id,
     protocol,
     createEnv: (options) => create(options),
+    ...(defaultOptions ? { defaultOptions } : {}),
     ...(opponent ? { createOpponent: () => opponent(), defaultOpponent: 'random' } : {}),
   },
   { port: 0 },

@@ -1,7 +1,7 @@
 /**
  * The OpenEnv dialect (meta-pytorch/OpenEnv): `GET /schema` once, then one WebSocket session on `/ws` per
- * pool instance, with the typed messages `reset {seed}`, `step {<action field>: text}`, `state` and
- * `close`. The session of an instance is reopened when the server dropped it (an idle limit, a restart)
+ * pool instance, with the typed messages `reset {seed, attempt}`, `step {<action field>: text}`, `state`
+ * and `close`. The session of an instance is reopened when the server dropped it (an idle limit, a restart)
  * before a reset; a session lost mid-attempt fails the step, since the server's episode is gone with it.
  * Protocol details: architecture/env-remote.md.
  */
@@ -117,9 +117,14 @@ export class OpenEnvDialect {
     this.sockets.stop();
   }
 
-  /** Resets the instance's episode to `seed`; reopens its session when the server had dropped it. */
-  reset(instance: number, seed: number): OpenEnvView {
-    const message = JSON.stringify({ type: 'reset', data: { seed } });
+  /**
+   * Resets the instance's episode to `seed` for attempt `attempt` of the meta-episode; reopens its session
+   * when the server had dropped it. The attempt travels as an extra reset field: an OpenEnv server passes
+   * its env's `reset` only the keyword arguments it takes, and `mage env-serve` reads it (a per-attempt
+   * deal, the attempt's opponent stream).
+   */
+  reset(instance: number, seed: number, attempt: number): OpenEnvView {
+    const message = JSON.stringify({ type: 'reset', data: { seed, attempt } });
     let reply = this.exchange(instance, 'reset', message);
     if ('lost' in reply) {
       this.sessions.set(instance, this.connect());

@@ -1,4 +1,5 @@
 import { ConfigError, createRng, type EnvEpisodeV1 } from '@mage-rl/core';
+import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteEnvError } from '../errors';
 import { closeRemoteEnvs } from '../lifecycle';
@@ -159,6 +160,27 @@ describe("mage-rl's own envs through the OpenEnv client", () => {
     // Win +10, loss −10, draw 0: success exactly when the last reward is positive.
     expect(final?.outcome?.success).toBe((final?.reward ?? 0) > 0);
     expect(e.state.serverState).toMatchObject({ env_id: 'tictactoe', step_count: e.turn, max_turns: 8 });
+  });
+
+  it("sends the attempt with each reset, so Kuhn Poker's new-deal deals every attempt as in process", async () => {
+    const server = await spawnServer('serve-env.ts', ['kuhn-poker', 'openenv', '{"mode":"new-deal"}']);
+    servers.push(server);
+    const e = episode(server.url, 4);
+    e.reset(0);
+    // The same task in process, on the reset seed the client sent and the server seeded its task with.
+    const local = createKuhnPoker({ mode: 'new-deal' }).createEpisode({
+      seed: e.state.seed,
+      seat: 'first',
+      style: 'verbose',
+      rng: createRng(e.state.seed),
+    });
+    const deals = [0, 1, 2].map((attempt) => local.reset(attempt).text);
+    // The seed is chosen so that the attempts' deals differ: a server that sees attempt 0 every time fails.
+    expect(new Set(deals).size).toBeGreaterThan(1);
+    for (const [attempt, text] of deals.entries()) {
+      expect(e.reset(attempt).text, `attempt ${attempt}`).toContain(text);
+      e.step(e.parse('<action>PASS</action>'));
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * Any text environment on an OpenEnv server (meta-pytorch/OpenEnv), played over its WebSocket sessions:
  * a task seed picks a reset seed in the split's range, every attempt of a meta-episode resets the same
- * seed, the agent's `<action>…</action>` text goes in the action's text field, and the observation's text
- * fields (`textarena_env`'s `prompt` and `messages` by default) are what the agent reads. The attempt
- * succeeds when it ends with a reward above `successAbove`.
+ * seed (with the attempt's index beside it), the agent's `<action>…</action>` text goes in the action's
+ * text field, and the observation's text fields (`textarena_env`'s `prompt` and `messages` by default)
+ * are what the agent reads. The attempt succeeds when it ends with a reward above `successAbove`.
  */
 
 import type {
@@ -121,8 +121,8 @@ class OpenEnvEpisode extends RemoteEpisode<OpenEnvState, OpenEnvDialect, OpenEnv
     return parseOpenEnvAction(response);
   }
 
-  protected resetOn(dialect: OpenEnvDialect, instance: number): OpenEnvState {
-    const view = dialect.reset(instance, this.seed);
+  protected resetOn(dialect: OpenEnvDialect, instance: number, attempt: number): OpenEnvState {
+    const view = dialect.reset(instance, this.seed, attempt);
     return this.stateOf(view, 0, view.done ? dialect.state(instance) : null);
   }
 

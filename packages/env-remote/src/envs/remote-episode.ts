@@ -123,8 +123,11 @@ export abstract class RemoteEpisode<
   abstract rules(): string;
   /** The action of a response, checked against `state`. */
   abstract parse(response: string): ParsedAction<string>;
-  /** Resets server instance `instance` to this episode's task; the fresh state. */
-  protected abstract resetOn(dialect: D, instance: number): S;
+  /**
+   * Resets server instance `instance` to this episode's task for attempt `attempt`; the fresh state. A
+   * dialect with no field for the attempt ignores it (every attempt resets the same task).
+   */
+  protected abstract resetOn(dialect: D, instance: number, attempt: number): S;
   /** Plays `action` on server instance `instance` from `state`. */
   protected abstract stepOn(dialect: D, instance: number, action: string, state: S): RemoteStepResult<S>;
   /** The text the agent reads for `state`. */
@@ -150,11 +153,11 @@ export abstract class RemoteEpisode<
     return undefined;
   }
 
-  reset(_attempt: number): EnvObservationV1 {
+  reset(attempt: number): EnvObservationV1 {
     const { dialect, pool } = this.connection.get();
     this.busy = false;
     this.instance = pool.acquire(this, this.instance);
-    const fresh = this.resetOn(dialect, this.instance);
+    const fresh = this.resetOn(dialect, this.instance, attempt);
     this.turns = 0;
     this.current = fresh;
     this.initial = this.render(this.current);

@@ -143,7 +143,7 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
   }
 
   parse(response: string): ParsedAction<SokobanAction> {
-    return parseSokobanAction(response, this.current, this.options.movesPerTurn);
+    return parseSokobanAction(response, this.options.movesPerTurn);
   }
 
   protected play(moves: SokobanAction): EnvStepV1 {

@@ -3,14 +3,7 @@
 import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
 import { excerpt, firstActionBlock } from '../text/action-tag';
 import type { SokobanAction } from './game';
-import {
-  isSolved,
-  renderSokobanRows,
-  SOKOBAN_MOVES,
-  type SokobanMove,
-  type SokobanState,
-  tryMove,
-} from './room';
+import { renderSokobanRows, SOKOBAN_MOVES, type SokobanMove, type SokobanState } from './room';
 
 export function renderSokoban(state: SokobanState, style: PromptStyle): string {
   const rows = renderSokobanRows(state);
@@ -42,15 +35,11 @@ export function formatSokobanAction(moves: SokobanAction, style: PromptStyle): s
 const WORD_RE = /^\s*([a-z]+)\s*$/i;
 
 /**
- * Parse 1..`movesPerTurn` comma-separated moves (any letter case) from the first `<action>` block and
- * check them against `state`: a move into a wall or an unpushable box makes the turn invalid. Moves after
- * the puzzle is solved are ignored. Never throws.
+ * Parse 1..`movesPerTurn` comma-separated moves (any letter case) from the first `<action>` block. Never
+ * throws. Only the text is checked: whether each move is possible in the room is the env's rule, checked
+ * when the turn is played, so a blocked move counts as a rule violation, not as unreadable text.
  */
-export function parseSokobanAction(
-  text: string,
-  state: SokobanState,
-  movesPerTurn = 3,
-): ParsedAction<SokobanAction> {
+export function parseSokobanAction(text: string, movesPerTurn = 3): ParsedAction<SokobanAction> {
   const block = firstActionBlock(text);
   if (!block.ok) return { valid: false, reason: block.reason };
   const parts = block.body.split(',');
@@ -65,12 +54,6 @@ export function parseSokobanAction(
       return { valid: false, reason: `'${excerpt(part, 20)}' is not one of up, down, left, right` };
     }
     moves.push(word as SokobanMove);
-  }
-  let s = state;
-  for (let i = 0; i < moves.length && !isSolved(s); i++) {
-    const r = tryMove(s, moves[i]!);
-    if (!r) return { valid: false, reason: `move ${i + 1} (${moves[i]}) is blocked` };
-    s = r.state;
   }
   return { valid: true, action: moves, text: moves.join(', ') };
 }
