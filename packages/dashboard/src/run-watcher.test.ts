@@ -1,6 +1,6 @@
-import { appendFile, mkdtemp, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { parseMetrics } from '@mage-rl/report';
 import { describe, expect, it } from 'vitest';
 import { RunWatcher } from './run-watcher';
@@ -28,6 +28,21 @@ describe('RunWatcher', () => {
     expect(w.metrics().rollouts).toHaveLength(12);
     expect(w.metrics().evals).toHaveLength(6);
     expect((await w.episodeFiles()).map((f) => f.name)).toEqual(['eval-000011.json', 'train-000011.json']);
+  });
+
+  it('names a run whose config.json is missing or half-written on a later poll, without an error', async () => {
+    const dir = await partialRun(2);
+    const record = await readFile(join(dir, 'config.json'), 'utf8');
+    await rm(join(dir, 'config.json'));
+    const w = new RunWatcher('0', dir);
+    await w.poll();
+    expect(w.status()).toMatchObject({ name: basename(dir), error: null, lines: 2 });
+    await writeFile(join(dir, 'config.json'), record.slice(0, 200));
+    await w.poll();
+    expect(w.status()).toMatchObject({ name: basename(dir), error: null });
+    await writeFile(join(dir, 'config.json'), record);
+    await w.poll();
+    expect(w.status().name).toBe(`mage (tictactoe) · ${basename(dir)}`);
   });
 
   it('follows a growing file: new lines only, a half-written line held back, a cut-back file reread', async () => {

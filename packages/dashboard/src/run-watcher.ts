@@ -3,9 +3,9 @@
  * that is still being written, and notices a file that was cut back (a resumed run) or replaced.
  */
 
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { MetricsLineV1 } from '@mage-rl/core';
+import { type MetricsLineV1, type RunRecordV1, readRunRecord } from '@mage-rl/core';
 import { parseMetrics, type RunMetrics, runMetrics } from '@mage-rl/report';
 
 export interface RunStatus {
@@ -24,15 +24,8 @@ export interface RunStatus {
 /** Largest metrics.jsonl read (a run of thousands of iterations is a few tens of MB). */
 const MAX_METRICS_BYTES = 256 * 1024 * 1024;
 
-function runName(dir: string, config: unknown): string {
-  const extra =
-    typeof config === 'object' && config !== null ? (config as { extra?: unknown }).extra : undefined;
-  const e =
-    typeof extra === 'object' && extra !== null
-      ? (extra as { method?: unknown; env?: { id?: unknown } })
-      : {};
-  const method = typeof e.method === 'string' ? e.method : null;
-  const env = typeof e.env?.id === 'string' ? e.env.id : null;
+/** `method (env) · dir` when the record names the method, else the directory's name. */
+function runName(dir: string, { method, env }: RunRecordV1): string {
   return method ? `${method}${env ? ` (${env})` : ''} · ${basename(dir)}` : basename(dir);
 }
 
@@ -75,11 +68,10 @@ export class RunWatcher {
       return [];
     }
     if (!this.named) {
-      const config = await readFile(join(this.dir, 'config.json'), 'utf8')
-        .then(JSON.parse)
-        .catch(() => null);
-      if (config !== null) {
-        this.name = runName(this.dir, config);
+      // A run that has not written its record yet, or is writing it, is named on a later poll.
+      const record = await readRunRecord(this.dir).catch(() => null);
+      if (record !== null) {
+        this.name = runName(this.dir, record);
         this.named = true;
       }
     }

@@ -76,4 +76,5 @@ export {
   runPaths,
 } from './run-dir';
 export { lockRunDir, RUN_LOCK_FILE, type RunLock, runLockPath, withRunLock } from './run-lock';
+export { type RunRecordV1, readRunRecord } from './run-record';
 export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';
