@@ -123,6 +123,11 @@ class HigherLowerEpisode implements EnvEpisodeV1<HigherLowerState, number> {
     return this.observe();
   }
 
+  /**
+   * Reads only the text: a number outside 1..max is not an action of this game. A guess the hints already
+   * ruled out still parses: it is legal, merely wasted (refusing an action for the current state would be
+   * `step`'s, a rule violation rather than a format error).
+   */
   parse(response: string): ParsedAction<number> {
     const m = ACTION.exec(response.slice(0, 10_000));
     if (!m) return { valid: false, reason: 'no <action>N</action> found' };

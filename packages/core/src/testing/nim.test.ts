@@ -11,11 +11,32 @@ describe('nim reference env', () => {
     expect(nimGame.legalActions({ stones: 1, toMove: 1, winner: null })).toEqual([1]);
   });
 
-  it('parses actions and rejects illegal ones without throwing', () => {
-    const state = { stones: 1, toMove: 0, winner: null };
-    expect(parseNimAction('<action> 1 </action>', state)).toEqual({ valid: true, action: 1, text: '1' });
-    expect(parseNimAction('<action>2</action>', state).valid).toBe(false);
-    expect(parseNimAction('take 1', state).valid).toBe(false);
+  it('parses the text only, and refuses taking more than is left when the turn is played', () => {
+    expect(parseNimAction('<action> 1 </action>')).toEqual({ valid: true, action: 1, text: '1' });
+    expect(parseNimAction('<action>2</action>')).toEqual({ valid: true, action: 2, text: '2' });
+    expect(parseNimAction('take 1').valid).toBe(false);
+    expect(parseNimAction('<action>3</action>').valid).toBe(false);
+    const env = createNimEnv({ minStones: 3, maxStones: 3 });
+    const ep = env.createEpisode({
+      seed: 1,
+      seat: 'first',
+      style: 'compact',
+      rng: createRng(1),
+      opponent: firstLegalOpponent(nimGame),
+    });
+    ep.reset(0);
+    ep.step(ep.parse('<action>1</action>')); // 3 -> 2 -> opponent takes 1 -> 1
+    const parsed = ep.parse('<action>2</action>');
+    expect(parsed.valid).toBe(true);
+    const refused = ep.step(parsed);
+    expect(refused).toMatchObject({
+      valid: false,
+      reward: 0,
+      done: false,
+      event: 'invalid: cannot take 2 from 1',
+    });
+    expect(ep.state).toEqual({ stones: 1, toMove: 0, winner: null });
+    expect(ep.turn).toBe(2);
   });
 
   it('runs an episode with rewards and outcomes', () => {

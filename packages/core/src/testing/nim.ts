@@ -57,12 +57,15 @@ export const nimGame: GameModelV1<NimState, NimAction> = {
 
 const ACTION_RE = /<action>\s*([12])\s*<\/action>/;
 
-/** Parse `<action>1</action>` or `<action>2</action>`. Never throws. */
-export function parseNimAction(text: string, state: NimState): ParsedAction<NimAction> {
+/**
+ * Parse `<action>1</action>` or `<action>2</action>`. Never throws. Reads only the text: taking more stones
+ * than are left parses, and the episode refuses it when the turn is played (a rule violation, not a format
+ * error).
+ */
+export function parseNimAction(text: string): ParsedAction<NimAction> {
   const m = ACTION_RE.exec(text.slice(0, 10_000));
   if (!m) return { valid: false, reason: 'no <action>1</action> or <action>2</action> found' };
   const action = Number(m[1]) as NimAction;
-  if (action > state.stones) return { valid: false, reason: `cannot take ${action} from ${state.stones}` };
   return { valid: true, action, text: String(action) };
 }
 
@@ -144,7 +147,7 @@ class NimEpisode implements EnvEpisodeV1<NimState, NimAction> {
   }
 
   parse(response: string): ParsedAction<NimAction> {
-    return parseNimAction(response, this.current);
+    return parseNimAction(response);
   }
 
   step(action: ParsedAction<NimAction>): EnvStepV1 {
@@ -152,6 +155,9 @@ class NimEpisode implements EnvEpisodeV1<NimState, NimAction> {
     this.turns++;
     if (!action.valid) {
       return this.result(0, false, `invalid: ${action.reason}`);
+    }
+    if (action.action > this.current.stones) {
+      return this.result(0, false, `invalid: cannot take ${action.action} from ${this.current.stones}`);
     }
     let state = nimGame.apply(this.current, action.action);
     let event = `you took ${action.action}`;
