@@ -16,14 +16,7 @@ describe('nim reference env', () => {
     expect(parseNimAction('<action>2</action>')).toEqual({ valid: true, action: 2, text: '2' });
     expect(parseNimAction('take 1').valid).toBe(false);
     expect(parseNimAction('<action>3</action>').valid).toBe(false);
-    const env = createNimEnv({ minStones: 3, maxStones: 3 });
-    const ep = env.createEpisode({
-      seed: 1,
-      seat: 'first',
-      style: 'compact',
-      rng: createRng(1),
-      opponent: firstLegalOpponent(nimGame),
-    });
+    const ep = threeStoneEpisode();
     ep.reset(0);
     ep.step(ep.parse('<action>1</action>')); // 3 -> 2 -> opponent takes 1 -> 1
     const parsed = ep.parse('<action>2</action>');
@@ -40,14 +33,7 @@ describe('nim reference env', () => {
   });
 
   it('runs an episode with rewards and outcomes', () => {
-    const env = createNimEnv({ minStones: 3, maxStones: 3 });
-    const ep = env.createEpisode({
-      seed: 1,
-      seat: 'first',
-      style: 'compact',
-      rng: createRng(1),
-      opponent: firstLegalOpponent(nimGame),
-    });
+    const ep = threeStoneEpisode();
     expect(ep.reset(0).text).toBe('pile 3');
     const s1 = ep.step(ep.parse('<action>2</action>')); // 3 -> 1, opponent takes the last stone
     expect(s1).toMatchObject({ done: true, reward: -1, outcome: { label: 'loss', success: false } });
@@ -58,3 +44,14 @@ describe('nim reference env', () => {
     expect(s3).toMatchObject({ done: true, reward: 1, outcome: { label: 'win', success: true } });
   });
 });
+
+/** An episode on a pile of 3 against the opponent that takes 1. */
+function threeStoneEpisode() {
+  return createNimEnv({ minStones: 3, maxStones: 3 }).createEpisode({
+    seed: 1,
+    seat: 'first',
+    style: 'compact',
+    rng: createRng(1),
+    opponent: firstLegalOpponent(nimGame),
+  });
+}
