@@ -93,6 +93,25 @@ describe('ppoTokenLoss', () => {
     expect(out.stats.refKl).toBeCloseTo((ks[0]! + ks[1]! + ks[2]!) / 3, 4);
   });
 
+  it("klUpperEdge 'release-advantaged': flat beyond d_hi where A ≠ 0, held where A = 0 and below d_lo", () => {
+    const { hi } = klEdges(10);
+    const slope = Math.exp(hi) - 1;
+    // d = 8 > d_hi on tokens 0 (A = 0) and 1 (A = −1); d = −28 < d_lo on token 2 (A = 1).
+    const inp = input({ logprobs: [-10, -10, -2], ref: [-2, -2, -30], adv: [0, -1, 1] });
+    const held = ppoTokenLoss({ klCoef: 0.1 })(inp);
+    const released = ppoTokenLoss({ klCoef: 0.1, klUpperEdge: 'release-advantaged' })(inp);
+    expect(released.weights[0]).toBeCloseTo((-0.1 * -slope) / 3, 5);
+    expect(released.weights[0]).toBe(held.weights[0]);
+    // Token 1 keeps only its policy-gradient weight: A·ρ / N with ρ = 1.
+    expect(released.weights[1]).toBeCloseTo(-1 / 3, 6);
+    expect(held.weights[1]).toBeCloseTo((-1 - 0.1 * -slope) / 3, 5);
+    expect(released.weights[2]).toBe(held.weights[2]);
+    // The released token's KL stays at the clamp: it is continuous at d_hi and flat beyond.
+    const atClamp = (0.1 * 10) / 3;
+    expect(held.loss - released.loss).toBeCloseTo((0.1 * lowVarianceKl(-10, -2)) / 3 - atClamp, 5);
+    expect(() => ppoTokenLoss({ klUpperEdge: 'loose' as never })).toThrow(/klUpperEdge/);
+  });
+
   it('seq-mean-token-mean weighs every row equally', () => {
     const out = ppoTokenLoss({ aggregation: 'seq-mean-token-mean' })(
       input({ logprobs: [-1, -1, -1, -1], adv: [1, 1, 1, 1], rows: [0, 1, 1, 1] }),
@@ -120,9 +139,10 @@ describe('ppoTokenLoss', () => {
         aggregation: 'seq-mean-token-mean',
       }),
       ppoTokenLoss({ dualClip: null }),
+      ppoTokenLoss({ klCoef: 0.2, klUpperEdge: 'release-advantaged' }),
     ];
     fc.assert(
-      fc.property(fc.array(token, { minLength: 1, maxLength: 12 }), fc.nat({ max: 2 }), (tokens, which) => {
+      fc.property(fc.array(token, { minLength: 1, maxLength: 12 }), fc.nat({ max: 3 }), (tokens, which) => {
         const fn = fns[which] as TokenLossFn;
         const inp = input({
           logprobs: tokens.map((t) => t.old + t.logRatio),
@@ -137,7 +157,9 @@ describe('ppoTokenLoss', () => {
           const r = Math.exp((inp.logprobs[j] as number) - (inp.oldLogprobs[j] as number));
           const nearKink = [0.8, 0.9, 1.2, 1.3].some((k) => Math.abs(r - k) < 5e-3) || Math.abs(t.adv) < 1e-3;
           const dualEdge = [2, 3].some((c) => Math.abs(r - c) < 1e-2);
-          if (nearKink || dualEdge) return;
+          // The released KL has a kink at d_hi (its gradient drops to 0).
+          const klEdge = Math.abs(t.refGap - klEdges(10).hi) < 5e-3;
+          if (nearKink || dualEdge || klEdge) return;
           const fd = fdGrad(fn, inp, j);
           expect(Math.abs(-fd - (out.weights[j] as number))).toBeLessThan(2e-3 * (1 + Math.abs(fd)));
         });

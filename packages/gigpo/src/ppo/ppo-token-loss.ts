@@ -3,7 +3,8 @@
  *
  * Per token j with ratio ρ = exp(logπ − logπ_old) and advantage A:
  *   ℓ_pg = max(−A·ρ, −A·clip(ρ, 1 − ε_low, 1 + ε_high)),   and for A < 0: ℓ_pg = min(ℓ_pg, −c·A)  (dual clip)
- *   ℓ_kl = klCoef · k3(logπ_ref − logπ)                      (linear beyond k3 = 10: the gradient is held, kl.ts)
+ *   ℓ_kl = klCoef · k3(logπ_ref − logπ)                      (linear beyond k3 = 10: the gradient is held, kl.ts;
+ *                                                             with `klUpperEdge: 'release-advantaged'` flat beyond d_hi where A ≠ 0)
  * loss = Σ_j s_j (ℓ_pg + ℓ_kl) with s_j from the aggregation (token-mean: 1/N).
  * The learner receives w_j = −∂loss/∂logπ_j and back-propagates −Σ w·logπ. Entropy is not here: it needs
  * the full distribution, so the learner adds it (`LearnerUpdateRequest.entropyCoef`).
@@ -13,6 +14,9 @@ import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec
 import { at, ConfigError } from '@mage-rl/spec';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
 import { DEFAULT_KL_CLAMP, k3, k3Grad, klEdges } from './kl';
+
+/** What the KL does beyond its upper edge (`PpoTokenLossOptions.klUpperEdge`). */
+export type KlUpperEdge = 'hold' | 'release-advantaged';
 
 export interface PpoTokenLossOptions {
   /** ε: ratios are clipped to [1 − ε, 1 + ε]. Default 0.2. */
@@ -25,6 +29,14 @@ export interface PpoTokenLossOptions {
   readonly klCoef?: number;
   /** The k3 value beyond which it continues along its tangent (its gradient held). Default 10. */
   readonly klClamp?: number;
+  /**
+   * Beyond the upper edge d_hi (a sampled token the policy has made e^d_hi ≈ 13 times less likely than the
+   * reference): `hold` (default) keeps pulling every such token back along the tangent;
+   * `release-advantaged` keeps pulling only tokens with no advantage (A = 0, such as notes trained at
+   * `reflectWeight` 0, whose only anchor is the KL) and lets the KL go flat (gradient 0) on tokens their
+   * advantages pushed down. architecture/gigpo.md has the measurements behind both.
+   */
+  readonly klUpperEdge?: KlUpperEdge;
   /** Default `token-mean`. */
   readonly aggregation?: LossAggregation;
 }
@@ -46,6 +58,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
   const klCoef = options.klCoef ?? 0;
   const klClamp = options.klClamp ?? DEFAULT_KL_CLAMP;
   const aggregation = options.aggregation ?? 'token-mean';
+  const klUpperEdge = options.klUpperEdge ?? 'hold';
   check('clip', Number.isFinite(clipLow) && clipLow > 0 && clipLow < 1, clipLow, 'a number in (0, 1)');
   check('clipHigh', Number.isFinite(clipHigh) && clipHigh > 0, clipHigh, 'a positive number');
   check('dualClip', dual === null || (Number.isFinite(dual) && dual > 1), dual, 'null or a number > 1');
@@ -57,6 +70,13 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
     aggregation,
     "'token-mean' or 'seq-mean-token-mean'",
   );
+  check(
+    'klUpperEdge',
+    klUpperEdge === 'hold' || klUpperEdge === 'release-advantaged',
+    klUpperEdge,
+    "'hold' or 'release-advantaged'",
+  );
+  const releaseAdvantaged = klUpperEdge === 'release-advantaged';
   const lo = 1 - clipLow;
   const hi = 1 + clipHigh;
   const dualC = dual ?? Number.POSITIVE_INFINITY;
@@ -104,10 +124,11 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       let tokenLoss = pg;
       if (refLogprobs !== undefined) {
         const d = at(refLogprobs, j) - lp;
-        const k = k3(d, edges);
+        const released = releaseAdvantaged && a !== 0 && d > edges.hi;
+        const k = released ? k3(edges.hi, edges) : k3(d, edges);
         klSum += k;
         tokenLoss += klCoef * k;
-        grad += klCoef * k3Grad(d, edges);
+        if (!released) grad += klCoef * k3Grad(d, edges);
       }
       loss += s * tokenLoss;
       weights[j] = 0 - s * grad; // never −0

@@ -289,7 +289,7 @@ describe('config → gigpo', () => {
     expect(mage.map((r) => r.advantage)).not.toEqual(lamer.map((r) => r.advantage));
   });
 
-  it('makeLossFn uses the clip and KL coefficient', () => {
+  it('makeLossFn uses the clip, the KL coefficient and its upper edge', () => {
     const loss = makeLossFn(resolveTrainConfig({}, { env: 'tictactoe' }));
     const input = {
       logprobs: Float32Array.of(-1, -1),
@@ -302,6 +302,15 @@ describe('config → gigpo', () => {
     const noKl = makeLossFn(resolveTrainConfig({ ppo: { klCoef: 0 } }))(input);
     expect(withKl.stats.klLoss).toBeGreaterThan(0);
     expect(noKl.stats.klLoss ?? 0).toBe(0);
+    // A move made far less likely than the reference (d = 8 beyond d_hi): held by default, released on request.
+    const far = { ...input, logprobs: Float32Array.of(-10, -10), oldLogprobs: Float32Array.of(-10, -10) };
+    far.refLogprobs = Float32Array.of(-2, -2);
+    const released = makeLossFn(
+      resolveTrainConfig({ ppo: { klUpperEdge: 'release-advantaged' } }, { env: 'tictactoe' }),
+    )(far);
+    expect(resolveTrainConfig({}).ppo.klUpperEdge).toBe('hold');
+    expect(Array.from(released.weights)).toEqual([0.5, -0.5]);
+    expect(loss(far).weights[0]).toBeGreaterThan(0.5);
   });
 
   it('population and memory follow the config', () => {

@@ -31,6 +31,7 @@ function rolloutSampling(context: 'turn' | 'transcript', style: 'verbose' | 'com
 const PPO = {
   clip: 0.2,
   dualClip: 3,
+  klUpperEdge: 'hold',
   entropyCoef: 0.001,
   epochs: 1,
   gradClip: 1,

@@ -165,6 +165,11 @@ export const trainConfigSchema = z.strictObject({
     /** `null` turns the dual clip off. */
     dualClip: z.number().gt(1).nullable(),
     klCoef: z.number().finite().min(0),
+    /**
+     * Beyond the KL's upper edge: `hold` pulls every token back; `release-advantaged` only tokens with no
+     * advantage (the notes at `reflectWeight` 0), letting go of moves their advantages pushed down.
+     */
+    klUpperEdge: z.enum(['hold', 'release-advantaged']),
     entropyCoef: z.number().finite().min(0),
     epochs: posInt.max(L.epochs),
     miniBatchRows: posInt.max(L.rows),

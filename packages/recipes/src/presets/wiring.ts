@@ -64,10 +64,16 @@ export function makeAdvantageFn(config: TrainConfig): AdvantageFn {
   return (rows) => computeAdvantages(rowsToAdvantageInputs(rows, grouping), options);
 }
 
-/** gigpo's PPO token loss with the config's clip, dual clip, KL coefficient and aggregation. */
+/** gigpo's PPO token loss with the config's clip, dual clip, KL coefficient and edge, and aggregation. */
 export function makeLossFn(config: TrainConfig): TokenLossFn {
   const p = config.ppo;
-  return ppoTokenLoss({ clip: p.clip, dualClip: p.dualClip, klCoef: p.klCoef, aggregation: p.aggregation });
+  return ppoTokenLoss({
+    clip: p.clip,
+    dualClip: p.dualClip,
+    klCoef: p.klCoef,
+    klUpperEdge: p.klUpperEdge,
+    aggregation: p.aggregation,
+  });
 }
 
 /** The training population (`undefined` for Sokoban); `grouping` follows `advantage.grouping`. */
