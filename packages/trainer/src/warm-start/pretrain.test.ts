@@ -1,6 +1,6 @@
 import { RUN_PRESETS } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { warmStartKey } from './pretrain';
+import { noteRecallWarning, warmStartKey } from './pretrain';
 
 describe('warmStartKey', () => {
   const base = { envs: ['tictactoe'], preset: 'laptop', seed: 1 } as const;
@@ -29,5 +29,23 @@ describe('warmStartKey', () => {
       warmStartKey({ ...base, envOptions: { size: 4 } }),
     ]);
     expect(keys.size).toBe(9);
+  });
+});
+
+describe('noteRecallWarning', () => {
+  const result = (noteRecall?: number) => ({
+    env: 'treasure',
+    examples: 1,
+    legalMoveRate: 1,
+    validReflectionRate: 1,
+    ...(noteRecall === undefined ? {} : { noteRecall }),
+    passAtK: [],
+    teacherPassAtK: [],
+  });
+
+  it('flags notes that state less than 80% of their attempt (Treasure at 61% taught no reading), not faithful ones', () => {
+    expect(noteRecallWarning(result(0.61))).toMatch(/treasure warm start's notes state 61%.*warmStart\.epochs/);
+    expect(noteRecallWarning(result(0.95))).toBeUndefined();
+    expect(noteRecallWarning(result())).toBeUndefined();
   });
 });
