@@ -44,7 +44,9 @@ describe('noteRecallWarning', () => {
   });
 
   it('flags notes that state less than 80% of their attempt (Treasure at 61% taught no reading), not faithful ones', () => {
-    expect(noteRecallWarning(result(0.61))).toMatch(/treasure warm start's notes state 61%.*warmStart\.epochs/);
+    expect(noteRecallWarning(result(0.61))).toMatch(
+      /treasure warm start's notes state 61%.*warmStart\.epochs/,
+    );
     expect(noteRecallWarning(result(0.95))).toBeUndefined();
     expect(noteRecallWarning(result())).toBeUndefined();
   });
