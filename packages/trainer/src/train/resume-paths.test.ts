@@ -26,26 +26,31 @@ describe('resumeSafePathsOf', () => {
   );
 
   it('lets a record from before the learner section resume a local run', async () => {
-    const dir = await runDirWith({ train: { iterations: 2 }, advantage: local.advantage });
+    const dir = await runDirWith({ train: { iterations: 2 }, advantage: local.advantage, ppo: local.ppo });
     expect(await resumeSafePathsOf(dir, local)).toEqual([...RESUME_SAFE_CONFIG_PATHS, 'learner']);
     // A run that now asks for another backend is still refused by the check.
     expect(await resumeSafePathsOf(dir, tinker)).toEqual(RESUME_SAFE_CONFIG_PATHS);
   });
 
   it('keeps the learner section checked when the record has one, or there is no record', async () => {
-    const dir = await runDirWith({ learner: local.learner, advantage: local.advantage });
+    const dir = await runDirWith({ learner: local.learner, advantage: local.advantage, ppo: local.ppo });
     expect(await resumeSafePathsOf(dir, local)).toEqual(RESUME_SAFE_CONFIG_PATHS);
     expect(await resumeSafePathsOf(join(dir, 'absent'), local)).toEqual(RESUME_SAFE_CONFIG_PATHS);
   });
 
   it('lets a record from before a setting resume at the value its run computed with, and only that', async () => {
     const { episodeScore: _, ...before } = local.advantage;
-    const dir = await runDirWith({ learner: local.learner, advantage: before });
+    const dir = await runDirWith({ learner: local.learner, advantage: before, ppo: local.ppo });
     expect(await resumeSafePathsOf(dir, local)).toEqual([
       ...RESUME_SAFE_CONFIG_PATHS,
       'advantage.episodeScore',
     ]);
     const scored = { ...local, advantage: { ...local.advantage, episodeScore: 'return' as const } };
     expect(await resumeSafePathsOf(dir, scored)).toEqual(RESUME_SAFE_CONFIG_PATHS);
+    const { klUpperEdge: __, ...ppoBefore } = local.ppo;
+    const older = await runDirWith({ learner: local.learner, advantage: local.advantage, ppo: ppoBefore });
+    expect(await resumeSafePathsOf(older, local)).toEqual([...RESUME_SAFE_CONFIG_PATHS, 'ppo.klUpperEdge']);
+    const released = { ...local, ppo: { ...local.ppo, klUpperEdge: 'release-advantaged' as const } };
+    expect(await resumeSafePathsOf(older, released)).toEqual(RESUME_SAFE_CONFIG_PATHS);
   });
 });
