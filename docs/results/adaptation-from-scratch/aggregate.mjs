@@ -1,5 +1,5 @@
 // Aggregates `mage eval --json --foreign-notes` results over seeds: node aggregate.mjs <bayes pass@K> <label=glob-prefix>...
-// Each label's files: <prefix>-s<seed>.json. Prints a markdown table: mean over seeds with 95% t-intervals.
+// Each label's files: <prefix>-s<seed>.json, or a comma-separated list of files. Prints a markdown table: mean over seeds with 95% t-intervals.
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 const [bayesText, ...specs] = process.argv.slice(2);
@@ -21,8 +21,13 @@ for (const spec of specs) {
   const [label, prefix] = spec.split('=');
   const dir = dirname(prefix);
   const base = basename(prefix);
-  const files = readdirSync(dir).filter((f) => f.startsWith(`${base}-s`) && f.endsWith('.json')).sort();
-  const rs = files.map((f) => JSON.parse(readFileSync(`${dir}/${f}`, 'utf8')));
+  const files = prefix.includes(',')
+    ? prefix.split(',')
+    : readdirSync(dir)
+        .filter((f) => f.startsWith(`${base}-s`) && f.endsWith('.json'))
+        .sort()
+        .map((f) => `${dir}/${f}`);
+  const rs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')));
   if (rs.length === 0) continue;
   const notes = rs.map((r) => last(r.metrics));
   const none = rs.map((r) => last(r.withoutMemory));
