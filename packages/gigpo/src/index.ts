@@ -25,7 +25,12 @@ export {
 export { lengthPenalty, rowPenalty } from './penalties/penalties';
 export { aggregationScales, type LossAggregation } from './ppo/aggregation';
 export { DEFAULT_KL_CLAMP, klEdges, lowVarianceKl, lowVarianceKlGrad } from './ppo/kl';
-export { type KlUpperEdge, type PpoTokenLossOptions, ppoTokenLoss } from './ppo/ppo-token-loss';
+export {
+  KL_UPPER_EDGES,
+  type KlUpperEdge,
+  type PpoTokenLossOptions,
+  ppoTokenLoss,
+} from './ppo/ppo-token-loss';
 export { type WeightedNllLossOptions, weightedNllLoss } from './ppo/weighted-nll-loss';
 export { type RowsToAdvantageInputsOptions, rowsToAdvantageInputs } from './records/rows-to-inputs';
 export {

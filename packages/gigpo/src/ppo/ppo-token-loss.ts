@@ -17,6 +17,7 @@ import { DEFAULT_KL_CLAMP, k3, k3Grad, klEdges } from './kl';
 
 /** What the KL does beyond its upper edge (`PpoTokenLossOptions.klUpperEdge`). */
 export type KlUpperEdge = 'hold' | 'release-advantaged';
+export const KL_UPPER_EDGES: readonly KlUpperEdge[] = ['hold', 'release-advantaged'];
 
 export interface PpoTokenLossOptions {
   /** ε: ratios are clipped to [1 − ε, 1 + ε]. Default 0.2. */
@@ -72,15 +73,17 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
   );
   check(
     'klUpperEdge',
-    klUpperEdge === 'hold' || klUpperEdge === 'release-advantaged',
+    KL_UPPER_EDGES.includes(klUpperEdge),
     klUpperEdge,
-    "'hold' or 'release-advantaged'",
+    KL_UPPER_EDGES.map((e) => `'${e}'`).join(' or '),
   );
   const releaseAdvantaged = klUpperEdge === 'release-advantaged';
   const lo = 1 - clipLow;
   const hi = 1 + clipHigh;
   const dualC = dual ?? Number.POSITIVE_INFINITY;
   const edges = klEdges(klClamp);
+  // k3 at d_hi: the flat value of a released token.
+  const klAtUpperEdge = k3(edges.hi, edges);
 
   return (input: TokenLossInput): TokenLossOutput => {
     const n = checkTokenInput(input, klCoef > 0, 'ppoTokenLoss');
@@ -125,7 +128,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       if (refLogprobs !== undefined) {
         const d = at(refLogprobs, j) - lp;
         const released = releaseAdvantaged && a !== 0 && d > edges.hi;
-        const k = released ? k3(edges.hi, edges) : k3(d, edges);
+        const k = released ? klAtUpperEdge : k3(d, edges);
         klSum += k;
         tokenLoss += klCoef * k;
         if (!released) grad += klCoef * k3Grad(d, edges);

@@ -1,6 +1,6 @@
 /** The zod schema of a whole train/eval configuration (every value present after resolution). */
 
-import { EPISODE_BASELINES, EPISODE_SCORES } from '@mage-rl/gigpo';
+import { EPISODE_BASELINES, EPISODE_SCORES, KL_UPPER_EDGES } from '@mage-rl/gigpo';
 import { NOTE_MODES } from '@mage-rl/reflection';
 import { z } from 'zod';
 import { MEMORY_KINDS } from '../wiring';
@@ -169,7 +169,7 @@ export const trainConfigSchema = z.strictObject({
      * Beyond the KL's upper edge: `hold` pulls every token back; `release-advantaged` only tokens with no
      * advantage (the notes at `reflectWeight` 0), letting go of moves their advantages pushed down.
      */
-    klUpperEdge: z.enum(['hold', 'release-advantaged']),
+    klUpperEdge: z.enum(KL_UPPER_EDGES),
     entropyCoef: z.number().finite().min(0),
     epochs: posInt.max(L.epochs),
     miniBatchRows: posInt.max(L.rows),
