@@ -36,7 +36,13 @@ describe('mage eval --memory', () => {
     withoutMemory?: Metrics;
     memoryBenefit?: { versus: string; pairs: number; passAtK: { mean: number; low: number; high: number }[] };
     withForeignNotes?: Metrics;
-    notesBenefit?: { versus: string; pairs: number; passAtK: { mean: number }[] };
+    notesBenefit?: {
+      versus: string;
+      pairs: number;
+      passAtK: { mean: number }[];
+      swaps: { replaced: number; sameText: number };
+      whereNotesDiffer?: { pairs: number };
+    };
     identificationCeiling?: number;
   }
   const argv = (...extra: string[]) => [
@@ -86,6 +92,18 @@ describe('mage eval --memory', () => {
     r.notesBenefit?.passAtK.forEach((m, k) => {
       expect(m.mean).toBeCloseTo(own[k]! - foreign[k]!, 12);
     });
+    // Every note of an unfinished meta-episode has a donor; the teacher's notes name their own games' moves.
+    const swaps = r.notesBenefit?.swaps;
+    expect(swaps?.replaced).toBeGreaterThan(0);
+    expect(swaps?.sameText).toBeLessThanOrEqual(swaps?.replaced ?? 0);
+    expect(r.notesBenefit?.whereNotesDiffer?.pairs).toBeGreaterThan(0);
+    expect(r.notesBenefit?.whereNotesDiffer?.pairs).toBeLessThanOrEqual(8);
+    const text = await runCaptured(
+      argv('--foreign-notes', '--no-memory-baseline').filter((a) => a !== '--json'),
+    );
+    expect(text.out).toMatch(
+      /foreign notes: \d+ of \d+ swapped notes \(\d+\.\d%\) read word for word.*over the \d+ meta-episodes with a swapped note that differs: pass@1/,
+    );
     const none = await runCaptured(argv('--memory', 'none', '--foreign-notes'));
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/does not show; use reflection or reflection\+history/);

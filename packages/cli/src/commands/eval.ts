@@ -18,6 +18,7 @@ import {
   ceilingShare,
   createTrainer,
   EVALUATE_DEFAULTS,
+  type ForeignNoteSwapsV1,
   type ReturnUnitV1,
   returnBenefit,
   returnsIn,
@@ -153,7 +154,12 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       ...(foreignNotes
         ? {
             withForeignNotes: foreignNotes.result.metrics,
-            notesBenefit: { versus: 'foreign-notes', ...foreignNotes.benefit },
+            notesBenefit: {
+              versus: 'foreign-notes',
+              ...foreignNotes.benefit,
+              swaps: foreignNotes.swaps,
+              ...(foreignNotes.whereNotesDiffer ? { whereNotesDiffer: foreignNotes.whereNotesDiffer } : {}),
+            },
           }
         : {}),
     });
@@ -179,6 +185,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     io.stdout(
       `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, r.returnUnit, 'foreign notes')}\n`,
     );
+    io.stdout(`${swapsLine(foreignNotes.swaps, foreignNotes.whereNotesDiffer)}\n`);
   }
 }
 
@@ -205,6 +212,21 @@ function benefitLine(
     `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
     `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}${returns}`
   );
+}
+
+/**
+ * How many swapped notes read as the replaced ones (where own minus foreign notes cannot see reading), and
+ * own minus foreign notes over the meta-episodes with a swapped note that differs.
+ */
+function swapsLine(
+  { replaced, sameText }: ForeignNoteSwapsV1,
+  differ: PairedPassBenefitV1 | undefined,
+): string {
+  const share = replaced > 0 ? ` (${pct(sameText / replaced)})` : '';
+  const where = differ
+    ? `; over the ${differ.pairs} meta-episodes with a swapped note that differs: ${differ.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}`
+    : '; no meta-episode had a swapped note that differs';
+  return `foreign notes: ${sameText} of ${replaced} swapped notes${share} read word for word as the meta-episode's own after the same outcome, which own minus foreign notes cannot see${where}`;
 }
 
 /** The identification ceiling of the memory benefit at pass@K and the share of it the memory gained. */

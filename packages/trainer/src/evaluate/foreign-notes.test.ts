@@ -2,7 +2,7 @@ import { type MemorySlotInfoV1, type PolicyV1, runMetaEpisodes } from '@mage-rl/
 import { createNimEnv, nimOpponents } from '@mage-rl/core/testing';
 import { createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
-import { foreignNoteDonors } from './foreign-notes';
+import { foreignNoteDonors, foreignNoteSwaps } from './foreign-notes';
 
 /** Takes one stone; its note names the slot and attempt it was written in. */
 const takeOne: PolicyV1 = {
@@ -65,5 +65,49 @@ describe('foreignNoteDonors', () => {
       const from = /<remark>(\S+) /.exec(donor(infoOf(s.slot), 0)?.response ?? '')?.[1] as string;
       expect(taskOf.get(from)).not.toBe(taskOf.get(s.slot));
     }
+  });
+});
+
+describe('foreignNoteSwaps', () => {
+  it('counts every note with a donor, and none as the same when each note names its own slot', async () => {
+    const batch = await batchOf(['first-legal', 'random']);
+    const notes = batch.rows.filter((r) => r.phase === 'reflect').length;
+    expect(notes).toBeGreaterThan(0);
+    const { swaps, differing } = foreignNoteSwaps(batch);
+    expect(swaps).toEqual({ replaced: notes, sameText: 0 });
+    expect(differing).toEqual(new Set(batch.slots.map((s) => s.slot)));
+  });
+
+  it('counts a donor note that reads as the own one after the same outcome (spacing aside)', async () => {
+    const batch = await batchOf(['first-legal']);
+    // Every meta-episode writes the same note (spacing aside) after a loss: every swap shows the same facts.
+    const note = (slot: string) => (slot.endsWith('0') ? '<remark>x  y</remark>' : '<remark>x y</remark>');
+    const withOutcome = (label: 'loss' | 'win') => ({
+      ...batch,
+      slots: batch.slots.map((s, i) => ({
+        ...s,
+        attempts: s.attempts.map((a) => ({
+          ...a,
+          outcome: { ...a.outcome, label: i === 0 ? label : 'loss' },
+        })),
+      })),
+      rows: batch.rows.map((r) => (r.phase === 'reflect' ? { ...r, responseText: note(r.slot) } : r)),
+    });
+    const { swaps: all, differing } = foreignNoteSwaps(withOutcome('loss'));
+    expect(all.replaced).toBeGreaterThan(0);
+    expect(all.sameText).toBe(all.replaced);
+    expect(differing.size).toBe(0);
+    // The first meta-episode's notes now follow wins: a swap to or from it no longer shows the same facts.
+    const first = batch.slots[0]?.slot as string;
+    const donor = foreignNoteDonors(batch); // its notes name the slot that wrote them
+    const touchFirst = batch.rows.filter((r) => {
+      if (r.phase !== 'reflect') return false;
+      const from = /<remark>(\S+) /.exec(donor(infoOf(r.slot), r.attempt - 1)?.response ?? '')?.[1];
+      return (r.slot === first) !== (from === first);
+    }).length;
+    expect(touchFirst).toBeGreaterThan(0);
+    const won = foreignNoteSwaps(withOutcome('win'));
+    expect(won.swaps.sameText).toBe(all.replaced - touchFirst);
+    expect(won.differing.has(first)).toBe(true);
   });
 });

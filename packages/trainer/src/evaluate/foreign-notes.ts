@@ -20,6 +20,56 @@ export type NoteDonor = (info: MemorySlotInfoV1, attempt: number) => ForeignNote
  * Meta-episodes are matched by slot id, so the second evaluation must use the same seed and tasks.
  */
 export function foreignNoteDonors(batch: MetaEpisodeBatchRecord): NoteDonor {
+  const { donorOf } = donorNotes(batch);
+  return (info, attempt) => donorOf(info.slot, attempt);
+}
+
+/** How many of a finished evaluation's notes its foreign-notes run replaces, and how many by the same text. */
+export interface ForeignNoteSwapsV1 {
+  /** Notes with a donor: each note a meta-episode wrote before a later attempt, when another wrote one. */
+  readonly replaced: number;
+  /**
+   * Of those, the donor notes that read word for word as the replaced one (spacing aside) after the same
+   * outcome. Such a swap shows
+   * the policy the same facts, so own minus foreign notes cannot see reading there: a policy that opens doors
+   * in a fixed order fails the same first door in every task and writes the same note in all of them.
+   */
+  readonly sameText: number;
+}
+
+/**
+ * The swaps of `foreignNoteDonors(batch)`, and the meta-episodes with at least one swapped note that differs
+ * from their own: the only ones where own minus foreign notes can show reading.
+ */
+export function foreignNoteSwaps(batch: MetaEpisodeBatchRecord): {
+  readonly swaps: ForeignNoteSwapsV1;
+  readonly differing: ReadonlySet<string>;
+} {
+  const { notes, donorOf } = donorNotes(batch);
+  const text = (s: string) => s.replace(/\s+/g, ' ').trim();
+  let replaced = 0;
+  let sameText = 0;
+  const differing = new Set<string>();
+  for (const [key, own] of notes) {
+    const cut = key.lastIndexOf('#');
+    const slot = key.slice(0, cut);
+    const donor = donorOf(slot, Number(key.slice(cut + 1)));
+    if (!donor) continue;
+    replaced++;
+    if (donor.outcome.label === own.outcome.label && text(donor.response) === text(own.response)) sameText++;
+    else differing.add(slot);
+  }
+  return { swaps: { replaced, sameText }, differing };
+}
+
+/**
+ * The notes of a finished evaluation by `slot#attempt`, and the donor note of each slot and earlier attempt
+ * (the rule of `foreignNoteDonors`).
+ */
+function donorNotes(batch: MetaEpisodeBatchRecord): {
+  readonly notes: ReadonlyMap<string, ForeignNoteV1>;
+  readonly donorOf: (slot: string, attempt: number) => ForeignNoteV1 | undefined;
+} {
   const slots = batch.slots;
   const index = new Map(slots.map((s, i) => [s.slot, i]));
   if (index.size !== slots.length) {
@@ -41,8 +91,8 @@ export function foreignNoteDonors(batch: MetaEpisodeBatchRecord): NoteDonor {
   const otherOpponent = (a: SlotRecord, b: SlotRecord) => a.task.opponentId !== b.task.opponentId;
   const otherTask = (a: SlotRecord, b: SlotRecord) =>
     a.task.seed !== b.task.seed || otherOpponent(a, b) || a.task.seat !== b.task.seat;
-  return (info, attempt) => {
-    const i = index.get(info.slot);
+  const donorOf = (slot: string, attempt: number) => {
+    const i = index.get(slot);
     if (i === undefined) return undefined;
     const self = slots[i] as SlotRecord;
     const wrote = (k: number) => notes.has(`${slots[k]?.slot}#${attempt}`);
@@ -53,4 +103,5 @@ export function foreignNoteDonors(batch: MetaEpisodeBatchRecord): NoteDonor {
     const donor = candidates.find((k) => wrote(k) && differs(self, slots[k] as SlotRecord));
     return donor === undefined ? undefined : notes.get(`${slots[donor]?.slot}#${attempt}`);
   };
+  return { notes, donorOf };
 }

@@ -10,6 +10,7 @@ import {
   type PairedPassBenefitV1,
   type PolicyV1,
   pairedPassBenefit,
+  type SlotRecord,
 } from '@mage-rl/core';
 import {
   createEnvById,
@@ -22,7 +23,7 @@ import {
   type TrainConfig,
 } from '@mage-rl/recipes';
 import { NOTE_MODES, withForeignNotes } from '@mage-rl/reflection';
-import { foreignNoteDonors } from './foreign-notes';
+import { type ForeignNoteSwapsV1, foreignNoteDonors, foreignNoteSwaps } from './foreign-notes';
 
 export interface EvaluateWithMemoryOptions {
   /** Env, its options, prompt layout and evaluation sampling. */
@@ -49,8 +50,17 @@ export interface MemoryEvaluationV1 {
   readonly result: MethodEvaluationV1;
   /** The same tasks with no memory, and the paired difference; absent without a baseline. */
   readonly withoutMemory?: { readonly result: MethodEvaluationV1; readonly benefit: PairedPassBenefitV1 };
-  /** The same tasks with foreign notes, and own notes minus foreign ones; absent unless asked. */
-  readonly foreignNotes?: { readonly result: MethodEvaluationV1; readonly benefit: PairedPassBenefitV1 };
+  /**
+   * The same tasks with foreign notes and own notes minus foreign ones; how many of the swapped notes read as
+   * the replaced ones (swaps the control cannot see), and own minus foreign notes over the meta-episodes with
+   * at least one swapped note that differs (absent when there is none); absent unless asked.
+   */
+  readonly foreignNotes?: {
+    readonly result: MethodEvaluationV1;
+    readonly benefit: PairedPassBenefitV1;
+    readonly swaps: ForeignNoteSwapsV1;
+    readonly whereNotesDiffer?: PairedPassBenefitV1;
+  };
 }
 
 export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Promise<MemoryEvaluationV1> {
@@ -81,13 +91,27 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
     benefit: pairedPassBenefit(result.batch.slots, other.batch.slots, options.attempts),
   });
   const result = await run(createMemoryOfKind(options.memory, layout));
-  const foreign = options.foreignNotes
-    ? paired(
-        await run(
-          withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(result.batch)),
-        ),
-      )
-    : undefined;
+  const foreign = options.foreignNotes ? await withForeign() : undefined;
+  async function withForeign() {
+    const other = await run(
+      withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(result.batch)),
+    );
+    const { swaps, differing } = foreignNoteSwaps(result.batch);
+    const only = (slots: readonly SlotRecord[]) => slots.filter((s) => differing.has(s.slot));
+    return {
+      ...paired(other),
+      swaps,
+      ...(differing.size > 0
+        ? {
+            whereNotesDiffer: pairedPassBenefit(
+              only(result.batch.slots),
+              only(other.batch.slots),
+              options.attempts,
+            ),
+          }
+        : {}),
+    };
+  }
   const baseline = options.memory !== 'none' && options.baseline !== false;
   return {
     result,
