@@ -91,8 +91,8 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
     benefit: pairedPassBenefit(result.batch.slots, other.batch.slots, options.attempts),
   });
   const result = await run(createMemoryOfKind(options.memory, layout));
-  const foreign = options.foreignNotes ? await withForeign() : undefined;
-  async function withForeign() {
+  // The foreign notes come from the run above, so their swaps are known before they are played.
+  const withForeign = async () => {
     const other = await run(
       withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(result.batch)),
     );
@@ -111,7 +111,8 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
           }
         : {}),
     };
-  }
+  };
+  const foreign = options.foreignNotes ? await withForeign() : undefined;
   const baseline = options.memory !== 'none' && options.baseline !== false;
   return {
     result,
