@@ -96,6 +96,15 @@ for s in "${@:-13}"; do
     $M eval --env treasure --policy "$OUT/runs/treasure-gated-$m-s$s" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-gated-$m-s$s.json"
   done
 done
+# ppo.lr 5e-4 instead of 3e-4, one change over the warm-start check above (committed as
+# treasure-mage-return-lr5e-4-g16; seeds 15 and 13 only).
+for s in "${@:-13}"; do
+  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$s.json")
+  WS=()
+  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
+  $M train "${TR[@]}" "${WS[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-lr5e-4-g16-s$s" "${G16[@]}" --set ppo.lr=5e-4
+  $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-lr5e-4-g16-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-lr5e-4-g16-s$s.json"
+done
 # ppo.klUpperEdge=release-advantaged, one change (committed as *-klphase): Higher-Lower 1..6, Doors 4x, Treasure.
 KLP=(--set advantage.episodeScore=return --set ppo.klUpperEdge=release-advantaged)
 for s in "${@:-13}"; do
