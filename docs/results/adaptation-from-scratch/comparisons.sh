@@ -85,12 +85,17 @@ done
 # groups and ppo.lr 3e-4 (committed as treasure-gated-*; seeds 13 and 14 pass the check, so their MAGE rows are
 # the treasure-mage-return-lr3e-4-g16 runs above).
 TR=(--env treasure --set warmStart.iterations=32)
+# WS: the warm-start flags that pass the check for seed $1 (twice the epochs below 80% notes recall).
+checked_warm_start() {
+  local recall
+  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$1.json")
+  WS=()
+  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
+}
 G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
 for s in "${@:-13}"; do
   $M pretrain "${TR[@]}" --seed "$s" --json > "$OUT/pretrain-treasure4x-s$s.json"
-  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$s.json")
-  WS=()
-  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
+  checked_warm_start "$s"
   for m in mage gigpo grpo; do
     $M train "${TR[@]}" "${WS[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-gated-$m-s$s" "${G16[@]}" --method $m
     $M eval --env treasure --policy "$OUT/runs/treasure-gated-$m-s$s" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-gated-$m-s$s.json"
@@ -99,9 +104,7 @@ done
 # ppo.lr 5e-4 instead of 3e-4, one change over the warm-start check above (committed as
 # treasure-mage-return-lr5e-4-g16; seeds 15 and 13 only).
 for s in "${@:-13}"; do
-  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$s.json")
-  WS=()
-  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
+  checked_warm_start "$s"
   $M train "${TR[@]}" "${WS[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-lr5e-4-g16-s$s" "${G16[@]}" --set ppo.lr=5e-4
   $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-lr5e-4-g16-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-lr5e-4-g16-s$s.json"
 done
