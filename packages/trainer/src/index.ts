@@ -4,9 +4,9 @@
 
 export type { EvaluationV1, ReturnUnitV1 } from './evaluate/evaluate-policy';
 export { returnBenefit, returnsIn } from './evaluate/evaluate-policy';
+export type { ForeignNoteSwapsV1 } from './evaluate/foreign-notes';
 export type { LoadedPolicy } from './evaluate/load-policy';
 export type { MemoryEvaluationV1 } from './evaluate/memory-benefit';
-export type { ForeignNoteSwapsV1 } from './evaluate/foreign-notes';
 export { playAgentOf } from './evaluate/play-agent';
 export {
   EVAL_MEMORIES,

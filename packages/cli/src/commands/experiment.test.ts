@@ -196,8 +196,16 @@ describe('mage experiment', () => {
       expect(first.evaluations).toBe(3);
       const path = evalPath(out, 'warm-start', 1, 'foreign-notes');
       expect(path).toMatch(/evals\/warm-start-s1\.foreign-notes\.json$/);
-      const before = JSON.parse(await readFile(path, 'utf8')) as { memory: string; suites: unknown };
+      const before = JSON.parse(await readFile(path, 'utf8')) as {
+        memory: string;
+        suites: { swaps?: { replaced: number; sameText: number } }[];
+      };
       expect(before.memory).toBe('foreign-notes');
+      // Each suite records how many of its notes were swapped and how many by the same text.
+      expect(before.suites[0]?.swaps?.replaced).toBeGreaterThan(0);
+      for (const suite of before.suites) {
+        expect(suite.swaps?.sameText).toBeLessThanOrEqual(suite.swaps?.replaced ?? -1);
+      }
       type Means = { passAtK: { mean: number }[] };
       const results = JSON.parse(await readFile(first.results, 'utf8')) as {
         rows: { label: string; memory: string; suite: string; overall: Means }[];
@@ -224,6 +232,7 @@ describe('mage experiment', () => {
       expect(results.notesBenefit.every((b) => b.overall.passAtK[0]?.mean === 0)).toBe(true);
       const markdown = await readFile(first.markdown, 'utf8');
       expect(markdown).toMatch(/Own notes minus foreign notes[\s\S]*\| warm-start \| all \| 1 \| \+0\.0 \|/);
+      expect(markdown).toMatch(/\| warm-start \| all \| 1 \| .* \| \d+ of \d+ \(\d+\.\d%\) \|/);
       expect(markdown).toMatch(/\| warm-start \| foreign-notes \| 1 \|/);
 
       // A later call with the reflection evaluation on disk replays it in memory for the notes: the same

@@ -36,7 +36,7 @@ import {
 } from '@mage-rl/recipes';
 import { withForeignNotes } from '@mage-rl/reflection';
 import { z } from 'zod';
-import { foreignNoteDonors } from '../evaluate/foreign-notes';
+import { type ForeignNoteSwapsV1, foreignNoteDonors, foreignNoteSwaps } from '../evaluate/foreign-notes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
 
@@ -117,6 +117,8 @@ export interface ExperimentEvalV1 {
     readonly name: string;
     readonly domain: 'in' | 'out';
     readonly metrics: MetaEpisodeMetricsV1;
+    /** `foreign-notes` only: how many swapped notes read as the replaced ones (`foreignNoteSwaps`). */
+    readonly swaps?: ForeignNoteSwapsV1 | undefined;
   }[];
   /** Wall time of the training run (0 for the warm start) and of this evaluation. */
   readonly trainSeconds: number;
@@ -314,6 +316,7 @@ const evalSchema = z.looseObject({
       name: z.string(),
       domain: z.enum(['in', 'out']),
       metrics: z.custom<MetaEpisodeMetricsV1>((m) => typeof m === 'object' && m !== null && 'overall' in m),
+      swaps: z.object({ replaced: z.number(), sameText: z.number() }).optional(),
     }),
   ),
   trainSeconds: z.number(),
@@ -390,11 +393,20 @@ async function trainUnit(
  * of `reflection` wrote after that attempt.
  */
 function foreignNotesOf(reflection: readonly ConfigEvaluationV1[]) {
-  return (memory: MemoryV1, suite: EvaluationSuiteV1): MemoryV1 => {
-    const own = reflection.find((r) => r.suite.name === suite.name);
-    if (!own) throw new Error(`The reflection evaluation has no suite '${suite.name}' to take notes from.`);
-    return withForeignNotes(memory, foreignNoteDonors(own.result.batch));
-  };
+  return (memory: MemoryV1, suite: EvaluationSuiteV1): MemoryV1 =>
+    withForeignNotes(memory, foreignNoteDonors(ownNotes(reflection, suite)));
+}
+
+/** How many of a suite's notes its foreign-notes evaluation swapped, and how many by the same text. */
+function swapsOf(reflection: readonly ConfigEvaluationV1[], suite: EvaluationSuiteV1): ForeignNoteSwapsV1 {
+  return foreignNoteSwaps(ownNotes(reflection, suite)).swaps;
+}
+
+/** The games of `suite` in the reflection evaluation, whose notes the foreign-notes evaluation shows. */
+function ownNotes(reflection: readonly ConfigEvaluationV1[], suite: EvaluationSuiteV1) {
+  const own = reflection.find((r) => r.suite.name === suite.name);
+  if (!own) throw new Error(`The reflection evaluation has no suite '${suite.name}' to take notes from.`);
+  return own.result.batch;
 }
 
 /**
@@ -476,6 +488,7 @@ async function evaluateUnit(
           name: r.suite.name,
           domain: r.suite.domain,
           metrics: r.result.metrics,
+          ...(memory === FOREIGN_NOTES ? { swaps: swapsOf(reflection ?? [], r.suite) } : {}),
         })),
         trainSeconds: trained?.seconds ?? 0,
         evalSeconds: (performance.now() - started) / 1000,

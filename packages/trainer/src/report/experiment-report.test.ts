@@ -202,10 +202,34 @@ describe('notesBenefits', () => {
     expect(table).toContain(
       '| mage | random | 2 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | +2.5 [−29.3, +34.3] |',
     );
+    // Records written before the swap count leave its cell empty.
+    expect(table).toContain('| +0.0 [+0.0, +0.0] |  |');
     expect(notesBenefitTable([])).toEqual([]);
     expect(returnBenefitTable(notesBenefits(evals)).join('\n')).toMatch(
       /Own notes minus foreign notes in return[\s\S]*\| mage \| reflection − foreign-notes \|/,
     );
+  });
+});
+
+describe('notesBenefits swaps', () => {
+  const withSwaps = (e: ExperimentEvalV1, replaced: number, sameText: number): ExperimentEvalV1 => ({
+    ...e,
+    suites: e.suites.map((s) => ({ ...s, swaps: { replaced, sameText } })),
+  });
+  const evals = [
+    evaluation('reflection', [0.5, 0.8, 0.9], [0.3, 0.4, 0.5], 2),
+    withSwaps(evaluation('foreign-notes', [0.5, 0.6, 0.7], [0.3, 0.4, 0.45], 2), 30, 6),
+    evaluation('reflection', [0.4, 0.7, 0.9], [0.2, 0.3, 0.4], 3),
+    withSwaps(evaluation('foreign-notes', [0.4, 0.7, 0.8], [0.2, 0.3, 0.4], 3), 10, 4),
+  ];
+
+  it('sums the swapped notes and those that read as the replaced ones over seeds, and prints the share', () => {
+    const [b] = notesBenefits(evals);
+    expect(b?.swaps).toEqual({ replaced: 40, sameText: 10 });
+    const table = notesBenefitTable([b!]).join('\n');
+    expect(table).toMatch(/\| mage \| all \| 2 \| .* \| 10 of 40 \(25\.0%\) \|/);
+    // Per opponent there is no count: a swap belongs to the suite.
+    expect(table).toMatch(/\| mage \| pattern-a \| 2 \| .* \| {2}\|$/m);
   });
 });
 

@@ -12,6 +12,7 @@ import {
   meanInterval,
   ratioOfMeansInterval,
 } from '@mage-rl/core';
+import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
 import { identificationCeiling } from './reference-values';
 
@@ -137,6 +138,11 @@ export interface MemoryBenefitV1 {
   readonly domain: 'in' | 'out';
   readonly overall: BenefitAggregateV1;
   readonly byOpponent: Readonly<Record<string, BenefitAggregateV1>>;
+  /**
+   * Own minus foreign notes only, summed over the seeds whose foreign-notes record has them: how many notes
+   * were swapped and how many of those read as the replaced one (swaps the control cannot see).
+   */
+  readonly swaps?: ForeignNoteSwapsV1;
 }
 
 /** What a benefit is measured against: no memory, or the same memory showing foreign notes. */
@@ -293,7 +299,16 @@ export function memoryBenefits(
  * `foreign-notes` at some of the same seeds, the differences paired by seed, overall and per opponent.
  */
 export function notesBenefits(evals: readonly ExperimentEvalV1[]): MemoryBenefitV1[] {
-  return pairedGroups(evals, 'foreign-notes').map((group) => groupBenefit(group, 'foreign-notes'));
+  return pairedGroups(evals, 'foreign-notes').map((group) => {
+    const swaps = group.pairs.flatMap(([, f]) => f.suites.find((s) => s.name === group.suite)?.swaps ?? []);
+    const sum = (of: (s: ForeignNoteSwapsV1) => number) => swaps.reduce((a, s) => a + of(s), 0);
+    return {
+      ...groupBenefit(group, 'foreign-notes'),
+      ...(swaps.length > 0
+        ? { swaps: { replaced: sum((s) => s.replaced), sameText: sum((s) => s.sameText) } }
+        : {}),
+    };
+  });
 }
 
 /**

@@ -111,17 +111,22 @@ export function notesBenefitTable(benefits: readonly MemoryBenefitV1[]): string[
   const k = Math.max(...benefits.map((b) => b.overall.passAtK.length));
   const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
   const perOpponent = opponents.length > 1 ? opponents : [];
+  const swapped = (b: MemoryBenefitV1, against: string) =>
+    against !== 'all' || !b.swaps
+      ? ''
+      : `${b.swaps.sameText} of ${b.swaps.replaced}${b.swaps.replaced > 0 ? ` (${pct(b.swaps.sameText / b.swaps.replaced)}%)` : ''}`;
   const row = (b: MemoryBenefitV1, against: string, m: BenefitAggregateV1) =>
-    `| ${b.label} | ${against} | ${m.seeds.length} | ${m.passAtK.map((x) => signed(x)).join(' | ')} | ${signed(m.invalidActionRate)} |`;
+    `| ${b.label} | ${against} | ${m.seeds.length} | ${m.passAtK.map((x) => signed(x)).join(' | ')} | ${signed(m.invalidActionRate)} | ${swapped(b, against)} |`;
   return [
     'Own notes minus foreign notes: the same weights on the same tasks with the reflection memory, showing their',
     'own notes minus showing, for each earlier attempt, the note (and result) another meta-episode of the',
     'reflection evaluation wrote after that attempt (one that played another opponent where there is one), in',
     'points; paired by seed. Attempt 1 follows no note, so its difference is 0; later attempts measure reading',
-    'the notes rather than having notes in the context.',
+    'the notes rather than having notes in the context. Swaps word for word: the swapped notes that read as the',
+    'replaced one after the same outcome, over all seeds; the control cannot see reading in those.',
     '',
-    `| policy | opponent | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) |`,
-    `|---|---|---:|${'---:|'.repeat(k)}---:|`,
+    `| policy | opponent | seeds | ${Array.from({ length: k }, (_, i) => `pass@${i + 1} (pts)`).join(' | ')} | invalid moves (pts) | swaps word for word |`,
+    `|---|---|---:|${'---:|'.repeat(k)}---:|---:|`,
     ...benefits.flatMap((b) => [
       row(b, 'all', b.overall),
       ...perOpponent.flatMap((o) => {
