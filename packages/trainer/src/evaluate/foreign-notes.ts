@@ -30,9 +30,9 @@ export interface ForeignNoteSwapsV1 {
   readonly replaced: number;
   /**
    * Of those, the donor notes that read word for word as the replaced one (spacing aside) after the same
-   * outcome. Such a swap shows
-   * the policy the same facts, so own minus foreign notes cannot see reading there: a policy that opens doors
-   * in a fixed order fails the same first door in every task and writes the same note in all of them.
+   * outcome. Such a swap shows the policy the same facts, so own minus foreign notes cannot see reading
+   * there: a policy that opens doors in a fixed order fails the same first door in every task and writes
+   * the same note in all of them.
    */
   readonly sameText: number;
 }
