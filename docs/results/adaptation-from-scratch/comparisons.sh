@@ -120,9 +120,11 @@ for s in "${@:-13}"; do
 done
 # Treasure seed 15 with 32 groups per iteration (one change over its checked run; committed as
 # treasure-mage-return-lr3e-4-g32-s15, seed 15 only).
-checked_warm_start 15
-$M train "${TR[@]}" "${WS[@]}" --seed 15 --run-dir "$OUT/runs/treasure-mage-return-lr3e-4-g32-s15" "${G16[@]}" --set rollout.groups=32
-$M eval --env treasure --policy "$OUT/runs/treasure-mage-return-lr3e-4-g32-s15" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-lr3e-4-g32-s15.json"
+if [ -f "$OUT/pretrain-treasure4x-s15.json" ]; then # written by the warm-start check above for seed 15
+  checked_warm_start 15
+  $M train "${TR[@]}" "${WS[@]}" --seed 15 --run-dir "$OUT/runs/treasure-mage-return-lr3e-4-g32-s15" "${G16[@]}" --set rollout.groups=32
+  $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-lr3e-4-g32-s15" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-lr3e-4-g32-s15.json"
+fi
 # The committed `*-klfix` files are the `mage-return` rows above (Higher-Lower 1..6 and 1..5, Doors 4x) and
 # Higher-Lower 1..6's `gigpo` and `grpo` rows run again at the code with the KL fix; the other committed rows predate it (their commits are in the README).
 # Tables: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "GiGPO=$OUT/evals/higher-lower6-gigpo" …
