@@ -29,7 +29,7 @@ export type {
   ExperimentRowV1,
   MemoryBenefitV1,
 } from './report/experiment-results';
-export { signed } from './report/experiment-tables';
+export { signed, swapsText } from './report/experiment-tables';
 export { ceilingShare } from './report/reference-values';
 export {
   type ReportFiles,

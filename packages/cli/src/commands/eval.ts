@@ -23,6 +23,7 @@ import {
   returnBenefit,
   returnsIn,
   signed,
+  swapsText,
 } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { type Cell, formatTable, printJson } from '../output/format';
@@ -210,7 +211,7 @@ function benefitLine(
     : '';
   return (
     `${what} (${memory} − ${versus}), points, paired over ${benefit.pairs} meta-episodes (95% interval): ` +
-    `${benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}; invalid moves ${signed(meanInterval([invalid]))}${returns}`
+    `${passAtKList(benefit)}; invalid moves ${signed(meanInterval([invalid]))}${returns}`
   );
 }
 
@@ -218,15 +219,16 @@ function benefitLine(
  * How many swapped notes read as the replaced ones (where own minus foreign notes cannot see reading), and
  * own minus foreign notes over the meta-episodes with a swapped note that differs.
  */
-function swapsLine(
-  { replaced, sameText }: ForeignNoteSwapsV1,
-  differ: PairedPassBenefitV1 | undefined,
-): string {
-  const share = replaced > 0 ? ` (${pct(sameText / replaced)})` : '';
+function swapsLine(swaps: ForeignNoteSwapsV1, differ: PairedPassBenefitV1 | undefined): string {
   const where = differ
-    ? `; over the ${differ.pairs} meta-episodes with a swapped note that differs: ${differ.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ')}`
+    ? `; over the ${differ.pairs} meta-episodes with a swapped note that differs: ${passAtKList(differ)}`
     : '; no meta-episode had a swapped note that differs';
-  return `foreign notes: ${sameText} of ${replaced} swapped notes${share} read word for word as the meta-episode's own after the same outcome, which own minus foreign notes cannot see${where}`;
+  return `foreign notes: ${swapsText(swaps, ' swapped notes')} read word for word as the meta-episode's own after the same outcome, which own minus foreign notes cannot see${where}`;
+}
+
+/** `pass@1 +0.0 [+0.0, +0.0], pass@2 …`: a paired benefit at every k, in points. */
+function passAtKList(benefit: PairedPassBenefitV1): string {
+  return benefit.passAtK.map((m, k) => `pass@${k + 1} ${signed(m)}`).join(', ');
 }
 
 /** The identification ceiling of the memory benefit at pass@K and the share of it the memory gained. */

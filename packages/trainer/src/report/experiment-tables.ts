@@ -1,6 +1,7 @@
 /** The markdown tables of an experiment's `report.md`, from its results (`experiment-results.ts`). */
 
 import type { MeanIntervalV1 } from '@mage-rl/core';
+import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import type {
   BenefitAggregateV1,
   ExperimentRowV1,
@@ -102,6 +103,14 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
 }
 
 /**
+ * `10 of 40 (25.0%)`, or with `noun` `10 of 40 swapped notes (25.0%)`: the swapped notes that read as the
+ * replaced ones, of all swapped notes.
+ */
+export function swapsText({ replaced, sameText }: ForeignNoteSwapsV1, noun = ''): string {
+  return `${sameText} of ${replaced}${noun}${replaced > 0 ? ` (${pct(sameText / replaced)}%)` : ''}`;
+}
+
+/**
  * Own notes minus foreign notes for every policy: pass@k (and invalid moves) with the reflection memory
  * showing the policy's own notes minus showing other meta-episodes' notes, same weights, tasks and seeds;
  * overall and, where the suite has several opponents, per opponent.
@@ -112,9 +121,7 @@ export function notesBenefitTable(benefits: readonly MemoryBenefitV1[]): string[
   const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
   const perOpponent = opponents.length > 1 ? opponents : [];
   const swapped = (b: MemoryBenefitV1, against: string) =>
-    against !== 'all' || !b.swaps
-      ? ''
-      : `${b.swaps.sameText} of ${b.swaps.replaced}${b.swaps.replaced > 0 ? ` (${pct(b.swaps.sameText / b.swaps.replaced)}%)` : ''}`;
+    against !== 'all' || !b.swaps ? '' : swapsText(b.swaps);
   const row = (b: MemoryBenefitV1, against: string, m: BenefitAggregateV1) =>
     `| ${b.label} | ${against} | ${m.seeds.length} | ${m.passAtK.map((x) => signed(x)).join(' | ')} | ${signed(m.invalidActionRate)} | ${swapped(b, against)} |`;
   return [
