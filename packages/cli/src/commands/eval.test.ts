@@ -38,6 +38,7 @@ describe('mage eval --memory', () => {
     withForeignNotes?: Metrics;
     notesBenefit?: {
       versus: string;
+      donor?: string;
       pairs: number;
       passAtK: { mean: number }[];
       swaps: { replaced: number; sameText: number };
@@ -107,6 +108,29 @@ describe('mage eval --memory', () => {
     const none = await runCaptured(argv('--memory', 'none', '--foreign-notes'));
     expect(none.code).toBe(1);
     expect(none.err).toMatch(/does not show; use reflection or reflection\+history/);
+  }, 60_000);
+
+  it("with --note-donor takes the foreign notes from another policy's play of the same tasks", async () => {
+    const r = await runJson<EvalJson>(
+      argv('--foreign-notes', '--note-donor', 'teacher', '--no-memory-baseline'),
+    );
+    expect(r.notesBenefit?.versus).toBe('foreign-notes');
+    expect(r.notesBenefit?.donor).toBe('teacher');
+    expect(r.notesBenefit?.pairs).toBe(8);
+    expect(r.notesBenefit?.swaps.replaced).toBeGreaterThan(0);
+    const text = await runCaptured(
+      argv('--foreign-notes', '--note-donor', 'teacher', '--no-memory-baseline').filter(
+        (a) => a !== '--json',
+      ),
+    );
+    expect(text.out).toContain('each earlier note taken from another meta-episode played by teacher:');
+    const alone = await runCaptured(argv('--note-donor', 'teacher'));
+    expect(alone.code).toBe(1);
+    expect(alone.err).toContain('--note-donor gives the foreign notes: it needs --foreign-notes');
+    const missing = join(tmp.path, 'no-such-donor');
+    const bad = await runCaptured(argv('--foreign-notes', '--note-donor', missing));
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain(`--note-donor '${missing}': no such directory`);
   }, 60_000);
 
   it('prints how much of each attempt the notes state', async () => {

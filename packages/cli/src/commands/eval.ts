@@ -42,6 +42,7 @@ interface EvalFlags {
   readonly memory?: string;
   readonly memoryBaseline: boolean;
   readonly foreignNotes?: boolean;
+  readonly noteDonor?: string;
   readonly policy: string;
   readonly model?: string;
   readonly apiKey?: string;
@@ -81,6 +82,10 @@ export function evalCommand(program: Command, io: Io): void {
     .option(
       '--foreign-notes',
       "with a memory that shows notes: also play the same tasks with each earlier attempt's note taken from another meta-episode (does the policy read its notes, or only need notes in its context?)",
+    )
+    .option(
+      '--note-donor <spec>',
+      "with --foreign-notes: take the foreign notes from this policy's play of the same tasks ('teacher', a model or run directory) instead of the evaluated policy's own; its notes name moves the policy did not make, which its own cannot when it always starts the same way",
     )
     .option(
       '--policy <spec>',
@@ -127,6 +132,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     seed: seedOf(opts.seed),
     baseline: opts.memoryBaseline,
     foreignNotes: opts.foreignNotes === true,
+    ...(opts.noteDonor === undefined ? {} : { noteDonor: opts.noteDonor }),
     ...(opts.model === undefined ? {} : { model: opts.model }),
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
@@ -157,6 +163,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
             withForeignNotes: foreignNotes.result.metrics,
             notesBenefit: {
               versus: 'foreign-notes',
+              ...(opts.noteDonor === undefined ? {} : { donor: opts.noteDonor }),
               ...foreignNotes.benefit,
               swaps: foreignNotes.swaps,
               ...(foreignNotes.whereNotesDiffer ? { whereNotesDiffer: foreignNotes.whereNotesDiffer } : {}),
@@ -183,7 +190,8 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       io.stdout(`${ceilingLine(r.identificationCeiling, benefit)}\n`);
   }
   if (foreignNotes) {
-    io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode:\n\n`);
+    const from = opts.noteDonor === undefined ? '' : ` played by ${opts.noteDonor}`;
+    io.stdout(`\nthe same policy and tasks, each earlier note taken from another meta-episode${from}:\n\n`);
     io.stdout(`${evalTable(foreignNotes.result.metrics, r.returnUnit)}\n`);
     io.stdout(
       `\n${benefitLine(memory, foreignNotes.benefit, m, foreignNotes.result.metrics, r.returnUnit, 'foreign notes')}\n`,

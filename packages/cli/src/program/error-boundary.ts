@@ -16,6 +16,8 @@ export const processIo: Io = {
  */
 const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
   policy: '--policy',
+  noteDonor: '--note-donor',
+  foreignNotes: '--foreign-notes',
   model: '--model',
   agent: '--agent',
   adapter: '--adapter',

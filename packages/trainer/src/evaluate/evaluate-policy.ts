@@ -5,7 +5,7 @@
  * the policy freed.
  */
 
-import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
+import { ConfigError, type MetaEpisodeMetricsV1, type MetricsSummaryV1 } from '@mage-rl/core';
 import {
   envDefinition,
   METHODS,
@@ -18,7 +18,13 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { identifiableOpponents, identificationCeiling } from '../report/reference-values';
-import { type LoadPolicyOptions, loadPolicy, type TrainedWithV1, trainedWith } from './load-policy';
+import {
+  type LoadedPolicy,
+  type LoadPolicyOptions,
+  loadPolicy,
+  type TrainedWithV1,
+  trainedWith,
+} from './load-policy';
 import {
   type EvaluateWithMemoryOptions,
   evaluateWithMemory,
@@ -46,6 +52,11 @@ export interface EvaluatePolicyOptions
   readonly overrides?: TrainConfigInput;
   /** Default: the in-domain and out-of-domain opponents of the env's evaluation protocol. */
   readonly opponents?: readonly string[];
+  /**
+   * With `foreignNotes`: the policy (a spec as `policy`: `teacher`, a run or model directory) whose notes
+   * are swapped in (`EvaluateWithMemoryOptions.noteDonor`). Default: this policy's own.
+   */
+  readonly noteDonor?: string;
 }
 
 /** An evaluation (`Trainer.evaluate`, `mage eval`): what played, and its results. */
@@ -124,15 +135,19 @@ export function evaluationSetup(
 export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<EvaluationV1> {
   const { method, memory, config, opponents } = evaluationSetup(options, await trainedWith(options.policy));
   const env = config.env.id;
-  const { policy, dispose } = await loadPolicy({
-    policy: options.policy,
-    env,
-    envOptions: config.env.options,
-    style: config.rollout.style,
-    ...(options.model === undefined ? {} : { model: options.model }),
-    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-  });
+  const load = (spec: string) =>
+    loadPolicy({
+      policy: spec,
+      env,
+      envOptions: config.env.options,
+      style: config.rollout.style,
+      ...(options.model === undefined ? {} : { model: options.model }),
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    });
+  const { policy, dispose } = await load(options.policy);
+  let donor: LoadedPolicy | undefined;
   try {
+    if (options.noteDonor !== undefined) donor = await loadNoteDonor(options.noteDonor, load);
     const evaluation = await evaluateWithMemory({
       config,
       policy,
@@ -144,6 +159,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Ev
       seed: options.seed,
       ...(options.baseline === undefined ? {} : { baseline: options.baseline }),
       ...(options.foreignNotes === undefined ? {} : { foreignNotes: options.foreignNotes }),
+      ...(donor ? { noteDonor: donor.policy } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
     });
     const without = evaluation.withoutMemory?.result.metrics;
@@ -160,6 +176,24 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Ev
       ...(returnUnit === undefined ? {} : { returnUnit }),
     };
   } finally {
+    await donor?.dispose();
     await dispose();
+  }
+}
+
+/** The note donor `spec` names; a spec that names no policy is the same error, about `noteDonor`. */
+async function loadNoteDonor(
+  spec: string,
+  load: (spec: string) => Promise<LoadedPolicy>,
+): Promise<LoadedPolicy> {
+  try {
+    return await load(spec);
+  } catch (e) {
+    if (!(e instanceof ConfigError)) throw e;
+    throw new ConfigError(e.message.replaceAll('`policy`', '`noteDonor`'), {
+      path: 'noteDonor',
+      context: { noteDonor: spec },
+      cause: e,
+    });
   }
 }

@@ -4,15 +4,15 @@ import { createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
 import { foreignNoteDonors, foreignNoteSwaps } from './foreign-notes';
 
-/** Takes one stone; its note names the slot and attempt it was written in. */
-const takeOne: PolicyV1 = {
+/** Takes one stone; its note is `note(slot, attempt)` of the attempt it was written after. */
+const takesOne = (note: (slot: string, attempt: number) => string): PolicyV1 => ({
   specificationVersion: 'v1',
   id: 'take-one',
   async generate(requests) {
     return requests.map((r) => ({
       text:
         r.phase === 'reflect'
-          ? `<remark>${r.facts?.slot} ${r.facts?.attempt}</remark>`
+          ? `<remark>${note(String(r.facts?.slot), Number(r.facts?.attempt))}</remark>`
           : '<action>1</action>',
       promptTokens: [],
       tokens: [],
@@ -20,12 +20,15 @@ const takeOne: PolicyV1 = {
       finishReason: 'stop' as const,
     }));
   },
-};
+});
 
-const batchOf = (opponents: string[]) =>
+/** Its note names the slot and attempt it was written in. */
+const takeOne = takesOne((slot, attempt) => `${slot} ${attempt}`);
+
+const batchOf = (opponents: string[], policy = takeOne) =>
   runMetaEpisodes({
     env: createNimEnv(),
-    policy: takeOne,
+    policy,
     memory: createMemory({ mode: 'reflection' }),
     opponents,
     makeOpponent: nimOpponents(),
@@ -109,5 +112,20 @@ describe('foreignNoteSwaps', () => {
     const won = foreignNoteSwaps(withOutcome('win'));
     expect(won.swaps.sameText).toBe(all.replaced - touchFirst);
     expect(won.differing.has(first)).toBe(true);
+  });
+
+  it("takes another evaluation's notes of the same tasks as donors: another policy's", async () => {
+    const own = await batchOf(['first-legal', 'random']);
+    const notes = own.rows.filter((r) => r.phase === 'reflect').length;
+    const other = await batchOf(
+      ['first-legal', 'random'],
+      takesOne(() => 'the same everywhere'),
+    );
+    const donor = foreignNoteDonors(other);
+    for (const s of own.slots)
+      expect(donor(infoOf(s.slot), 0)?.response).toBe('<remark>the same everywhere</remark>');
+    expect(foreignNoteSwaps(own, other).swaps).toEqual({ replaced: notes, sameText: 0 });
+    // Its own evaluation is the default donor; a copy of it gives the same swaps.
+    expect(foreignNoteSwaps(own, { ...own })).toEqual(foreignNoteSwaps(own));
   });
 });

@@ -17,7 +17,9 @@ export type NoteDonor = (info: MemorySlotInfoV1, attempt: number) => ForeignNote
  * Donors from a finished evaluation: the note a meta-episode wrote after earlier attempt `attempt` is
  * replaced by the one written after the same attempt in the next meta-episode (in slot order, cyclic) that
  * wrote one and played another opponent — another task when every donor played the same opponent.
- * Meta-episodes are matched by slot id, so the second evaluation must use the same seed and tasks.
+ * Meta-episodes are matched by slot id, so the second evaluation must use the same seed and tasks. The
+ * finished evaluation may be another policy's on those tasks: its notes then name moves this policy did
+ * not make, which a policy that plays a fixed sequence never sees in its own (`foreignNoteSwaps`).
  */
 export function foreignNoteDonors(batch: MetaEpisodeBatchRecord): NoteDonor {
   const { donorOf } = donorNotes(batch);
@@ -38,14 +40,20 @@ export interface ForeignNoteSwapsV1 {
 }
 
 /**
- * The swaps of `foreignNoteDonors(batch)`, and the meta-episodes with at least one swapped note that differs
- * from their own: the only ones where own minus foreign notes can show reading.
+ * The swaps of `foreignNoteDonors(donors)` in the evaluation `own` (by default its own notes are the
+ * donors), and the meta-episodes with at least one swapped note that differs from their own: the only ones
+ * where own minus foreign notes can show reading.
  */
-export function foreignNoteSwaps(batch: MetaEpisodeBatchRecord): {
+export function foreignNoteSwaps(
+  own: MetaEpisodeBatchRecord,
+  donors: MetaEpisodeBatchRecord = own,
+): {
   readonly swaps: ForeignNoteSwapsV1;
   readonly differing: ReadonlySet<string>;
 } {
-  const { notes, donorOf } = donorNotes(batch);
+  const ownNotes = donorNotes(own);
+  const { notes } = ownNotes;
+  const { donorOf } = donors === own ? ownNotes : donorNotes(donors);
   const text = (s: string) => s.replace(/\s+/g, ' ').trim();
   let replaced = 0;
   let sameText = 0;

@@ -43,6 +43,12 @@ export interface EvaluateWithMemoryOptions {
    * (`foreignNoteDonors`). Needs a memory that shows notes. Default false.
    */
   readonly foreignNotes?: boolean;
+  /**
+   * With `foreignNotes`: the policy whose notes are swapped in, played first on the same tasks with the
+   * same memory. Default: this policy's own evaluation. Another policy's notes name moves this one did not
+   * make, so they can show reading where its own cannot (a fixed first move writes one note everywhere).
+   */
+  readonly noteDonor?: PolicyV1;
   readonly signal?: AbortSignal;
 }
 
@@ -71,12 +77,17 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
       { path: 'memory', context: { memory: options.memory } },
     );
   }
+  if (options.noteDonor && !options.foreignNotes) {
+    throw new ConfigError('`noteDonor` gives the foreign notes: it needs `foreignNotes`.', {
+      path: 'noteDonor',
+    });
+  }
   const layout = memoryLayoutOf(config);
   // Every run plays the same tasks (same seed, opponents, episodes), so their differences are paired.
-  const run = (memory: MemoryV1) =>
+  const run = (memory: MemoryV1, policy: PolicyV1 = options.policy) =>
     evaluateMethod({
       env: createEnvById(config.env.id, { ...config.env.options, ...config.eval.envOptions }),
-      policy: options.policy,
+      policy,
       method: options.method,
       opponents: options.opponents,
       episodes: options.episodes,
@@ -91,12 +102,17 @@ export async function evaluateWithMemory(options: EvaluateWithMemoryOptions): Pr
     benefit: pairedPassBenefit(result.batch.slots, other.batch.slots, options.attempts),
   });
   const result = await run(createMemoryOfKind(options.memory, layout));
-  // The foreign notes come from the run above, so their swaps are known before they are played.
+  // The foreign notes come from a finished run (the one above, or the donor's on the same tasks), so their
+  // swaps are known before they are played.
   const withForeign = async () => {
+    const { noteDonor } = options;
+    const donors = noteDonor
+      ? (await run(createMemoryOfKind(options.memory, layout), noteDonor)).batch
+      : result.batch;
     const other = await run(
-      withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(result.batch)),
+      withForeignNotes(createMemoryOfKind(options.memory, layout), foreignNoteDonors(donors)),
     );
-    const { swaps, differing } = foreignNoteSwaps(result.batch);
+    const { swaps, differing } = foreignNoteSwaps(result.batch, donors);
     const only = (slots: readonly SlotRecord[]) => slots.filter((s) => differing.has(s.slot));
     return {
       ...paired(other),

@@ -104,6 +104,11 @@ export interface EvaluateOptions extends Pick<Observed, 'signal'> {
   readonly baseline?: boolean;
   /** Also play the same tasks with each earlier attempt's note taken from another meta-episode. Default false. */
   readonly foreignNotes?: boolean;
+  /**
+   * With `foreignNotes`: the policy (`teacher`, a run or model directory) whose notes, written on the same
+   * tasks, are swapped in. Default: the evaluated policy's own.
+   */
+  readonly noteDonor?: string;
 }
 
 export interface Trainer {
@@ -228,6 +233,7 @@ export function createTrainer(options: TrainerConfig = {}): Trainer {
         seed: o.seed ?? EVALUATE_DEFAULTS.seed,
         ...(o.baseline === undefined ? {} : { baseline: o.baseline }),
         ...(o.foreignNotes === undefined ? {} : { foreignNotes: o.foreignNotes }),
+        ...(o.noteDonor === undefined ? {} : { noteDonor: o.noteDonor }),
         ...(o.model === undefined ? {} : { model: o.model }),
         ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
         ...signalOf(o),
