@@ -40,6 +40,8 @@ export interface GraphContext {
   readonly segmentRows: boolean;
   /** The segment rows' fixed length (default: per update, see `segmentRowLength`). */
   readonly segmentRowLength?: number;
+  /** The temperature of the distribution the log-probs describe (`OnnxLearnerOptions.logprobTemperature`). */
+  readonly temperature: number;
 }
 
 /** Packs a micro-batch for this context's graphs. */
@@ -77,6 +79,12 @@ const scoredOf = (p: Packed) =>
 
 const loraOf = (ctx: GraphContext) => (ctx.lora === undefined ? {} : { lora: ctx.lora });
 
+/** The graph option and session key suffix of the context's log-prob temperature (none at 1). */
+const temperatureOf = (ctx: GraphContext) =>
+  ctx.temperature === 1
+    ? { suffix: '', options: {} }
+    : { suffix: `@t${ctx.temperature}`, options: { temperature: ctx.temperature } };
+
 /**
  * The session options of a [B, T] bucket: its estimated memory; no memory pattern for the
  * large-vocabulary graphs (see `LoadOptions.memPattern`).
@@ -95,7 +103,8 @@ const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') =>
 /** Loads the scoring graph of a [B, T] bucket; returns its session key. */
 export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<string> {
   const s = scoredOf(p);
-  const key = `score:${p.B}x${p.T}${s.suffix}`;
+  const t = temperatureOf(ctx);
+  const key = `score:${p.B}x${p.T}${s.suffix}${t.suffix}`;
   await ctx.runner.load(
     key,
     () => {
@@ -105,6 +114,7 @@ export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<st
         batch: p.B,
         seqLen: p.T,
         ...s.options,
+        ...t.options,
         ...loraOf(ctx),
       });
       g.output('logprobs', m.logprobs);
@@ -118,7 +128,8 @@ export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<st
 /** Loads the training graph of a [B, T] bucket; returns its session key. */
 export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<string> {
   const s = scoredOf(p);
-  const key = `train:${p.B}x${p.T}${s.suffix}`;
+  const t = temperatureOf(ctx);
+  const key = `train:${p.B}x${p.T}${s.suffix}${t.suffix}`;
   await ctx.runner.load(
     key,
     () =>
@@ -129,6 +140,7 @@ export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<s
           seqLen: p.T,
           trainable: ctx.trainable,
           ...s.options,
+          ...t.options,
           ...loraOf(ctx),
         }).graph,
       ),

@@ -433,6 +433,54 @@ describe('OnnxLearner', () => {
     await large.dispose();
   });
 
+  it('takes log-probs at its logprobTemperature: the sampler reports what the graphs score and train', async () => {
+    const { runner, keys } = recordingRunner();
+    const cold = await make('local', { logprobTemperature: 0.5 });
+    const large = await make(runner, { logprobTemperature: 0.5, scoredHead: true });
+    const plain = await make('local');
+    const prompts = ['hi', 'a longer prompt here'].map((content, i) => ({
+      messages: [{ role: 'user' as const, content }],
+      phase: 'play' as const,
+      seed: i + 1,
+      maxTokens: 10,
+    }));
+    // The generator's log-probs are at temperature 1, tempered on the host; the scoring graphs divide the
+    // logits by 0.5 (dense and large-vocabulary heads): two paths to the same numbers.
+    const sampled = await cold.policy.generate(prompts, { temperature: 0.5 });
+    const rows = sampled.map((r) => ({ promptTokens: r.promptTokens, responseTokens: r.tokens }));
+    const [dense, chunked, atOne] = await Promise.all([cold, large, plain].map((l) => l.logprobs(rows)));
+    sampled.forEach((r, i) => {
+      expect(r.tokens.length).toBeGreaterThan(0);
+      for (const [j, lp] of r.logprobs.entries()) {
+        expect(Math.abs(lp - (dense?.[i]?.[j] as number))).toBeLessThan(1e-5);
+        expect(Math.abs(lp - (chunked?.[i]?.[j] as number))).toBeLessThan(1e-5);
+      }
+    });
+    // Another distribution than temperature 1's.
+    const gap = Math.max(
+      ...sampled.flatMap((r, i) => r.logprobs.map((lp, j) => Math.abs(lp - (atOne?.[i]?.[j] as number)))),
+    );
+    expect(gap).toBeGreaterThan(1e-3);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.every((k) => k.startsWith('model') || k.endsWith('@t0.5'))).toBe(true);
+    // Training at that temperature raises the trained responses' log-probs at it.
+    const trained = rowsOf([
+      ['Q: 1+1?', ' A: 2'],
+      ['Q: color of sky?', ' A: blue'],
+    ]);
+    const mean = async () => {
+      const all = (await cold.logprobs(trained)).flatMap((x) => Array.from(x));
+      return all.reduce((p, v) => p + v, 0) / all.length;
+    };
+    const before = await mean();
+    await cold.update({ rows: trained, loss: crossEntropy, epochs: 10, miniBatchRows: 2 });
+    expect(await mean()).toBeGreaterThan(before + 1);
+    await expect(make('local', { logprobTemperature: 0 })).rejects.toThrow(
+      /logprobTemperature must be a positive number/,
+    );
+    await Promise.all([cold, large, plain].map((l) => l.dispose()));
+  });
+
   it('packed rows of sampled turns use the sampler log-probs (no scoring forward)', async () => {
     const { runner, scoring } = countingRunner();
     const l = await createOnnxLearner({ config, tokenizer, seed: 4, runner, microBatchRows: 2 });

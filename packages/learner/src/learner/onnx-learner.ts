@@ -56,6 +56,12 @@ export interface OnnxLearnerOptions {
   readonly defaultMaxTokens?: number;
   /** Default sampling (temperature 1, no top-k/top-p). */
   readonly sampling?: Omit<SamplingOptions, 'signal' | 'maxTokens'>;
+  /**
+   * The log-probs the learner samples, scores and trains are those of softmax(logits / this): set it to
+   * the temperature rollouts sample at, so that a policy-gradient update treats samples as drawn from the
+   * distribution they were drawn from (default 1; top-k and top-p are not folded in).
+   */
+  readonly logprobTemperature?: number;
   /** Train LoRA adapters instead of all weights. */
   readonly lora?: LoraOptions;
   /** Initial LoRA adapters (default: A random, B zero). */
@@ -160,7 +166,17 @@ function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: 
     scoredHead: options.scoredHead ?? isLargeVocab(options.config.vocabSize),
     segmentRows: segmentRows !== false,
     ...(segmentRowLength === undefined ? {} : { segmentRowLength }),
+    temperature: logprobTemperatureOf(options),
   };
+}
+
+/** The checked `logprobTemperature`. */
+function logprobTemperatureOf(options: OnnxLearnerOptions): number {
+  const t = options.logprobTemperature ?? 1;
+  if (!Number.isFinite(t) || t <= 0) {
+    throw new InvalidArgumentError(`logprobTemperature must be a positive number, got ${t}.`);
+  }
+  return t;
 }
 
 /** The shape of a full segment run of fixed-length rows (`OnnxLearner.segmentRun`). */
@@ -203,6 +219,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
       weightsVersion: () => params.version,
     },
     ...(options.maxGenerateRows === undefined ? {} : { maxRows: options.maxGenerateRows }),
+    logprobTemperature: graphs.temperature,
   });
   const policy = createLearnerPolicy({
     id,

@@ -46,6 +46,8 @@ export interface LoadModelOptions {
    * held once, by the runner, and the learner cannot train, save or merge.
    */
   readonly inferenceOnly?: boolean;
+  /** The temperature of its log-probs (`OnnxLearnerOptions.logprobTemperature`; default 1). */
+  readonly logprobTemperature?: number;
 }
 
 /** The LoRA options `loadModel` gives a Hugging Face model of `config` (undefined: full fine-tuning). */
@@ -89,6 +91,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
       ...(lora ? { lora } : {}),
       ...(options.memory ? { memory: options.memory } : {}),
       ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
+      ...(options.logprobTemperature === undefined ? {} : { logprobTemperature: options.logprobTemperature }),
     });
   }
   const model = await importHfModel(dir);
@@ -105,6 +108,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
     ...(lora ? { lora } : {}),
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
     ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
+    ...(options.logprobTemperature === undefined ? {} : { logprobTemperature: options.logprobTemperature }),
   });
 }
 

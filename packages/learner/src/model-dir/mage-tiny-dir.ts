@@ -69,6 +69,8 @@ export interface CreateMageTinyOptions {
   readonly segmentRows?: OnnxLearnerOptions['segmentRows'];
   /** Weights held once, by the runner; the learner cannot train (`OnnxLearnerOptions.inferenceOnly`). */
   readonly inferenceOnly?: boolean;
+  /** The temperature of its log-probs (`OnnxLearnerOptions.logprobTemperature`). */
+  readonly logprobTemperature?: number;
 }
 
 /** The `createOnnxLearner` options of `limits`. */
@@ -112,6 +114,7 @@ function mageTinyLearner(
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
     ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
     ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
+    ...(options.logprobTemperature === undefined ? {} : { logprobTemperature: options.logprobTemperature }),
     defaultMaxTokens: 64,
   });
 }

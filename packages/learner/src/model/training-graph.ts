@@ -49,6 +49,11 @@ export interface ModelLossOptions {
    * built by `batching.ts`'s `packSegments`). Default: one sequence per row, at positions 0…T−1.
    */
   readonly segments?: boolean;
+  /**
+   * The log-probs and entropies are those of softmax(logits / temperature): the distribution a sampler at
+   * this temperature draws from (default 1).
+   */
+  readonly temperature?: number;
 }
 
 /** One query block per 128 positions, at most 8 (measured best at 256 and 512 positions). */
@@ -107,8 +112,11 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
     ...(lora === undefined ? {} : { linearHook: lora.hook }),
   });
   const flat = g.reshape(hidden, [B * T, c.hiddenSize]);
+  const headInput = scored === null ? flat : g.gather(flat, scored);
+  // logits / T = (hidden / T) · Wᵀ: the scale goes on the smaller side of the head's product.
+  const temperature = options.temperature ?? 1;
   const head = {
-    hidden: scored === null ? flat : g.gather(flat, scored),
+    hidden: temperature === 1 ? headInput : g.mul(headInput, g.scalar(1 / temperature)),
     weight: headWeight(c, params),
     targets,
     ...(options.chunkRows === undefined ? {} : { chunkRows: options.chunkRows }),

@@ -20,6 +20,8 @@ export interface GenerateContext {
   /** Rows of one run at most (`GeneratorOptions.maxRows`). */
   readonly maxRows: number;
   readonly compactRuns: boolean;
+  /** The temperature of the log-probs reported with each token (`GeneratorOptions.logprobTemperature`). */
+  readonly logprobTemperature: number;
   readonly stats: MutableStats;
 }
 

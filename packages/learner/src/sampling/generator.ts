@@ -21,7 +21,7 @@ import { checkRequest, type GenerateShape, nextPow2, planShape, runRows } from '
 import { buildDecodeGraph, type InferenceGraphOptions } from './graphs';
 import { kvScatter, matchPrefixes, prefill, prefillCached, saveRows } from './prefill';
 import { createPrefixIndex, type PrefixCacheOptions, type PrefixMatch } from './prefix-cache';
-import { type SamplingParams, sampleToken } from './sample';
+import { logprobAt, type SamplingParams, sampleToken } from './sample';
 
 export interface GenerateTokensOptions {
   readonly prompts: readonly (readonly number[])[];
@@ -38,7 +38,7 @@ export interface GenerateTokensOptions {
 
 export interface GeneratedRow {
   readonly tokens: number[];
-  /** Model log-prob (temperature 1, no truncation) of each sampled token. */
+  /** Model log-prob (at the generator's `logprobTemperature`, no truncation) of each sampled token. */
   readonly logprobs: number[];
   readonly finishReason: 'stop' | 'length' | 'eos';
 }
@@ -89,6 +89,11 @@ export interface GeneratorOptions {
    * new parts in separate runs when that saves positions. The same tokens and log-probs either way.
    */
   readonly compactRuns?: boolean;
+  /**
+   * Report each token's log-prob under softmax(logits / this), whatever temperature sampled it (default
+   * 1): the distribution a learner with the same `logprobTemperature` scores and trains.
+   */
+  readonly logprobTemperature?: number;
 }
 
 /**
@@ -109,6 +114,7 @@ function takeTokens(
   vocab: number,
   o: GenerateTokensOptions,
   eos: ReadonlySet<number>,
+  logprobTemperature: number,
 ): void {
   batch.forEach((i, b) => {
     const row = rows[i];
@@ -116,7 +122,7 @@ function takeTokens(
     const lp = logprobs.subarray(b * vocab, (b + 1) * vocab);
     const tok = sampleToken(lp, o.sampling, row.rng);
     row.tokens.push(tok);
-    row.logprobs.push(at(lp, tok));
+    row.logprobs.push(logprobTemperature === 1 ? at(lp, tok) : logprobAt(lp, tok, logprobTemperature));
     row.next = tok;
     if (eos.has(tok)) row.finish = 'eos';
     else if (o.shouldStop?.(i, row.tokens)) row.finish = 'stop';
@@ -244,13 +250,13 @@ async function generateRows(
   const eos = new Set(o.eosTokenIds ?? []);
   const V = ctx.config.vocabSize;
   let batch = [...Array(shape.B).keys()];
-  takeTokens(rows, batch, first, V, o, eos);
+  takeTokens(rows, batch, first, V, o, eos, ctx.logprobTemperature);
   t0 = performance.now();
   while (rows.some((r) => r.finish === null)) {
     throwIfAborted(o.signal);
     stats.decodeTokens += rows.filter((r) => r.finish === null).length;
     if (ctx.compactRuns) batch = decodeBatch(rows, batch);
-    takeTokens(rows, batch, await decodeStep(ctx, rows, batch, shape), V, o, eos);
+    takeTokens(rows, batch, await decodeStep(ctx, rows, batch, shape), V, o, eos, ctx.logprobTemperature);
   }
   stats.decodeMs += performance.now() - t0;
   if (ctx.cache !== undefined) await saveRows(ctx.cache, ctx.config, o.prompts, rows, matches);
@@ -344,6 +350,7 @@ export function createGenerator(options: GeneratorOptions): Generator {
     cache: prefixCacheOf(options),
     maxRows,
     compactRuns: options.compactRuns ?? true,
+    logprobTemperature: options.logprobTemperature ?? 1,
     stats: {
       calls: 0,
       promptTokens: 0,

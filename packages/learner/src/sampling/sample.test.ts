@@ -1,7 +1,7 @@
 import { createRng } from '@mage-rl/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sampleToken, topCandidates } from './sample';
+import { logprobAt, sampleToken, topCandidates } from './sample';
 
 const lp = Float32Array.from([Math.log(0.5), Math.log(0.3), Math.log(0.15), Math.log(0.05)]);
 
@@ -20,6 +20,17 @@ describe('sampleToken', () => {
     const h = histogram({ temperature: 1, topK: 0, topP: 1 });
     for (const [i, p] of [0.5, 0.3, 0.15, 0.05].entries())
       expect(Math.abs((h[i] as number) - p)).toBeLessThan(0.03);
+  });
+
+  it('samples the distribution at temperature 0.5, whose log-probs logprobAt gives', () => {
+    // p^(1/T) normalised: 0.25, 0.09, 0.0225, 0.0025 over 0.365.
+    const p = [0.25, 0.09, 0.0225, 0.0025].map((x) => x / 0.365);
+    const h = histogram({ temperature: 0.5, topK: 0, topP: 1 });
+    for (const [i, q] of p.entries()) {
+      expect(Math.abs((h[i] as number) - q)).toBeLessThan(0.03);
+      expect(logprobAt(lp, i, 0.5)).toBeCloseTo(Math.log(q), 6);
+      expect(logprobAt(lp, i, 1)).toBeCloseTo(lp[i] as number, 6);
+    }
   });
 
   it('greedy at temperature 0, top-k and top-p cut the tail', () => {

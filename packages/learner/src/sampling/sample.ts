@@ -26,6 +26,16 @@ export function argmax(x: ArrayLike<number>): number {
   return best;
 }
 
+/** log softmax(lp / temperature)[token]: a token's log-prob at another temperature, from log-probs `lp`. */
+export function logprobAt(lp: Float32Array, token: number, temperature: number): number {
+  const invT = 1 / temperature;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < lp.length; i++) max = Math.max(max, lp[i]!);
+  let total = 0;
+  for (let i = 0; i < lp.length; i++) total += Math.exp((lp[i]! - max) * invT);
+  return (lp[token]! - max) * invT - Math.log(total);
+}
+
 /** Draws a token id from log-probs `lp` (one row of length vocab). */
 export function sampleToken(lp: Float32Array, params: SamplingParams, rng: Rng): number {
   if (params.temperature <= 0) return argmax(lp);

@@ -84,6 +84,10 @@ export const trainConfigSchema = z.strictObject({
     historyWindow: posInt.max(200).optional(),
     earlyStop: z.boolean(),
     seats: z.union([z.enum(['first', 'second']), z.strictObject({ mixed: fraction })]),
+    /**
+     * Rollouts sample at this temperature; with the local backend the learner and its reference take
+     * their log-probs at it too (architecture/learner.md), so the update sees the distribution sampled.
+     */
     temperature: z.number().min(0).max(10),
     topP: z.number().gt(0).max(1),
     /** 0 = off. */

@@ -336,11 +336,16 @@ async function localLearners(options: TrainPipelineOptions, config: TrainConfig)
     'training',
     { budget: memoryBudgetOf(config), ...(options.log ? { log: options.log } : {}) },
   );
+  // The learner and its reference take log-probs at the temperature rollouts sample at (a server's
+  // rollouts come with their own log-probs, at temperature 1).
+  const temperature = served || config.rollout.temperature === 0 ? 1 : config.rollout.temperature;
+  const logprobs = temperature === 1 ? {} : { logprobTemperature: temperature };
   const { dir: warmStart, learner: local } = await loadWarmStart(options, (dir) =>
     loadModel(dir, {
       seed: `${options.seed}/learner`,
       optimizer,
       memory,
+      ...logprobs,
       // Rollouts on a server sample from a LoRA adapter the trainer pushes.
       ...(served ? { lora: DEFAULT_LORA } : {}),
     }),
@@ -349,7 +354,7 @@ async function localLearners(options: TrainPipelineOptions, config: TrainConfig)
   // The reference model only scores: its weights are taken from the import, not copied.
   const reference =
     config.ppo.klCoef > 0
-      ? await loadModel(warmStart, { runner: 'local', lora: false, memory, inferenceOnly: true })
+      ? await loadModel(warmStart, { runner: 'local', lora: false, memory, inferenceOnly: true, ...logprobs })
       : undefined;
   return {
     warmStart,
