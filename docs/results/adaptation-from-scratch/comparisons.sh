@@ -69,6 +69,12 @@ for s in "${@:-13}"; do
   drow gigpo "$s" --method gigpo
   drow grpo "$s" --method grpo
   drow single "$s" --set advantage.episodeScore=return --set advantage.metaReward=single
+  # The mage-return run (committed from this machine as doors4x-mage-rerun) evaluated again with foreign
+  # notes from another policy's play of the same tasks: the teacher's and the warm start's.
+  $M eval --env doors --policy "$OUT/runs/doors4x-mage-return-s$s" --method mage "${EVAL[@]}" --note-donor teacher \
+    > "$OUT/evals/doors4x-mage-rerun-teacher-donor-s$s.json"
+  $M eval --env doors --policy "$OUT/runs/doors4x-mage-return-s$s" --method mage "${EVAL[@]}" --note-donor "$warm" \
+    > "$OUT/evals/doors4x-mage-rerun-warm-start-donor-s$s.json"
 done
 # Treasure 3x3, 4x-corpus warm starts (note-blind): their evaluation, and the recipe with episodeScore=return at
 # twice the meta-episodes per iteration (16 groups) and ppo.lr 3e-4 (committed as treasure-mage-return-lr3e-4-g16).
