@@ -66,8 +66,8 @@ for s in "${@:-13}"; do
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-doors4x-s$s.json")
   $M eval --env doors --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/doors4x-warm-start-s$s.json"
   drow mage-return "$s" --set advantage.episodeScore=return
-  drow gigpo "$s" --method gigpo
-  drow grpo "$s" --method grpo
+  drow gigpo "$s" --method gigpo   # committed from this machine as doors4x-gigpo-rerun
+  drow grpo "$s" --method grpo     # and doors4x-grpo-rerun
   drow single "$s" --set advantage.episodeScore=return --set advantage.metaReward=single
   # The mage-return run (committed from this machine as doors4x-mage-rerun) evaluated again with foreign
   # notes from another policy's play of the same tasks: the teacher's and the warm start's.
