@@ -5,7 +5,7 @@
  * the policy freed.
  */
 
-import { ConfigError, type MetaEpisodeMetricsV1, type MetricsSummaryV1 } from '@mage-rl/core';
+import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
 import {
   envDefinition,
   METHODS,
@@ -135,9 +135,10 @@ export function evaluationSetup(
 export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<EvaluationV1> {
   const { method, memory, config, opponents } = evaluationSetup(options, await trainedWith(options.policy));
   const env = config.env.id;
-  const load = (spec: string) =>
+  const load = (spec: string, option?: string) =>
     loadPolicy({
       policy: spec,
+      ...(option === undefined ? {} : { option }),
       env,
       envOptions: config.env.options,
       style: config.rollout.style,
@@ -147,7 +148,7 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Ev
   const { policy, dispose } = await load(options.policy);
   let donor: LoadedPolicy | undefined;
   try {
-    if (options.noteDonor !== undefined) donor = await loadNoteDonor(options.noteDonor, load);
+    if (options.noteDonor !== undefined) donor = await load(options.noteDonor, 'noteDonor');
     const evaluation = await evaluateWithMemory({
       config,
       policy,
@@ -178,22 +179,5 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Ev
   } finally {
     await donor?.dispose();
     await dispose();
-  }
-}
-
-/** The note donor `spec` names; a spec that names no policy is the same error, about `noteDonor`. */
-async function loadNoteDonor(
-  spec: string,
-  load: (spec: string) => Promise<LoadedPolicy>,
-): Promise<LoadedPolicy> {
-  try {
-    return await load(spec);
-  } catch (e) {
-    if (!(e instanceof ConfigError)) throw e;
-    throw new ConfigError(e.message.replaceAll('`policy`', '`noteDonor`'), {
-      path: 'noteDonor',
-      context: { noteDonor: spec },
-      cause: e,
-    });
   }
 }

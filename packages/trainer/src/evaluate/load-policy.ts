@@ -31,6 +31,8 @@ export interface LoadPolicyOptions {
   readonly model?: string;
   /** With a server URL: its API key. */
   readonly apiKey?: string;
+  /** The option the spec came from, as errors name it (default `policy`; a note donor's is `noteDonor`). */
+  readonly option?: string;
 }
 
 export interface LoadedPolicy {
@@ -39,12 +41,13 @@ export interface LoadedPolicy {
   readonly dispose: () => Promise<void>;
 }
 
-/** The policy `options.policy` names. Errors name the option (`policy`, `model`) in their `path`. */
+/** The policy `options.policy` names. Errors name the option (`option`, `model`) in their `path`. */
 export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPolicy> {
   const spec = options.policy;
+  const option = options.option ?? 'policy';
   if (/^https?:\/\//.test(spec)) {
     if (!options.model)
-      throw new ConfigError('`policy` with a server URL needs `model` <served model name>.', {
+      throw new ConfigError(`\`${option}\` with a server URL needs \`model\` <served model name>.`, {
         path: 'model',
       });
     const policy = createRemotePolicy({
@@ -63,8 +66,8 @@ export async function loadPolicy(options: LoadPolicyOptions): Promise<LoadedPoli
   const info = await stat(dir).catch(() => null);
   if (info === null || !info.isDirectory()) {
     throw new ConfigError(
-      `\`policy\` '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); \`policy\` takes 'teacher', a server URL (with \`model\`), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
-      { path: 'policy', context: { dir } },
+      `\`${option}\` '${spec}': ${info === null ? 'no such directory' : 'is a file, not a directory'} (${dir}); \`${option}\` takes 'teacher', a server URL (with \`model\`), a mage-tiny or Hugging Face model directory, or a run directory (its latest checkpoint).`,
+      { path: option, context: { dir } },
     );
   }
   // Evaluation only samples: the weights are held once, by the learner's runner.
