@@ -1,6 +1,7 @@
 export * from '@mage-rl/spec';
 export * from './evaluation';
 export * from './io';
+export * from './machine';
 export * from './metrics';
 export * from './remote-policy';
 export * from './rng';

@@ -76,5 +76,12 @@ export {
   runPaths,
 } from './run-dir';
 export { lockRunDir, RUN_LOCK_FILE, type RunLock, runLockPath, withRunLock } from './run-lock';
+export {
+  RUN_MACHINES_FORMAT,
+  type RunMachinesV1,
+  type RunProcessV1,
+  readRunMachines,
+  recordRunProcess,
+} from './run-machines';
 export { type RunRecordV1, readRunRecord } from './run-record';
 export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';

@@ -5,6 +5,7 @@ import type { JsonObject, PopulationV1 } from '@mage-rl/spec';
 import { CheckpointError, ConfigError } from '@mage-rl/spec';
 import { z } from 'zod';
 import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
+import { describeMachine } from '../machine';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import {
   assertFreshRunDir,
@@ -18,6 +19,7 @@ import {
   runPaths,
   truncateMetrics,
 } from './run-dir';
+import { recordRunProcess } from './run-machines';
 
 /** Where a run starts: iteration, the checkpoint it resumed from, and its metrics writer. */
 export interface OpenedRun {
@@ -160,7 +162,8 @@ async function assertNoLostCheckpoints(metricsPath: string, config: ResolvedTrai
  * Prepares `options.runDir` (nothing without one): refuses a directory holding a run or run files unless
  * resuming, refuses a resume whose configuration or seed differs, restores the learner and memory state of
  * the latest complete checkpoint, cuts metrics.jsonl back to what that checkpoint covers, writes
- * config.json (a resume keeps the saved one). The caller holds the run-directory lock.
+ * config.json (a resume keeps the saved one) and records this process and its machine in machine.json
+ * (a resume with nothing left to train adds nothing). The caller holds the run-directory lock.
  */
 export async function openRun<S, A>(
   options: TrainingOptions<S, A>,
@@ -208,5 +211,16 @@ export async function openRun<S, A>(
     };
   }
   if (!(options.resume && hasRecord)) await writeJsonAtomic(paths.config, configJson);
+  if (!options.resume || opened.startIteration < config.iterations) {
+    await recordRunProcess(
+      runDir,
+      {
+        startIteration: opened.startIteration,
+        started: new Date().toISOString(),
+        machine: describeMachine(options.runtime ? { runtime: options.runtime } : {}),
+      },
+      { resume: options.resume === true },
+    );
+  }
   return opened;
 }

@@ -132,6 +132,11 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
   readonly resumeSafePaths?: readonly string[];
   /** The lock of `runDir` when the caller already holds it (see run-lock.ts); else the loop takes it. */
   readonly runLock?: RunLock;
+  /**
+   * Versions of the numeric runtimes the learner computes with (the trainer: `{ "onnxruntime-node":
+   * "1.30.0" }`), recorded with the machine in `machine.json` (only with `runDir`).
+   */
+  readonly runtime?: Readonly<Record<string, string>>;
   readonly memoryState?: MemoryStateOptions;
   /** Sees every runner event of training rollouts and evaluations (for progress bars). */
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -195,6 +200,7 @@ const KNOWN_KEYS = [
   'config',
   'resumeSafePaths',
   'runLock',
+  'runtime',
   'memoryState',
   'onRunnerEvent',
   'signal',
@@ -311,6 +317,9 @@ const schema = z.looseObject({
     )
     .optional(),
   resume: bool.optional(),
+  runtime: z
+    .record(z.string(), z.string(), { error: 'an object of version strings by runtime name' })
+    .optional(),
   opponents: opponentList.optional(),
   evaluation: z
     .looseObject({

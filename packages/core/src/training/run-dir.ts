@@ -3,6 +3,7 @@
  *
  * ```
  * <runDir>/config.json                 resolved configuration (atomic)
+ * <runDir>/machine.json                the processes that trained the run and their machines (atomic)
  * <runDir>/metrics.jsonl               one JSON line per rollout / update / evaluation
  * <runDir>/checkpoints/iter-NNNNNN/    learner.save(dir) + state.json, renamed into place when complete
  * <runDir>/checkpoints/latest.json     { "iteration": N, "dir": "iter-NNNNNN" } (atomic)
@@ -55,6 +56,7 @@ export function runPaths(runDir: string) {
   const checkpoints = join(runDir, 'checkpoints');
   return {
     config: join(runDir, 'config.json'),
+    machines: join(runDir, 'machine.json'),
     metrics: join(runDir, 'metrics.jsonl'),
     checkpoints,
     latest: join(checkpoints, 'latest.json'),
@@ -294,7 +296,11 @@ async function isRunRecord(path: string): Promise<boolean> {
   }
 }
 
-/** Files a run writes into its directory: a fresh run refuses to start where any of them exists. */
+/**
+ * Files a run writes into its directory: a fresh run refuses to start where any of them exists. Not
+ * `machine.json`: it only describes the machines of the run the other files hold, and a fresh run
+ * replaces it.
+ */
 export const RUN_FILES = ['config.json', 'metrics.jsonl', 'checkpoints', 'report.md'] as const;
 
 /** Refuses to start a fresh run over an existing one, or over files of the same names the user made. */

@@ -22,6 +22,7 @@ export {
   type Fetched,
   type OrtSession,
   ortSessionOptions,
+  runtimeVersions,
   type SessionOptions,
   type TensorArray,
   type TensorValue,

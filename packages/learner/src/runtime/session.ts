@@ -61,6 +61,14 @@ export function outputData<T extends TensorArray>(
   return data;
 }
 
+/**
+ * The numeric runtime the learner computes with and its version (`{ "onnxruntime-node": "1.30.0" }`), for
+ * machine records (core's `describeMachine({ runtime })`): another version may pick other kernels.
+ */
+export function runtimeVersions(): Record<string, string> {
+  return { 'onnxruntime-node': ort.env.versions.node ?? ort.env.versions.common };
+}
+
 /** The intra-op thread count sessions use unless told otherwise: `os.availableParallelism()`. */
 export function defaultThreads(): number {
   return availableParallelism();

@@ -8,10 +8,10 @@
  */
 
 import { mkdir, readdir } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import {
   ConfigError,
+  describeMachine,
   latestCheckpoint,
   type MemoryV1,
   type MetaEpisodeMetricsV1,
@@ -20,7 +20,7 @@ import {
   type TrainingEvent,
   writeJsonAtomic,
 } from '@mage-rl/core';
-import { loadModel } from '@mage-rl/learner';
+import { loadModel, runtimeVersions } from '@mage-rl/learner';
 import {
   type ConfigEvaluationV1,
   type EvaluationSuiteV1,
@@ -189,16 +189,12 @@ export function policyConfig(spec: ExperimentSpecV1, policy: ExperimentPolicy, s
   });
 }
 
+/**
+ * The machine of an experiment directory: core's `describeMachine` with the learner's runtime, and the
+ * code's commit. Directories written before the description had `simd` and `runtime` lack them.
+ */
 function machine(commit: string | null): Record<string, unknown> {
-  const cpu = cpus();
-  return {
-    cpu: cpu[0]?.model ?? 'unknown',
-    cores: cpu.length,
-    memoryGiB: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    commit,
-  };
+  return { ...describeMachine({ runtime: runtimeVersions() }), commit };
 }
 
 /**

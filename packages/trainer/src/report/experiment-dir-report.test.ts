@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { callLines, reportExperiment } from './experiment-dir-report';
+import { callLines, machineLine, reportExperiment } from './experiment-dir-report';
 
 describe('experiment directory reports', () => {
   const tmp = useTempDir('mage-experiment-report-');
@@ -28,6 +28,20 @@ describe('experiment directory reports', () => {
       'Commands: `mage experiment`; `mage experiment --report-only`',
     ]);
     expect(callLines({})).toEqual(['Commands: not recorded']);
+  });
+
+  it('names the machine, of directories written before it had SIMD flags and the runtime too', () => {
+    const old = { cpu: 'AMD EPYC', cores: 2, memoryGiB: 8, node: 'v20.19.0', platform: 'linux-x64' };
+    expect(machineLine({ machine: { ...old, commit: '0123abc' } })).toBe(
+      'Machine: AMD EPYC, 2 cores, 8 GiB, linux-x64, Node v20.19.0, commit 0123abc',
+    );
+    expect(
+      machineLine({
+        machine: { ...old, simd: ['avx2', 'fma'], runtime: { 'onnxruntime-node': '1.30.0' }, commit: null },
+      }),
+    ).toBe(
+      'Machine: AMD EPYC, 2 cores, 8 GiB, SIMD avx2 fma, linux-x64, Node v20.19.0, onnxruntime-node 1.30.0',
+    );
   });
 
   it('refuses a directory without experiment.json, naming the option', async () => {

@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path';
-import { ConfigError, type EnvDefinitionV1, pathExists } from '@mage-rl/core';
+import { ConfigError, type EnvDefinitionV1, machineLabel, pathExists } from '@mage-rl/core';
 import {
   envRegistry,
   evaluationSuites,
@@ -29,6 +29,13 @@ import {
   type ReferenceValuesV1,
   referenceValues,
 } from './reference-values';
+
+/**
+ * The machine of an experiment directory, with the commit of its first call (directories written before
+ * the description had SIMD flags and the runtime show what they recorded).
+ */
+export const machineLine = (saved: Partial<ExperimentRecordV1>): string =>
+  `Machine: ${machineLabel(saved.machine)}`;
 
 /** The calls that wrote an experiment directory, with their commits where recorded. */
 export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
@@ -129,9 +136,7 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
         ...callLines(saved),
         '',
         ...(success ? [`Success: ${success}.`, ''] : []),
-        `Machine: ${Object.entries(saved.machine ?? {})
-          .map(([k, v]) => `${k} ${String(v)}`)
-          .join(', ')}; started ${saved.started}, report written ${new Date().toISOString()}.`,
+        `${machineLine(saved)}; started ${saved.started}, report written ${new Date().toISOString()}.`,
       ],
     },
     references,

@@ -9,8 +9,11 @@ import {
   type EvalStatsV1,
   IoError,
   type MetricsLineV1,
+  machineLabel,
   pathExists,
   type RolloutStatsV1,
+  type RunProcessV1,
+  readRunMachines,
   type UpdateStatsV1,
   writeFileAtomic,
 } from '@mage-rl/core';
@@ -35,11 +38,17 @@ export interface RunData {
   readonly evals: readonly EvalStatsV1[];
   /** 1-based numbers of unreadable metrics lines that were left out (not counting a torn last line). */
   readonly skippedLines: readonly number[];
+  /**
+   * The processes that trained the run and their machines (machine.json), oldest first; `unreadable` when
+   * the file is damaged; null or absent when the run has none (runs written before it existed).
+   */
+  readonly machines?: readonly RunProcessV1[] | 'unreadable' | null;
 }
 
 /**
- * Reads `config.json` and `metrics.jsonl` of a run directory. A torn last line (a killed run) is ignored;
- * unreadable lines before it are left out and listed in `skippedLines` (1-based), for the caller to say.
+ * Reads `config.json`, `metrics.jsonl` and `machine.json` of a run directory. A torn last line (a killed
+ * run) is ignored; unreadable lines before it are left out and listed in `skippedLines` (1-based), for the
+ * caller to say. A damaged machine.json only describes the machines: it does not stop the report.
  */
 export async function readRun(dir: string): Promise<RunData> {
   const metricsPath = join(dir, 'metrics.jsonl');
@@ -75,7 +84,48 @@ export async function readRun(dir: string): Promise<RunData> {
     else if (i < lines.length - 1) skippedLines.push(i + 1);
   });
   const name = method ? `${method}${env ? ` (${env})` : ''}` : basename(resolve(dir));
-  return { dir, name, method, env, rollouts, updates, evals, skippedLines };
+  const machines = await readRunMachines(dir).then(
+    (record) => record?.processes ?? null,
+    () => 'unreadable' as const,
+  );
+  return { dir, name, method, env, rollouts, updates, evals, skippedLines, machines };
+}
+
+/** How a report names a run's directory: relative to the report, or its own name when they are one. */
+const shownDir = (run: RunData, outDir: string): string => relative(outDir, run.dir) || basename(run.dir);
+
+/**
+ * The machine lines of a report, one per run that records its machines (with a blank line after them):
+ * `Machine: …` for a run trained on one machine, or the machines in order, each from the iteration it
+ * took over at, for a run resumed on others. Runs on the same config and seed differ across machines, so
+ * this is what tells whether two runs are comparable. Nothing for runs without machine.json.
+ */
+export function machineLines(runs: readonly RunData[], outDir: string): string[] {
+  const lines: string[] = [];
+  for (const run of runs) {
+    const of = runs.length > 1 ? ` of \`${shownDir(run, outDir)}\`` : '';
+    const machines = run.machines ?? null;
+    if (machines === 'unreadable') {
+      lines.push(`Machine${of}: not known (its machine.json does not read).`);
+      continue;
+    }
+    if (machines === null || machines.length === 0) continue;
+    // Consecutive processes on the same machine are one stretch of the run.
+    const stretches: { from: number; label: string }[] = [];
+    for (const p of machines) {
+      const label = machineLabel(p.machine);
+      if (stretches.at(-1)?.label !== label) stretches.push({ from: p.startIteration, label });
+    }
+    const distinct = new Set(stretches.map((s) => s.label)).size;
+    lines.push(
+      distinct === 1
+        ? `Machine${of}: ${stretches[0]?.label}.`
+        : `Machines${of}: trained on ${distinct} machines — ${stretches
+            .map((s) => `from iteration ${s.from}: ${s.label}`)
+            .join('; ')}.`,
+    );
+  }
+  return lines.length > 0 ? [...lines, ''] : [];
 }
 
 /** A warning for the unreadable lines of a run's metrics.jsonl, or null when there are none. */
@@ -114,8 +164,9 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
   const md = [
     '# mage-rl run report',
     '',
-    `Runs: ${runs.map((r) => `\`${relative(outDir, r.dir) || basename(r.dir)}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
+    `Runs: ${runs.map((r) => `\`${shownDir(r, outDir)}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
     '',
+    ...machineLines(runs, outDir),
     'Success is cumulative over attempts (pass@k: solved in any of the first k attempts), from the last',
     'evaluation of each run; brackets are 95% Wilson intervals.',
     '',

@@ -23,6 +23,11 @@ export interface RunLearners {
   readonly warmStart: string;
   readonly learner: LearnerV1;
   readonly reference?: Pick<LearnerV1, 'logprobs' | 'packedRows'>;
+  /**
+   * The numeric runtimes the learner computes with on this machine, recorded in the run's machine.json
+   * (the local learner: onnxruntime-node's version); absent when the learner computes elsewhere (Tinker).
+   */
+  readonly runtime?: Readonly<Record<string, string>>;
   dispose(): Promise<void>;
 }
 

@@ -30,6 +30,7 @@ import {
   loraOf,
   modelConfigOf,
   type OnnxLearner,
+  runtimeVersions,
 } from '@mage-rl/learner';
 import {
   envDefinition,
@@ -360,6 +361,7 @@ async function localLearners(options: TrainPipelineOptions, config: TrainConfig)
     warmStart,
     learner,
     ...(reference ? { reference } : {}),
+    runtime: runtimeVersions(),
     async dispose() {
       await local.dispose();
       await reference?.dispose();
@@ -382,7 +384,7 @@ async function trainLoaded(
           ...(options.signal ? { signal: options.signal } : {}),
         })
       : await localLearners(options, config);
-  const { warmStart, learner, reference } = learners;
+  const { warmStart, learner, reference, runtime } = learners;
   try {
     const training = trainingOptionsOf(config, {
       learner,
@@ -399,6 +401,7 @@ async function trainLoaded(
       config: runRecordOf(config, warmStart),
       resumeSafePaths: await resumeSafePathsOf(options.runDir, config),
       ...(lock === null ? {} : { runLock: lock }),
+      ...(runtime ? { runtime } : {}),
     };
     // The recipes' schema validated the config these options come from: the loop only fills its defaults.
     for await (const event of iterateTraining(loop, trainingConfigOf(loop))) {

@@ -1,0 +1,91 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describeMachine, machineLabel, RUN_MACHINES_FORMAT, runTraining } from '@mage-rl/core';
+import { createTabularLearner } from '@mage-rl/core/testing';
+import { useTempDir } from '@mage-rl/core/testing/vitest';
+import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
+import { describe, expect, it } from 'vitest';
+import { machineLines, readRun, writeReport } from './run-report';
+
+const tmp = useTempDir('mage-run-report-');
+let dirs = 0;
+
+const A = {
+  cpu: 'AMD EPYC 7763 64-Core Processor',
+  cores: 2,
+  memoryGiB: 8,
+  simd: ['sse4_2', 'avx', 'avx2', 'fma'],
+  platform: 'linux-x64',
+  node: 'v22.12.0',
+  runtime: { 'onnxruntime-node': '1.30.0' },
+};
+const B = { ...A, cpu: 'Intel(R) Xeon(R) Platinum 8481C', simd: [...A.simd, 'avx512f', 'amx_tile'] };
+const LABEL_A =
+  'AMD EPYC 7763 64-Core Processor, 2 cores, 8 GiB, SIMD sse4_2 avx avx2 fma, linux-x64, Node v22.12.0, onnxruntime-node 1.30.0';
+const LABEL_B =
+  'Intel(R) Xeon(R) Platinum 8481C, 2 cores, 8 GiB, SIMD sse4_2 avx avx2 fma avx512f amx_tile, linux-x64, Node v22.12.0, onnxruntime-node 1.30.0';
+
+/** A run directory with an empty metrics.jsonl and, unless null, this machine.json text. */
+async function runDir(machineJson: string | null, name = `run-${++dirs}`): Promise<string> {
+  const dir = join(tmp.path, name);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'metrics.jsonl'), '');
+  if (machineJson !== null) await writeFile(join(dir, 'machine.json'), machineJson);
+  return dir;
+}
+
+const machinesJson = (...processes: [number, object][]) =>
+  JSON.stringify({
+    format: RUN_MACHINES_FORMAT,
+    processes: processes.map(([startIteration, machine]) => ({
+      startIteration,
+      started: '2026-01-01T00:00:00.000Z',
+      machine,
+    })),
+  });
+
+describe("the run report's machine line", () => {
+  it('names the machine of a run trained on one (resumes on the same machine included)', async () => {
+    const run = await readRun(await runDir(machinesJson([0, A], [4, A])));
+    expect(machineLines([run], tmp.path)).toEqual([`Machine: ${LABEL_A}.`, '']);
+  });
+
+  it('says a run was trained on several machines and names them, from the iteration each took over', async () => {
+    const run = await readRun(await runDir(machinesJson([0, A], [3, A], [5, B], [9, A])));
+    expect(machineLines([run], tmp.path)).toEqual([
+      `Machines: trained on 2 machines — from iteration 0: ${LABEL_A}; from iteration 5: ${LABEL_B}; from iteration 9: ${LABEL_A}.`,
+      '',
+    ]);
+  });
+
+  it('says nothing for a run without machine.json, and that a damaged one does not read', async () => {
+    const old = await readRun(await runDir(null, 'old'));
+    expect(old.machines).toBeNull();
+    expect(machineLines([old], tmp.path)).toEqual([]);
+    const damaged = await readRun(await runDir('{"format": "mage-rl/run-mach', 'damaged'));
+    expect(damaged.machines).toBe('unreadable');
+    const one = await readRun(await runDir(machinesJson([0, B]), 'one'));
+    expect(machineLines([old, damaged, one], tmp.path)).toEqual([
+      'Machine of `damaged`: not known (its machine.json does not read).',
+      `Machine of \`one\`: ${LABEL_B}.`,
+      '',
+    ]);
+  });
+
+  it("a trained run's report.md names the machine it trained on", async () => {
+    const dir = join(tmp.path, 'trained');
+    const candidates = ['<action> PASS </action>', '<action> BET </action>', '<remark> note </remark>'];
+    const config = resolveTrainConfig({}, { preset: 'smoke', method: 'grpo', env: 'kuhn-poker' });
+    await runTraining({
+      ...trainingOptionsOf(config, {
+        learner: createTabularLearner({ candidates, seed: 1 }),
+        reference: createTabularLearner({ candidates, seed: 1 }),
+        runDir: dir,
+      }),
+      runtime: { tabular: 'test' },
+    });
+    const { markdown } = await writeReport([await readRun(dir)], dir);
+    const label = machineLabel(describeMachine({ runtime: { tabular: 'test' } }));
+    expect(await readFile(markdown, 'utf8')).toContain(`\n\nMachine: ${label}.\n\n`);
+  }, 60_000);
+});
