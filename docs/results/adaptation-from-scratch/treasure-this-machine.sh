@@ -1,0 +1,43 @@
+#!/bin/bash
+# Treasure 3x3 trained again on this machine (runs differ by machine from the first update on), with the
+# protocol of comparisons.sh's warm-start check: a 4x-corpus warm start, made again with twice the epochs
+# when its notes recall less than 80%; the recipe + episodeScore=return at 16 groups and ppo.lr 3e-4.
+#   mage <seed>...       the warm start, its evaluation, MAGE, evaluated with its own notes, none, and the
+#                        teacher's notes as the foreign ones (committed as treasure-rerun-s*)
+#   baselines <seed>...  GiGPO and GRPO from the same warm start (after `mage` for that seed)
+# Usage: bash docs/results/adaptation-from-scratch/treasure-this-machine.sh mage 13   (repository root, after a build)
+set -euo pipefail
+source "$(dirname "$0")/protocol.sh"
+TR=(--env treasure --set warmStart.iterations=32)
+G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
+# WS: the warm-start flags that pass the check for seed $1 (twice the epochs below 80% notes recall).
+checked_warm_start() {
+  local recall
+  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$1.json")
+  WS=()
+  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
+}
+what=$1
+shift
+for s in "$@"; do
+  if [ "$what" = mage ]; then
+    $M pretrain "${TR[@]}" --seed "$s" --json > "$OUT/pretrain-treasure4x-s$s.json"
+    checked_warm_start "$s"
+    if [ ${#WS[@]} -gt 0 ]; then
+      $M pretrain "${TR[@]}" "${WS[@]}" --seed "$s" --json > "$OUT/pretrain-treasure4x-8ep-s$s.json"
+    fi
+    warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' \
+      "$OUT/pretrain-treasure4x$([ ${#WS[@]} -gt 0 ] && echo -8ep)-s$s.json")
+    $M eval --env treasure --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-rerun-warm-start-s$s.json"
+    $M train "${TR[@]}" "${WS[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-rerun-mage-s$s" "${G16[@]}"
+    $M eval --env treasure --policy "$OUT/runs/treasure-rerun-mage-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-rerun-mage-s$s.json"
+    $M eval --env treasure --policy "$OUT/runs/treasure-rerun-mage-s$s" "${EVAL[@]}" --note-donor teacher \
+      > "$OUT/evals/treasure-rerun-mage-teacher-donor-s$s.json"
+  else
+    checked_warm_start "$s"
+    for m in gigpo grpo; do
+      $M train "${TR[@]}" "${WS[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-rerun-$m-s$s" "${G16[@]}" --method $m
+      $M eval --env treasure --policy "$OUT/runs/treasure-rerun-$m-s$s" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-rerun-$m-s$s.json"
+    done
+  fi
+done
