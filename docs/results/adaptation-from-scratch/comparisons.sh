@@ -54,7 +54,6 @@ for s in "${@:-13}"; do
 done
 # Doors (3 doors) from the 4x-corpus warm start (faithful notes on every seed): its evaluation, the recipe
 # with episodeScore=return, GiGPO and GRPO (K = 1, evaluated with MAGE's prompts) and single-episode.
-D4=(--set warmStart.iterations=32)
 drow() { # name seed [train flags...]
   local name=$1 s=$2
   shift 2
@@ -90,15 +89,6 @@ done
 # pretrain` warns; seed 15 at 61%) is made again with twice the epochs. Then MAGE, GiGPO and GRPO from it at 16
 # groups and ppo.lr 3e-4 (committed as treasure-gated-*; seeds 13 and 14 pass the check, so their MAGE rows are
 # the treasure-mage-return-lr3e-4-g16 runs above).
-TR=(--env treasure --set warmStart.iterations=32)
-# WS: the warm-start flags that pass the check for seed $1 (twice the epochs below 80% notes recall).
-checked_warm_start() {
-  local recall
-  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$1.json")
-  WS=()
-  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
-}
-G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
 for s in "${@:-13}"; do
   $M pretrain "${TR[@]}" --seed "$s" --json > "$OUT/pretrain-treasure4x-s$s.json"
   checked_warm_start "$s"

@@ -5,7 +5,6 @@
 # Usage: bash docs/results/adaptation-from-scratch/doors-more-seeds.sh 16   (repository root, after a build)
 set -euo pipefail
 source "$(dirname "$0")/protocol.sh"
-D4=(--set warmStart.iterations=32)
 for s in "$@"; do
   $M pretrain --env doors "${D4[@]}" --seed "$s" --json > "$OUT/pretrain-doors4x-s$s.json"
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-doors4x-s$s.json")

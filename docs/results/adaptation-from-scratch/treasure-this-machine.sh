@@ -8,15 +8,6 @@
 # Usage: bash docs/results/adaptation-from-scratch/treasure-this-machine.sh mage 13   (repository root, after a build)
 set -euo pipefail
 source "$(dirname "$0")/protocol.sh"
-TR=(--env treasure --set warmStart.iterations=32)
-G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
-# WS: the warm-start flags that pass the check for seed $1 (twice the epochs below 80% notes recall).
-checked_warm_start() {
-  local recall
-  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$1.json")
-  WS=()
-  if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
-}
 what=$1
 shift
 for s in "$@"; do
