@@ -12,10 +12,10 @@ D4=(--set warmStart.iterations=32)
 TR=(--env treasure "${D4[@]}")
 G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
 # The Treasure warm-start check: sets WS to the flags that pass it for seed $1 (twice the epochs below 80%
-# notes recall, by $OUT/pretrain-treasure4x-s$1.json).
+# notes recall, by $OUT/$2-s$1.json; $2 defaults to pretrain-treasure4x).
 checked_warm_start() {
   local recall
-  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/pretrain-treasure4x-s$1.json")
+  recall=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).envs[0].noteRecall ?? 1)' "$OUT/${2:-pretrain-treasure4x}-s$1.json")
   WS=()
   if node -e 'process.exit(Number(process.argv[1]) < 0.8 ? 0 : 1)' "$recall"; then WS=(--set warmStart.epochs=8); fi
 }

@@ -235,6 +235,12 @@ export const trainConfigSchema = z.strictObject({
      */
     adaptive: fraction,
     /**
+     * The share of the note-blind meta-episodes whose first attempt the teacher plays as its reading self
+     * would with no notes yet: its env's opening (Treasure's Bayes reader probes the centre of a 3×3 grid).
+     * Later attempts stay note-blind, so the corpus shows a deliberate first probe but no reading. Absent: 0.
+     */
+    readerOpening: fraction.optional(),
+    /**
      * Whether a corpus meta-episode stops at its first success, as in training. False plays every attempt,
      * so attempts after a note are in the corpus whatever attempt 1 did.
      */

@@ -156,6 +156,31 @@ describe('Treasure teacher that reads its notes', () => {
     expect(none[2]).toBe(none[0]);
   });
 
+  it('with a reader opening probes the centre first in that share of meta-episodes, then reads nothing', async () => {
+    const env = createTreasure();
+    const observation = { text: '', anchor: '', info: { width: 3, height: 3, probes: [], hint: '' } };
+    const earlier = [{ outcome: lost, events: ['probe 2 2 south west'] }];
+    const probes = async (readerOpening: number, attempt: number) => {
+      const teacher = createTeacher(env, { readerOpening });
+      const requests = Array.from({ length: 200 }, (_, i) => ({
+        messages: [],
+        phase: 'play' as const,
+        seed: 7 * i,
+        facts: { slot: `s${i % 4}`, taskSeed: i, attempt, observation, earlier: attempt > 0 ? earlier : [] },
+      }));
+      return (await teacher.generate(requests)).map((r) => r.text);
+    };
+    const centre = env.formatAction(4, 'compact');
+    const share = (texts: string[], text: string) => texts.filter((t) => t === text).length / texts.length;
+    expect(share(await probes(1, 0), centre)).toBe(1);
+    const half = share(await probes(0.5, 0), centre);
+    expect(half).toBeGreaterThan(0.4);
+    expect(half).toBeLessThan(0.7);
+    expect(share(await probes(0, 0), centre)).toBeLessThan(0.2);
+    // Later attempts stay note-blind: the note names the one possible cell, yet probes are spread.
+    expect(share(await probes(1, 1), env.formatAction(6, 'compact'))).toBeLessThan(0.2);
+  });
+
   it('narrows the rectangle of possible cells from the recorded answers, in both styles', () => {
     const earlier = [{ outcome: lost, events: ['probe 2 2 south west'] }];
     expect(treasureCandidates(3, 3, [])).toEqual({ rows: [0, 2], cols: [0, 2] });

@@ -7,7 +7,7 @@
 
 import type { FinishedAttemptFactsV1, PolicyV1, Rng } from '@mage-rl/core';
 import { type DoorsEnv, parseDoorsEvent } from '@mage-rl/envs/doors';
-import { type TeacherOptions, teacherPolicy } from './teacher-policy';
+import { type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
 
 /** The reading teacher's door: a recorded prize door, else a random door not recorded empty. */
 export function doorsReaderDoor(doors: number, earlier: readonly FinishedAttemptFactsV1[], rng: Rng): number {
@@ -24,7 +24,7 @@ export function doorsTeacher(env: DoorsEnv, options: TeacherOptions = {}): Polic
   return teacherPolicy({
     id: 'teacher-doors',
     style,
-    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...teacherShares(options),
     play(observation, rng, notes) {
       const value = observation.info.doors;
       const doors = typeof value === 'number' ? value : 3;

@@ -14,7 +14,13 @@ export {
   sokobanTeacher,
   sokobanTeacherMoves,
 } from './sokoban-teacher';
-export { type FinishedFacts, type TeacherOptions, type TeacherSpec, teacherPolicy } from './teacher-policy';
+export {
+  type FinishedFacts,
+  type TeacherOptions,
+  type TeacherSpec,
+  teacherPolicy,
+  teacherShares,
+} from './teacher-policy';
 export {
   completingCells,
   type TicTacToeTeacherReason,

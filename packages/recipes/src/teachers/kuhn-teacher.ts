@@ -36,7 +36,7 @@ import {
   type TabularStrategy,
   tablePolicy,
 } from '@mage-rl/opponents';
-import { infoString, type TeacherOptions, teacherPolicy } from './teacher-policy';
+import { infoString, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
 
 export const KUHN_TEACHER_ITERATIONS = 2000;
 
@@ -130,7 +130,7 @@ export function kuhnTeacher(env: KuhnPokerEnv, options: KuhnTeacherOptions = {})
   return teacherPolicy({
     id,
     style,
-    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...teacherShares(options),
     play(observation, rng, notes) {
       const card = infoString(observation, 'card', id);
       const history = infoString(observation, 'history', id);

@@ -16,7 +16,7 @@ import {
   solveSokoban,
   tryMove,
 } from '@mage-rl/envs/sokoban';
-import { infoStrings, type TeacherOptions, teacherPolicy } from './teacher-policy';
+import { infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
 
 export interface SokobanTeacherOptions extends TeacherOptions {
   /** Probability that a move is a uniformly random legal move instead of the solver's. Default 0.1. */
@@ -82,7 +82,7 @@ export function sokobanTeacher(env: SokobanEnv, options: SokobanTeacherOptions =
   return teacherPolicy({
     id,
     style,
-    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...teacherShares(options),
     play(observation, rng, notes) {
       const state = parseSokoban(infoStrings(observation, 'room', id));
       const exploit = notes.adaptive && notes.earlier.length > 0;

@@ -28,13 +28,23 @@ export interface TeacherOptions {
    * meta-episode note-blind.
    */
   readonly adaptive?: number;
+  /**
+   * The share of the note-blind meta-episodes (drawn per task and slot) whose first attempt the teacher
+   * plays as its reading self would: with no notes yet, that is the opening of its env's adaptive play
+   * (Treasure's Bayes reader probes the centre of a 3×3 grid first). Later attempts stay note-blind, so the
+   * corpus shows a deliberate first probe but no reading. Default 0.
+   */
+  readonly readerOpening?: number;
 }
 
 export type FinishedFacts = FinishedAttemptFactsV1;
 
 /** What a teacher's play turn may read of its notes. */
 export interface TeacherNotes {
-  /** Whether this meta-episode's teacher reads its notes (the share `adaptive` decides). */
+  /**
+   * Whether this turn is played from the notes (the share `adaptive` decides per meta-episode; on the
+   * first attempt the share `readerOpening` too, with no notes to read).
+   */
   readonly adaptive: boolean;
   /** The earlier attempts whose notes are in the context, oldest first (empty unless `adaptive`). */
   readonly earlier: readonly FinishedAttemptFactsV1[];
@@ -45,17 +55,34 @@ export interface TeacherSpec {
   readonly style: PromptStyle;
   /** `TeacherOptions.adaptive`. */
   readonly adaptive?: number;
+  /** `TeacherOptions.readerOpening`. */
+  readonly readerOpening?: number;
   /** The response text of a play turn (an action in the env's format, tags included). */
   play(observation: EnvObservationV1, rng: Rng, notes: TeacherNotes): string;
 }
 
 const NOTE_BLIND: TeacherNotes = { adaptive: false, earlier: [] };
 
-/** Whether the teacher of this meta-episode reads its notes: one draw per task and slot. */
-function notesOf(facts: PolicyFactsV1, share: number): TeacherNotes {
-  if (!(share > 0)) return NOTE_BLIND;
-  const adaptive = createRng(`teacher/adaptive/${facts.taskSeed ?? 0}/${facts.slot}`).next() < share;
-  return adaptive ? { adaptive, earlier: facts.earlier ?? [] } : NOTE_BLIND;
+/** The teacher's shares of `options`, as `TeacherSpec` takes them (absent when unset). */
+export function teacherShares(options: TeacherOptions): Pick<TeacherSpec, 'adaptive' | 'readerOpening'> {
+  return {
+    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...(options.readerOpening === undefined ? {} : { readerOpening: options.readerOpening }),
+  };
+}
+
+/** Whether this meta-episode draws `share`: one draw per task, slot and kind. */
+function drawn(kind: string, facts: PolicyFactsV1, share: number): boolean {
+  return share > 0 && createRng(`teacher/${kind}/${facts.taskSeed ?? 0}/${facts.slot}`).next() < share;
+}
+
+/** Whether the teacher reads its notes on this play turn, and which. */
+function notesOf(facts: PolicyFactsV1, spec: TeacherSpec): TeacherNotes {
+  if (drawn('adaptive', facts, spec.adaptive ?? 0)) return { adaptive: true, earlier: facts.earlier ?? [] };
+  if (facts.attempt === 0 && drawn('opening', facts, spec.readerOpening ?? 0)) {
+    return { adaptive: true, earlier: [] };
+  }
+  return NOTE_BLIND;
 }
 
 /** A teacher policy from a play rule; reflect turns get `factualNote`. */
@@ -77,7 +104,7 @@ export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
     if (!facts.observation) {
       throw new InvalidArgumentError(`Teacher '${spec.id}': a play turn without facts.observation.`);
     }
-    return spec.play(facts.observation, rng, notesOf(facts, spec.adaptive ?? 0));
+    return spec.play(facts.observation, rng, notesOf(facts, spec));
   };
   return {
     specificationVersion: 'v1',

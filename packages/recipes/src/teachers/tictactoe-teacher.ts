@@ -8,7 +8,7 @@
 import type { FinishedAttemptFactsV1, PolicyV1, Rng } from '@mage-rl/core';
 import { parseTicTacToeEvent, type TicTacToeEnv } from '@mage-rl/envs/tictactoe';
 import { PATTERN_NAMES, patternOrder } from '@mage-rl/opponents';
-import { infoString, infoStrings, type TeacherOptions, teacherPolicy } from './teacher-policy';
+import { infoString, infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
 
 /** Cells (row-major, 0-based) of every line of an n×n board: rows, columns, both diagonals. */
 function lines(n: number): number[][] {
@@ -165,7 +165,7 @@ export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOpt
   return teacherPolicy({
     id,
     style,
-    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...teacherShares(options),
     play(observation, rng, notes) {
       const board = infoStrings(observation, 'board', id);
       if (mistakes > 0) {

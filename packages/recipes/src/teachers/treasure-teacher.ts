@@ -14,7 +14,7 @@ import {
   type TreasureProbeFacts,
   treasurePlan,
 } from '@mage-rl/envs/treasure';
-import { infoStrings, type TeacherOptions, teacherPolicy } from './teacher-policy';
+import { infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
 
 /** Attempts the reading teacher plans for, from the current one on (the default meta-episode's three). */
 const PLAN_ATTEMPTS = 3;
@@ -88,7 +88,7 @@ export function treasureTeacher(env: TreasureEnv, options: TeacherOptions = {}):
   return teacherPolicy({
     id,
     style,
-    ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
+    ...teacherShares(options),
     play(observation, rng, notes) {
       const width = infoNumber(observation.info, 'width', 3);
       const height = infoNumber(observation.info, 'height', 3);

@@ -112,7 +112,12 @@ export async function teacherCorpus(
         seats: c.rollout.seats,
         earlyStop: ws.earlyStop,
         seed: `${options.seed}/warm-start/${env}/${tag}`,
-        teacherOptions: { noise: ws.noise, mistakes: ws.mistakes, adaptive: ws.adaptive },
+        teacherOptions: {
+          noise: ws.noise,
+          mistakes: ws.mistakes,
+          adaptive: ws.adaptive,
+          ...(ws.readerOpening === undefined ? {} : { readerOpening: ws.readerOpening }),
+        },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       examples.push(...corpus.examples.filter((e) => e.valid));
