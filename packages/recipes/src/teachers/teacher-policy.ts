@@ -50,13 +50,10 @@ export interface TeacherNotes {
   readonly earlier: readonly FinishedAttemptFactsV1[];
 }
 
-export interface TeacherSpec {
+/** A teacher: its id, style, shares (`TeacherOptions`) and play rule. */
+export interface TeacherSpec extends Pick<TeacherOptions, 'adaptive' | 'readerOpening'> {
   readonly id: string;
   readonly style: PromptStyle;
-  /** `TeacherOptions.adaptive`. */
-  readonly adaptive?: number;
-  /** `TeacherOptions.readerOpening`. */
-  readonly readerOpening?: number;
   /** The response text of a play turn (an action in the env's format, tags included). */
   play(observation: EnvObservationV1, rng: Rng, notes: TeacherNotes): string;
 }
@@ -64,7 +61,7 @@ export interface TeacherSpec {
 const NOTE_BLIND: TeacherNotes = { adaptive: false, earlier: [] };
 
 /** The teacher's shares of `options`, as `TeacherSpec` takes them (absent when unset). */
-export function teacherShares(options: TeacherOptions): Pick<TeacherSpec, 'adaptive' | 'readerOpening'> {
+export function teacherShares(options: TeacherOptions): Pick<TeacherOptions, 'adaptive' | 'readerOpening'> {
   return {
     ...(options.adaptive === undefined ? {} : { adaptive: options.adaptive }),
     ...(options.readerOpening === undefined ? {} : { readerOpening: options.readerOpening }),
