@@ -90,6 +90,12 @@ export interface TrainingUpdateOptions {
    * when the learner (and the reference) accept packed rows. Default true; the numbers are the same.
    */
   readonly packRows?: boolean;
+  /**
+   * Weight of the refused-action rows (`refusedRetryRows`): each retry after a rule-refused play turn also
+   * trains the refused action at the retry's prompt, with this × the refused turn's advantage. Default 0
+   * (none).
+   */
+  readonly refusedRetry?: number;
 }
 
 /** Checkpoints in the run directory. */
@@ -162,6 +168,8 @@ export interface ResolvedTrainingConfig {
   readonly epochs: number;
   readonly miniBatchRows: number | null;
   readonly entropyCoef: number;
+  /** Absent when 0 (the default), so the records of runs without refused-action rows stay as they were. */
+  readonly refusedRetry?: number;
   readonly checkpointEvery: number;
   readonly keepCheckpoints: number;
   readonly reference: boolean;
@@ -224,6 +232,7 @@ const GROUP_KEYS = {
     'miniBatchRows',
     'entropyCoef',
     'packRows',
+    'refusedRetry',
   ] as const satisfies readonly (keyof TrainingUpdateOptions)[],
   checkpoints: ['every', 'keep'] as const satisfies readonly (keyof TrainingCheckpointOptions)[],
 };
@@ -244,7 +253,7 @@ void everyOptionKnown;
  */
 export const TRAINING_DEFAULTS = {
   rollout: { groupSize: 8, attempts: 3, earlyStop: true, seats: 'first', sampling: { temperature: 1 } },
-  update: { epochs: 1, entropyCoef: 0.001, packRows: true },
+  update: { epochs: 1, entropyCoef: 0.001, packRows: true, refusedRetry: 0 },
   checkpoints: { every: 10, keep: 3 },
   evaluation: { atStart: false, episodes: 16, sampling: { temperature: 0.7, topP: 0.8, topK: 20 } },
 } as const;
@@ -305,8 +314,9 @@ const schema = z.looseObject({
         miniBatchRows: int(1).optional(),
         entropyCoef: num(0, 1).optional(),
         packRows: bool.optional(),
+        refusedRetry: num(0, 100).optional(),
       },
-      { error: 'an object { epochs?, miniBatchRows?, entropyCoef?, packRows? }' },
+      { error: 'an object { epochs?, miniBatchRows?, entropyCoef?, packRows?, refusedRetry? }' },
     )
     .optional(),
   runDir: z.string({ error: 'a directory path' }).min(1, { error: 'a non-empty directory path' }).optional(),
@@ -437,6 +447,9 @@ export function trainingConfigOf<S, A>(options: TrainingOptions<S, A>): Resolved
     epochs: update.epochs ?? defaults.update.epochs,
     miniBatchRows: update.miniBatchRows ?? null,
     entropyCoef: update.entropyCoef ?? defaults.update.entropyCoef,
+    ...((update.refusedRetry ?? defaults.update.refusedRetry) > 0
+      ? { refusedRetry: update.refusedRetry }
+      : {}),
     checkpointEvery: checkpoints.every ?? defaults.checkpoints.every,
     keepCheckpoints: checkpoints.keep ?? defaults.checkpoints.keep,
     reference: options.reference !== undefined,

@@ -392,6 +392,45 @@ describe('iterateTraining', () => {
     expect(packed.probs).toEqual(plain.probs);
   });
 
+  it('adds refused-action rows with update.refusedRetry, scored at the current weights', async () => {
+    const run = async (refusedRetry: number) => {
+      const learner = nimLearner();
+      const requests: LearnerRowV1[][] = [];
+      const spy: LearnerV1 = {
+        ...learner,
+        policy: learner.policy,
+        update: (request) => {
+          requests.push([...(request.rows as LearnerRowV1[])]);
+          return learner.update(request);
+        },
+      };
+      const events = await collect(
+        nimTrainingOptions(learner, {
+          learner: spy,
+          iterations: 1,
+          update: { packRows: false, refusedRetry },
+        }),
+      );
+      const update = events.find((e) => e.type === 'update-end');
+      return { rows: requests.flat(), update: update?.type === 'update-end' ? update : undefined };
+    };
+    const off = await run(0);
+    const on = await run(2);
+    const extra = on.update?.stats.refusedRetryRows ?? 0;
+    expect(off.update?.stats.refusedRetryRows).toBeUndefined();
+    expect(extra).toBeGreaterThan(0);
+    expect(on.rows).toHaveLength(off.rows.length + extra);
+    expect(on.update?.trainedRows).toBe(off.update?.trainedRows);
+    // The same rollout: the extra rows come last, each the refused move ('2' at a pile of 1) with a
+    // negative advantage and its log-probs under the weights before the update.
+    expect(on.rows.slice(0, off.rows.length)).toEqual(off.rows);
+    for (const row of on.rows.slice(off.rows.length)) {
+      expect(row.advantage).toBeLessThan(0);
+      expect(row.oldLogprobs).toHaveLength(row.responseTokens.length);
+      expect(row.oldLogprobs.every((x) => Number.isFinite(x) && x < 0)).toBe(true);
+    }
+  });
+
   it('saves memory state into checkpoints and restores it on resume', async () => {
     const runDir = await tempDir();
     let restored: JsonValue | undefined;

@@ -18,6 +18,7 @@ import type { UpdateStatsV1 } from './events';
 import { type ResolvedTrainingConfig, TRAINING_DEFAULTS, type TrainingOptions } from './options';
 import { packRows } from './packing';
 import { peakRssBytes } from './peak-rss';
+import { refusedRetryRows } from './refused-retry';
 
 const now = (): number => performance.now();
 
@@ -48,7 +49,22 @@ export async function updatePhase<S, A>(
       advantage: advantages[i]!,
     };
   });
-  const trainRows = await learnerInput(options, learnerRows, (i) => rows[trainable[i]!]!.slot);
+  // Refused-action rows, scored at the current weights (their π_old), each packed on its own.
+  const refused = refusedRetryRows(
+    rows,
+    advantages,
+    config.refusedRetry ?? TRAINING_DEFAULTS.update.refusedRetry,
+  );
+  if (refused.length > 0) {
+    const old = await options.learner.logprobs(refused);
+    refused.forEach((r, k) => {
+      const { promptTokens, responseTokens, advantage } = r;
+      learnerRows.push({ promptTokens, responseTokens, oldLogprobs: Array.from(old[k] ?? []), advantage });
+    });
+  }
+  const trainRows = await learnerInput(options, learnerRows, (i) =>
+    i < trainable.length ? rows[trainable[i]!]!.slot : `refused:${i}`,
+  );
   const result =
     trainRows.length === 0
       ? null
@@ -63,7 +79,8 @@ export async function updatePhase<S, A>(
   const stats = updateStats(iteration, result, {
     advantages,
     batch,
-    trainedRows: result === null ? 0 : learnerRows.length,
+    trainedRows: result === null ? 0 : trainable.length,
+    refusedRetryRows: refused.length,
     seconds: (now() - t0) / 1000,
   });
   return { stats, advantages };
@@ -167,6 +184,7 @@ function updateStats(
     readonly advantages: Float64Array;
     readonly batch: MetaEpisodeBatchRecord;
     readonly trainedRows: number;
+    readonly refusedRetryRows: number;
     readonly seconds: number;
   },
 ): UpdateStatsV1 {
@@ -195,7 +213,12 @@ function updateStats(
     advantageMean: mean,
     advantageStd: Math.sqrt(variance),
     credit: creditDiagnostics(run.batch, advantages),
-    stats: Object.fromEntries(Object.entries(stats).filter(([, v]) => Number.isFinite(v))),
+    stats: Object.fromEntries(
+      Object.entries({
+        ...stats,
+        ...(run.refusedRetryRows > 0 ? { refusedRetryRows: run.refusedRetryRows } : {}),
+      }).filter(([, v]) => Number.isFinite(v)),
+    ),
     timing: { seconds, tokensPerSecond: seconds > 0 ? tokens / seconds : 0, peakRssBytes: peakRssBytes() },
   };
 }

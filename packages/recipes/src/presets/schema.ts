@@ -177,6 +177,11 @@ export const trainConfigSchema = z.strictObject({
      */
     klUpperEdge: z.enum(KL_UPPER_EDGES),
     entropyCoef: z.number().finite().min(0),
+    /**
+     * Weight of the refused-action rows: each retry after a rule-refused move (e.g. a taken cell) also
+     * trains the refused move at the retry's prompt, with this × the refused turn's advantage. Absent: 0.
+     */
+    refusedRetry: z.number().finite().min(0).max(100).optional(),
     epochs: posInt.max(L.epochs),
     miniBatchRows: posInt.max(L.rows),
     gradClip: z.number().gt(0),

@@ -111,6 +111,7 @@ export function trainingOptionsOf(config: TrainConfig, args: TrainingOptionsOfAr
       epochs: config.ppo.epochs,
       miniBatchRows: config.ppo.miniBatchRows,
       entropyCoef: config.ppo.entropyCoef,
+      ...(config.ppo.refusedRetry === undefined ? {} : { refusedRetry: config.ppo.refusedRetry }),
     },
     ...(config.train.evaluate ? { evaluation: trainingEvaluationOf(config) } : {}),
     checkpoints: {
