@@ -45,10 +45,10 @@ for s in "${@:-13}"; do
 done
 # Treasure 3x3 from the 4x-corpus warm start (faithful notes): the recipe with episodeScore=return.
 for s in "${@:-13}"; do
-  $M train --env treasure --set warmStart.iterations=32 --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
+  $M train "${TR[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-s$s" "${RECIPE[@]}" --set advantage.episodeScore=return
   $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-s$s.json"
   # Can mage-tiny represent the hint map? The same corpus from teachers that read, supervised only.
-  $M pretrain --env treasure --set warmStart.iterations=32 --set warmStart.adaptive=1 --seed "$s" --json > "$OUT/pretrain-treasure-reading-s$s.json"
+  $M pretrain "${TR[@]}" --set warmStart.adaptive=1 --seed "$s" --json > "$OUT/pretrain-treasure-reading-s$s.json"
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-treasure-reading-s$s.json")
   $M eval --env treasure --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-reading-warm-start-4x-s$s.json"
 done
@@ -78,10 +78,10 @@ done
 # Treasure 3x3, 4x-corpus warm starts (note-blind): their evaluation, and the recipe with episodeScore=return at
 # twice the meta-episodes per iteration (16 groups) and ppo.lr 3e-4 (committed as treasure-mage-return-lr3e-4-g16).
 for s in "${@:-13}"; do
-  $M pretrain --env treasure --set warmStart.iterations=32 --seed "$s" --json > "$OUT/pretrain-treasure4x-s$s.json"
+  $M pretrain "${TR[@]}" --seed "$s" --json > "$OUT/pretrain-treasure4x-s$s.json"
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-treasure4x-s$s.json")
   $M eval --env treasure --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/treasure-warm-start-4x-s$s.json"
-  $M train --env treasure --set warmStart.iterations=32 --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-lr3e-4-g16-s$s" \
+  $M train "${TR[@]}" --seed "$s" --run-dir "$OUT/runs/treasure-mage-return-lr3e-4-g16-s$s" \
     "${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16
   $M eval --env treasure --policy "$OUT/runs/treasure-mage-return-lr3e-4-g16-s$s" "${EVAL[@]}" > "$OUT/evals/treasure-mage-return-lr3e-4-g16-s$s.json"
 done

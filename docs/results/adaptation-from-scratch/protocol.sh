@@ -8,8 +8,9 @@ HL=(--env-package ./examples/custom-env --env higher-lower)
 EVAL=(--episodes 256 --foreign-notes --seed 1000 --json)
 mkdir -p "$OUT/evals"
 # Doors and Treasure: the 4x warm-start corpus (faithful notes); Treasure's recipe at 16 groups and ppo.lr 3e-4.
+# Treasure's rows here were made before its warm start opened with the reader's probe by default: 0 keeps them.
 D4=(--set warmStart.iterations=32)
-TR=(--env treasure "${D4[@]}")
+TR=(--env treasure "${D4[@]}" --set warmStart.readerOpening=0)
 G16=("${RECIPE[@]}" --set advantage.episodeScore=return --set ppo.lr=3e-4 --set rollout.groups=16)
 # The Treasure warm-start check: sets WS to the flags that pass it for seed $1 (twice the epochs below 80%
 # notes recall, by $OUT/$2-s$1.json; $2 defaults to pretrain-treasure4x).

@@ -6,7 +6,8 @@
 #                        teacher's notes as the foreign ones (committed as $NAME-s*)
 #   baselines <seed>...  GiGPO and GRPO from the same warm start (after `mage` for that seed)
 # VARIANT=opening: the same with a warm-start teacher that opens every meta-episode with the Bayes reader's
-# first probe (`warmStart.readerOpening=1`; later attempts note-blind), runs named treasure-opening-*.
+# first probe (`warmStart.readerOpening=1`, now Treasure's default; later attempts note-blind), runs named
+# treasure-opening-*. Without it the warm start opens uniformly (`protocol.sh` sets the share to 0).
 # Usage: bash docs/results/adaptation-from-scratch/treasure-this-machine.sh mage 13   (repository root, after a build)
 set -euo pipefail
 source "$(dirname "$0")/protocol.sh"

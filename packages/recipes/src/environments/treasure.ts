@@ -41,6 +41,10 @@ export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureActio
   defaults: {
     env: { options: {} },
     ...HIDDEN_TARGET_DEFAULTS,
+    // The warm-start teacher opens every meta-episode with the Bayes reader's first probe (the centre),
+    // note-blind after it: from such warm starts MAGE learned to read on every seed tried, from uniform
+    // first probes on some draws only (docs/results/adaptation-from-scratch).
+    warmStart: { readerOpening: 1 },
     eval: {
       inDomain: [],
       outOfDomain: [],

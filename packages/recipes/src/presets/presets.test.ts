@@ -109,6 +109,8 @@ describe('resolveTrainConfig', () => {
         });
         expect(c.ppo.klCoef).toBe(0.1);
         expect(c.train.iterations).toBe(RUN_PRESETS[preset].train.iterations);
+        // Treasure's warm start opens with the reader's probe; Doors' teacher has none to play.
+        expect(c.warmStart.readerOpening).toBe(env === 'treasure' ? 1 : undefined);
       }
     }
   });

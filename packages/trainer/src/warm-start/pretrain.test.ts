@@ -30,6 +30,17 @@ describe('warmStartKey', () => {
     ]);
     expect(keys.size).toBe(9);
   });
+
+  it("holds the env's own warm-start defaults; a reader's opening of 0 keys as none", () => {
+    const treasure = { envs: ['treasure'], preset: 'laptop', seed: 1 } as const;
+    const doors = { ...treasure, envs: ['doors'] } as const;
+    // Treasure opens with the reader's probe by default: the same key as asking for it.
+    expect(warmStartKey(treasure)).toBe(warmStartKey({ ...treasure, warmStart: { readerOpening: 1 } }));
+    expect(warmStartKey({ ...treasure, warmStart: { readerOpening: 0 } })).not.toBe(warmStartKey(treasure));
+    // A share of 0 makes the corpus of no share: keys made before the field existed still match.
+    expect(warmStartKey({ ...doors, warmStart: { readerOpening: 0 } })).toBe(warmStartKey(doors));
+    expect(warmStartKey({ ...doors, warmStart: { readerOpening: 0.5 } })).not.toBe(warmStartKey(doors));
+  });
 });
 
 describe('noteRecallWarning', () => {

@@ -94,6 +94,27 @@ export interface PretrainResult {
  */
 const WARM_START_ROW_LENGTH = 512;
 
+/**
+ * The warm-start numbers a key holds: the preset's, under the envs' own defaults (in env order), under the
+ * caller's. A reader's opening of 0 makes the same corpus as none, so it is left out, and keys made before
+ * envs had warm-start defaults stay the same.
+ */
+function warmStartValues(
+  options: Pick<PretrainOptions, 'envs' | 'preset' | 'warmStart'>,
+  registry: ReturnType<typeof envRegistry>,
+): JsonObject {
+  const envDefaults = [...options.envs]
+    .sort()
+    .map((env) => (registry.get(env).defaults.warmStart ?? {}) as JsonObject);
+  const { readerOpening, ...rest } = Object.assign(
+    {},
+    RUN_PRESETS[options.preset].warmStart,
+    ...envDefaults,
+    options.warmStart,
+  ) as JsonObject;
+  return readerOpening ? { ...rest, readerOpening } : rest;
+}
+
 /** A key of everything that determines a warm start (for caching). */
 export function warmStartKey(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
@@ -110,7 +131,7 @@ export function warmStartKey(
     envs: [...options.envs].sort(),
     preset: options.preset,
     seed: options.seed,
-    ws: { ...RUN_PRESETS[options.preset].warmStart, ...options.warmStart },
+    ws: warmStartValues(options, registry),
     ...(options.envOptions && Object.keys(options.envOptions).length > 0 ? { env: options.envOptions } : {}),
     ...(packages.length > 0 ? { packages } : {}),
   });
