@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JsonValue, LearnerRowV1, LearnerV1, TokenLossFn } from '@mage-rl/spec';
+import type { JsonValue, LearnerInputRowV1, LearnerRowV1, LearnerV1, TokenLossFn } from '@mage-rl/spec';
 import { AbortedError, ConfigError, InvalidArgumentError, NumericInstabilityError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
 import { scriptedPolicy } from '../testing/scripted';
@@ -34,6 +34,20 @@ async function deterministicMetrics(runDir: string): Promise<string[]> {
     const { timing: _timing, ...rest } = l;
     return JSON.stringify(rest);
   });
+}
+
+/** `learner` with the rows of every update request recorded in `requests`. */
+function recordingUpdates(learner: LearnerV1): { spy: LearnerV1; requests: LearnerInputRowV1[][] } {
+  const requests: LearnerInputRowV1[][] = [];
+  const spy: LearnerV1 = {
+    ...learner,
+    policy: learner.policy,
+    update: (request) => {
+      requests.push([...request.rows]);
+      return learner.update(request);
+    },
+  };
+  return { spy, requests };
 }
 
 describe('iterateTraining', () => {
@@ -356,15 +370,7 @@ describe('iterateTraining', () => {
     const run = async (packRows: boolean) => {
       const runDir = await tempDir();
       const learner = nimLearner();
-      const requests: unknown[][] = [];
-      const spy: LearnerV1 = {
-        ...learner,
-        policy: learner.policy,
-        update: (request) => {
-          requests.push([...request.rows]);
-          return learner.update(request);
-        },
-      };
+      const { spy, requests } = recordingUpdates(learner);
       const reference = nimLearner('ref');
       await runTraining(
         nimTrainingOptions(learner, {
@@ -395,15 +401,7 @@ describe('iterateTraining', () => {
   it('adds refused-action rows with update.refusedRetry, scored at the current weights', async () => {
     const run = async (refusedRetry: number) => {
       const learner = nimLearner();
-      const requests: LearnerRowV1[][] = [];
-      const spy: LearnerV1 = {
-        ...learner,
-        policy: learner.policy,
-        update: (request) => {
-          requests.push([...(request.rows as LearnerRowV1[])]);
-          return learner.update(request);
-        },
-      };
+      const { spy, requests } = recordingUpdates(learner);
       const events = await collect(
         nimTrainingOptions(learner, {
           learner: spy,
@@ -412,7 +410,9 @@ describe('iterateTraining', () => {
         }),
       );
       const update = events.find((e) => e.type === 'update-end');
-      return { rows: requests.flat(), update: update?.type === 'update-end' ? update : undefined };
+      // Packing is off: every row is a plain one.
+      const rows = requests.flat() as LearnerRowV1[];
+      return { rows, update: update?.type === 'update-end' ? update : undefined };
     };
     const off = await run(0);
     const on = await run(2);
