@@ -72,6 +72,18 @@ describe('mage experiment', () => {
     expect(r.err).toMatch(/--eval-memory: 'foreign-notes' shows .* list 'reflection' too/);
   });
 
+  it('takes a note donor only with the foreign-notes protocol', async () => {
+    const r = await runCaptured(
+      commandLine(
+        'experiment --preset smoke --methods warm-start --seeds 1 --eval-memory reflection --note-donor teacher',
+      ),
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /--note-donor gives the foreign-notes control its notes: list 'foreign-notes' in --eval-memory/,
+    );
+  });
+
   it('refuses a method that does not train before anything runs, pointing at mage eval', async () => {
     const r = await runCaptured(
       commandLine('experiment --preset smoke --methods warm-start,react --seeds 1'),
@@ -244,6 +256,38 @@ describe('mage experiment', () => {
       expect(again.err).toMatch(/the replay matches the stored reflection evaluation of warm-start, seed 1/);
       const after = JSON.parse(await readFile(path, 'utf8')) as { suites: unknown };
       expect(after.suites).toEqual(before.suites);
+    }, 600_000);
+
+    it("shows the note donor's notes on the same tasks with --note-donor, and keeps the donor per directory", async () => {
+      const out = join(tmp.path, 'donor');
+      const common = [
+        ...commandLine('experiment --preset smoke --methods warm-start --seeds 1'),
+        '--out',
+        out,
+        '--cache-dir',
+        join(tmp.path, 'cache'),
+      ];
+      const first = await runJson<{ markdown: string; evaluations: number }>([
+        ...common,
+        ...['--eval-memory', 'reflection,foreign-notes', '--note-donor', 'teacher'],
+      ]);
+      expect(first.evaluations).toBe(2);
+      const record = JSON.parse(await readFile(evalPath(out, 'warm-start', 1, 'foreign-notes'), 'utf8')) as {
+        noteDonor?: string;
+        suites: { swaps?: { replaced: number; sameText: number } }[];
+      };
+      expect(record.noteDonor).toBe('teacher');
+      // The teacher's notes replace the policy's own (where a later attempt was played), and some differ.
+      const swaps = record.suites.map((suite) => suite.swaps ?? { replaced: -1, sameText: -1 });
+      expect(swaps.every((w) => w.replaced >= 0 && w.sameText <= w.replaced)).toBe(true);
+      expect(swaps.some((w) => w.sameText < w.replaced)).toBe(true);
+      expect(await readFile(first.markdown, 'utf8')).toMatch(
+        /note donor's \(teacher\) reflection evaluation/,
+      );
+      // The donor is part of the directory's protocol: a call without it is another experiment.
+      const other = await runCaptured([...common, '--eval-memory', 'reflection,foreign-notes']);
+      expect(other.code).toBe(1);
+      expect(other.err).toMatch(/holds another experiment .*note donor/);
     }, 600_000);
   });
 });

@@ -45,6 +45,7 @@ interface ExperimentFlags {
   out?: string;
   grid?: string[];
   evalMemory: string;
+  noteDonor?: string;
   cacheDir: string;
   config?: string;
   set?: string[];
@@ -78,6 +79,10 @@ export function experimentCommand(program: Command, io: Io): void {
       '--eval-memory <kinds>',
       `evaluation protocols: the memory every policy plays its K attempts with (${MEMORY_KINDS.join(' | ')}), 'method' for the one it trained with, or 'foreign-notes' (with reflection listed too): reflection with each earlier attempt's note taken from another meta-episode of the policy's reflection evaluation; a policy evaluated with a memory and with none gets its memory benefit in the report, one evaluated with reflection and foreign-notes its own-minus-foreign notes benefit`,
       'reflection,none,method',
+    )
+    .option(
+      '--note-donor <spec>',
+      "with foreign-notes: show the notes this policy ('teacher', a model or run directory) wrote on the same tasks instead of the policy's own other meta-episodes'; they name moves the policy did not make, which its own cannot when it always starts the same way",
     )
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)
@@ -114,6 +119,10 @@ async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promis
     overrides,
     grid: (opts.grid ?? []).map(gridAxis),
     evalMemories: commaList(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', EVAL_MEMORIES)),
+    // A directory is recorded absolute, so a later call from elsewhere names the same donor.
+    ...(opts.noteDonor === undefined
+      ? {}
+      : { noteDonor: opts.noteDonor === 'teacher' ? 'teacher' : resolve(opts.noteDonor) }),
   };
 }
 

@@ -30,6 +30,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
   'spec.seeds': '--seeds',
   'spec.grid': '--grid',
   'spec.evalMemories': '--eval-memory',
+  'spec.noteDonor': '--note-donor',
 };
 
 /** `message` with every quoted library option replaced by its flag. */

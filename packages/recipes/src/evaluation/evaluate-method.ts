@@ -149,7 +149,8 @@ export function evaluationSuites(config: TrainConfig): EvaluationSuiteV1[] {
 
 export interface EvaluateConfigOptions {
   readonly config: TrainConfig;
-  readonly policy: PolicyV1;
+  /** The policy, or one per suite (e.g. a teacher made for the suite's env options). */
+  readonly policy: PolicyV1 | ((suite: EvaluationSuiteV1) => PolicyV1);
   /** Training iteration the evaluation belongs to (changes nothing but the label). */
   readonly iteration?: number;
   /** Play with this memory instead of the method's (one protocol for every method). */
@@ -212,7 +213,7 @@ export async function evaluateConfig(options: EvaluateConfigOptions): Promise<Co
     const memory = methodMemory(config.method, memoryLayoutOf(config), options.memory);
     const result = await evaluateMethod({
       env,
-      policy: options.policy,
+      policy: typeof options.policy === 'function' ? options.policy(suite) : options.policy,
       method: config.method,
       memory: options.wrapMemory ? options.wrapMemory(memory, suite) : memory,
       opponents: suite.opponents,

@@ -34,11 +34,11 @@ import {
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
-import { withForeignNotes } from '@mage-rl/reflection';
 import { z } from 'zod';
-import { type ForeignNoteSwapsV1, foreignNoteDonors, foreignNoteSwaps } from '../evaluate/foreign-notes';
+import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
+import { donorEvaluation, foreignNotesOf, swapsOf } from './experiment-notes';
 
 export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';
 export const EXPERIMENT_EVAL_FORMAT = 'mage-rl/experiment-eval@1';
@@ -69,12 +69,18 @@ export interface ExperimentSpecV1 {
    * (`FOREIGN_NOTES`), which needs `reflection` in the list.
    */
   readonly evalMemories: readonly EvalMemory[];
+  /**
+   * With `foreign-notes`: the policy whose notes the control shows (`teacher`, a run or model directory),
+   * from its reflection evaluation on the same tasks. Its notes name moves a policy did not make, which the
+   * policy's own cannot when it always starts the same way. Default: the policy's own other meta-episodes.
+   */
+  readonly noteDonor?: string;
 }
 
 /**
  * The foreign-notes control: the `reflection` memory with each earlier attempt's note (and result) replaced
- * by the one another meta-episode of the same policy's `reflection` evaluation (same suite, same seed)
- * wrote after the same attempt (`foreignNoteDonors`). Own notes minus foreign notes is what reading the
+ * by the one another meta-episode of the same policy's `reflection` evaluation (same suite, same seed), or
+ * of the note donor's (`ExperimentSpecV1.noteDonor`), wrote after the same attempt (`foreignNoteDonors`). Own notes minus foreign notes is what reading the
  * notes is worth, beyond having notes-shaped text in the context.
  */
 export const FOREIGN_NOTES = 'foreign-notes';
@@ -120,6 +126,8 @@ export interface ExperimentEvalV1 {
     /** `foreign-notes` only: how many swapped notes read as the replaced ones (`foreignNoteSwaps`). */
     readonly swaps?: ForeignNoteSwapsV1 | undefined;
   }[];
+  /** `foreign-notes` with a note donor: the donor whose notes were shown. */
+  readonly noteDonor?: string | undefined;
   /** Wall time of the training run (0 for the warm start) and of this evaluation. */
   readonly trainSeconds: number;
   readonly evalSeconds: number;
@@ -205,6 +213,7 @@ const protocolOf = (spec: ExperimentSpecV1) => ({
   env: spec.env,
   preset: spec.preset,
   overrides: spec.overrides,
+  noteDonor: spec.noteDonor,
 });
 
 /**
@@ -226,7 +235,7 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
     const saved = await readExperimentRecord(path);
     if (JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
-        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset or config values); use another \`outDir\`, or the same \`spec.env\`, \`spec.preset\` and \`spec.overrides\` (\`spec.methods\`, \`spec.seeds\`, \`spec.grid\` and \`spec.evalMemories\` may be added).`,
+        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset, config values or note donor); use another \`outDir\`, or the same \`spec.env\`, \`spec.preset\`, \`spec.overrides\` and \`spec.noteDonor\` (\`spec.methods\`, \`spec.seeds\`, \`spec.grid\` and \`spec.evalMemories\` may be added).`,
         { path: 'outDir', context: { saved: saved.spec, asked: spec } },
       );
     }
@@ -315,6 +324,7 @@ const evalSchema = z.looseObject({
       swaps: z.object({ replaced: z.number(), sameText: z.number() }).optional(),
     }),
   ),
+  noteDonor: z.string().optional(),
   trainSeconds: z.number(),
   evalSeconds: z.number(),
 });
@@ -385,27 +395,6 @@ async function trainUnit(
 }
 
 /**
- * Wraps each suite's memory so every earlier attempt shows the note another meta-episode of the same suite
- * of `reflection` wrote after that attempt.
- */
-function foreignNotesOf(reflection: readonly ConfigEvaluationV1[]) {
-  return (memory: MemoryV1, suite: EvaluationSuiteV1): MemoryV1 =>
-    withForeignNotes(memory, foreignNoteDonors(ownNotes(reflection, suite)));
-}
-
-/** How many of a suite's notes its foreign-notes evaluation swapped, and how many by the same text. */
-function swapsOf(reflection: readonly ConfigEvaluationV1[], suite: EvaluationSuiteV1): ForeignNoteSwapsV1 {
-  return foreignNoteSwaps(ownNotes(reflection, suite)).swaps;
-}
-
-/** The games of `suite` in the reflection evaluation, whose notes the foreign-notes evaluation shows. */
-function ownNotes(reflection: readonly ConfigEvaluationV1[], suite: EvaluationSuiteV1) {
-  const own = reflection.find((r) => r.suite.name === suite.name);
-  if (!own) throw new Error(`The reflection evaluation has no suite '${suite.name}' to take notes from.`);
-  return own.result.batch;
-}
-
-/**
  * The reflection evaluation whose notes a foreign-notes evaluation shows, when an earlier call wrote it:
  * played again in memory (the same weights, seeds and tasks play the same games) and compared with the
  * stored record, so the log says whether the notes come from the very games on disk.
@@ -460,18 +449,26 @@ async function evaluateUnit(
         ...(options.signal ? { signal: options.signal } : {}),
       });
     // The reflection evaluation with its games, kept for the foreign-notes evaluation when it is pending.
-    let reflection: ConfigEvaluationV1[] | undefined;
+    let reflection: ConfigEvaluationV1[] = [];
+    // The notes the foreign-notes evaluation shows: the reflection evaluation's, or the note donor's.
+    let donors: ConfigEvaluationV1[] = [];
+    const { noteDonor } = options.spec;
     for (const memory of pending) {
       if (memory === FOREIGN_NOTES) {
-        reflection ??= await replayReflection(options, policy, seed, () => play('reflection'));
+        if (reflection.length === 0) {
+          reflection = await replayReflection(options, policy, seed, () => play('reflection'));
+        }
+        if (noteDonor !== undefined) {
+          options.log?.(`play the note donor ${noteDonor} on the tasks of ${policy.label}, seed ${seed}`);
+        }
+        donors =
+          noteDonor === undefined ? reflection : await donorEvaluation(noteDonor, config, options.signal);
       }
       options.log?.(`evaluate ${policy.label}, seed ${seed}, memory ${memory}`);
       const started = performance.now();
       const results =
-        memory === FOREIGN_NOTES
-          ? await play('reflection', foreignNotesOf(reflection ?? []))
-          : await play(memory);
-      if (memory === 'reflection' && pending.includes(FOREIGN_NOTES)) reflection = results;
+        memory === FOREIGN_NOTES ? await play('reflection', foreignNotesOf(donors)) : await play(memory);
+      if (memory === 'reflection') reflection = results;
       const record: ExperimentEvalV1 = {
         format: EXPERIMENT_EVAL_FORMAT,
         label: policy.label,
@@ -484,8 +481,9 @@ async function evaluateUnit(
           name: r.suite.name,
           domain: r.suite.domain,
           metrics: r.result.metrics,
-          ...(memory === FOREIGN_NOTES ? { swaps: swapsOf(reflection ?? [], r.suite) } : {}),
+          ...(memory === FOREIGN_NOTES ? { swaps: swapsOf(reflection, donors, r.suite) } : {}),
         })),
+        ...(memory === FOREIGN_NOTES && noteDonor !== undefined ? { noteDonor } : {}),
         trainSeconds: trained?.seconds ?? 0,
         evalSeconds: (performance.now() - started) / 1000,
       };
@@ -515,6 +513,12 @@ export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
     throw new ConfigError(
       `\`spec.evalMemories\`: '${FOREIGN_NOTES}' shows each policy the notes of other meta-episodes of its 'reflection' evaluation; list 'reflection' too (an evaluation already on disk is not played again).`,
       { path: 'spec.evalMemories' },
+    );
+  }
+  if (spec.noteDonor !== undefined && !spec.evalMemories.includes(FOREIGN_NOTES)) {
+    throw new ConfigError(
+      `\`spec.noteDonor\` gives the foreign-notes control its notes: list '${FOREIGN_NOTES}' in \`spec.evalMemories\`.`,
+      { path: 'spec.noteDonor' },
     );
   }
   const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));

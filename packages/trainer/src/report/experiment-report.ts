@@ -136,6 +136,8 @@ export async function writeExperimentReport(
     : [];
   await writeCharts('returns-by-attempt', returns);
   const times = [...new Map(results.rows.map((r) => [r.label, r])).values()];
+  // One note donor per experiment directory (part of its protocol), recorded in its foreign-notes records.
+  const noteDonor = evals.find((e) => e.noteDonor !== undefined)?.noteDonor;
   const md = [
     `# ${header.title}`,
     '',
@@ -152,7 +154,7 @@ export async function writeExperimentReport(
         `## ${s}`,
         '',
         ...benefitTable(benefits),
-        ...notesBenefitTable(notes),
+        ...notesBenefitTable(notes, noteDonor),
         ...suiteTable(rows),
         '',
         ...opponentTable(rows),

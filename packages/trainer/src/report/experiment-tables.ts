@@ -115,7 +115,7 @@ export function swapsText({ replaced, sameText }: ForeignNoteSwapsV1, noun = '')
  * showing the policy's own notes minus showing other meta-episodes' notes, same weights, tasks and seeds;
  * overall and, where the suite has several opponents, per opponent.
  */
-export function notesBenefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
+export function notesBenefitTable(benefits: readonly MemoryBenefitV1[], noteDonor?: string): string[] {
   if (benefits.length === 0) return [];
   const k = Math.max(...benefits.map((b) => b.overall.passAtK.length));
   const opponents = [...new Set(benefits.flatMap((b) => Object.keys(b.byOpponent)))].sort();
@@ -127,7 +127,9 @@ export function notesBenefitTable(benefits: readonly MemoryBenefitV1[]): string[
   return [
     'Own notes minus foreign notes: the same weights on the same tasks with the reflection memory, showing their',
     'own notes minus showing, for each earlier attempt, the note (and result) another meta-episode of the',
-    'reflection evaluation wrote after that attempt (one that played another opponent where there is one), in',
+    noteDonor === undefined
+      ? 'reflection evaluation wrote after that attempt (one that played another opponent where there is one), in'
+      : `note donor's (${noteDonor}) reflection evaluation of the same tasks wrote after that attempt, in`,
     'points; paired by seed. Attempt 1 follows no note, so its difference is 0; later attempts measure reading',
     'the notes rather than having notes in the context. Swaps word for word: the swapped notes that read as the',
     'replaced one after the same outcome, over all seeds; the control cannot see reading in those.',
