@@ -8,6 +8,7 @@ import {
   type ConfigEvaluationV1,
   createEnvById,
   createTeacher,
+  type EvaluateConfigOptions,
   type EvaluationSuiteV1,
   evaluateConfig,
   type TrainConfig,
@@ -51,7 +52,7 @@ export async function donorEvaluation(
   config: TrainConfig,
   signal?: AbortSignal,
 ): Promise<ConfigEvaluationV1[]> {
-  const play = (policy: Parameters<typeof evaluateConfig>[0]['policy']) =>
+  const play = (policy: EvaluateConfigOptions['policy']) =>
     evaluateConfig({ config, policy, memory: 'reflection', ...(signal ? { signal } : {}) });
   if (donor === 'teacher') {
     const style = { style: config.rollout.style };
