@@ -80,8 +80,9 @@ export interface ExperimentSpecV1 {
 /**
  * The foreign-notes control: the `reflection` memory with each earlier attempt's note (and result) replaced
  * by the one another meta-episode of the same policy's `reflection` evaluation (same suite, same seed), or
- * of the note donor's (`ExperimentSpecV1.noteDonor`), wrote after the same attempt (`foreignNoteDonors`). Own notes minus foreign notes is what reading the
- * notes is worth, beyond having notes-shaped text in the context.
+ * of the note donor's (`ExperimentSpecV1.noteDonor`), wrote after the same attempt (`foreignNoteDonors`).
+ * Own notes minus foreign notes is what reading the notes is worth, beyond having notes-shaped text in the
+ * context.
  */
 export const FOREIGN_NOTES = 'foreign-notes';
 
