@@ -119,10 +119,7 @@ async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promis
     overrides,
     grid: (opts.grid ?? []).map(gridAxis),
     evalMemories: commaList(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', EVAL_MEMORIES)),
-    // A directory is recorded absolute, so a later call from elsewhere names the same donor.
-    ...(opts.noteDonor === undefined
-      ? {}
-      : { noteDonor: opts.noteDonor === 'teacher' ? 'teacher' : resolve(opts.noteDonor) }),
+    ...(opts.noteDonor === undefined ? {} : { noteDonor: opts.noteDonor }),
   };
 }
 

@@ -32,8 +32,7 @@ export function swapsOf(
   donors: readonly ConfigEvaluationV1[],
   suite: EvaluationSuiteV1,
 ): ForeignNoteSwapsV1 {
-  const ownBatch = suiteBatch(own, suite);
-  return foreignNoteSwaps(ownBatch, own === donors ? ownBatch : suiteBatch(donors, suite)).swaps;
+  return foreignNoteSwaps(suiteBatch(own, suite), suiteBatch(donors, suite)).swaps;
 }
 
 /** The games of `suite` in a reflection evaluation, whose notes the foreign-notes evaluation shows. */

@@ -8,7 +8,7 @@
  */
 
 import { mkdir, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   ConfigError,
   describeMachine,
@@ -73,6 +73,7 @@ export interface ExperimentSpecV1 {
    * With `foreign-notes`: the policy whose notes the control shows (`teacher`, a run or model directory),
    * from its reflection evaluation on the same tasks. Its notes name moves a policy did not make, which the
    * policy's own cannot when it always starts the same way. Default: the policy's own other meta-episodes.
+   * A directory is recorded absolute.
    */
   readonly noteDonor?: string;
 }
@@ -547,8 +548,19 @@ export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
   return policies;
 }
 
+/**
+ * `spec` with a note donor's directory made absolute, so that `experiment.json` names the same donor
+ * whatever the working directory of a later call (`teacher` and server URLs stay as given).
+ */
+function withAbsoluteDonor(spec: ExperimentSpecV1): ExperimentSpecV1 {
+  const donor = spec.noteDonor;
+  if (donor === undefined || donor === 'teacher' || /^https?:\/\//.test(donor)) return spec;
+  return { ...spec, noteDonor: resolve(donor) };
+}
+
 /** Runs (or continues) the whole grid, seed by seed, then returns the evaluation records. */
-export async function runExperiment(options: ExperimentOptions): Promise<ExperimentEvalV1[]> {
+export async function runExperiment(given: ExperimentOptions): Promise<ExperimentEvalV1[]> {
+  const options = { ...given, spec: withAbsoluteDonor(given.spec) };
   const policies = checkExperiment(options.spec);
   await recordSpec(options);
   const out: ExperimentEvalV1[] = [];

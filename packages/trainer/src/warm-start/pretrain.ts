@@ -95,9 +95,9 @@ export interface PretrainResult {
 const WARM_START_ROW_LENGTH = 512;
 
 /**
- * The warm-start numbers a key holds: the preset's, under the envs' own defaults (in env order), under the
- * caller's. A reader's opening of 0 makes the same corpus as none, so it is left out, and keys made before
- * envs had warm-start defaults stay the same.
+ * The warm-start numbers a key holds: the preset's, under the envs' own defaults (envs sorted by id), under
+ * the caller's. A reader's opening of 0 makes the same corpus as none, so it is left out, and keys made
+ * before envs had warm-start defaults stay the same.
  */
 function warmStartValues(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'warmStart'>,
