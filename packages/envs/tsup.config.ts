@@ -7,4 +7,5 @@ export default packageConfig({
   'sokoban/index': 'src/sokoban/index.ts',
   'treasure/index': 'src/treasure/index.ts',
   'doors/index': 'src/doors/index.ts',
+  'rps/index': 'src/rps/index.ts',
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createDoors,
   createKuhnPoker,
+  createRps,
   createSokoban,
   createTicTacToe,
   createTreasure,
@@ -10,11 +11,16 @@ import {
 
 describe('@mage-rl/envs root', () => {
   it('lists the env ids, matching the env objects', () => {
-    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors']);
+    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors', 'rps']);
     expect(
-      [createTicTacToe(), createKuhnPoker(), createSokoban(), createTreasure(), createDoors()].map(
-        (e) => e.id,
-      ),
+      [
+        createTicTacToe(),
+        createKuhnPoker(),
+        createSokoban(),
+        createTreasure(),
+        createDoors(),
+        createRps(),
+      ].map((e) => e.id),
     ).toEqual([...ENV_IDS]);
     expect([
       createTicTacToe().needsOpponent,
@@ -22,6 +28,7 @@ describe('@mage-rl/envs root', () => {
       createSokoban().needsOpponent,
       createTreasure().needsOpponent,
       createDoors().needsOpponent,
-    ]).toEqual([true, true, false, false, false]);
+      createRps().needsOpponent,
+    ]).toEqual([true, true, false, false, false, true]);
   });
 });

@@ -1,5 +1,6 @@
 import { DOORS_ENV_ID } from './doors/env';
 import { KUHN_ENV_ID } from './kuhn-poker/env';
+import { RPS_ENV_ID } from './rps/env';
 import { SOKOBAN_ENV_ID } from './sokoban/env';
 import { TICTACTOE_ENV_ID } from './tictactoe/env';
 import { TREASURE_ENV_ID } from './treasure/env';
@@ -7,6 +8,7 @@ import { TREASURE_ENV_ID } from './treasure/env';
 export * from './doors';
 export * from './hidden-target';
 export * from './kuhn-poker';
+export * from './rps';
 export * from './sokoban';
 export * from './tictactoe';
 export * from './treasure';
@@ -18,5 +20,6 @@ export const ENV_IDS = [
   SOKOBAN_ENV_ID,
   TREASURE_ENV_ID,
   DOORS_ENV_ID,
+  RPS_ENV_ID,
 ] as const;
 export type EnvId = (typeof ENV_IDS)[number];

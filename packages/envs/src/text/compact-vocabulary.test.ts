@@ -3,6 +3,7 @@ import { randomLegalOpponent } from '@mage-rl/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createDoors } from '../doors';
 import { createKuhnPoker } from '../kuhn-poker';
+import { createRps } from '../rps';
 import { createSokoban } from '../sokoban';
 import { createTicTacToe } from '../tictactoe';
 import { createTreasure } from '../treasure';
@@ -110,5 +111,14 @@ describe('compact style vocabulary', () => {
       20,
       'doors prize is behind one of 3 open door empty 1 2 <action> </action> invalid',
     );
+  });
+
+  it('rps uses a few dozen tokens', () => {
+    const tokens = expectOnlyWords(
+      createRps(),
+      20,
+      'rock paper scissors 3 throws beats win throw throw 1 2 of you opp draw loss end <action> </action> invalid',
+    );
+    expect(tokens.size).toBeLessThan(40);
   });
 });

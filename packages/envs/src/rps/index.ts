@@ -1,0 +1,35 @@
+export {
+  createRps,
+  RPS_ENV_ID,
+  type RpsEnv,
+  type RpsOptions,
+  type RpsResolvedOptions,
+  rpsOptionsSchema,
+} from './env';
+export {
+  beats,
+  initialRpsState,
+  isRpsOver,
+  losesTo,
+  RPS_MAX_THROWS,
+  RPS_MIN_THROWS,
+  RPS_THROWS,
+  type RpsState,
+  type RpsThrow,
+  roundScore,
+  rpsGame,
+  rpsKey,
+  rpsRounds,
+} from './game';
+export {
+  formatRpsAction,
+  parseRpsAction,
+  parseRpsEvent,
+  RPS_RESULT_WORDS,
+  type RpsResult,
+  type RpsRoundFacts,
+  renderRps,
+  rpsEvent,
+  rpsResult,
+  rpsRules,
+} from './text';
