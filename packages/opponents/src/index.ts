@@ -103,8 +103,31 @@ export {
   type OpponentEnvId,
   type OpponentRegistry,
   opponentRegistry,
+  rpsOpponentRegistry,
   ticTacToeOpponentRegistry,
 } from './registry/registry';
+export {
+  RPS_BOTS,
+  RPS_OOD_BOTS,
+  RPS_TRAINING_BOTS,
+  type RpsBotRule,
+  rpsBotOpponent,
+  rpsRandomOpponent,
+  rpsRoundsOf,
+} from './rps/bots';
+export {
+  RPS_PLAYERS,
+  type RpsCeiling,
+  type RpsCeilingOptions,
+  type RpsLevels,
+  type RpsMember,
+  type RpsOpponentModel,
+  RpsPlanner,
+  type RpsPlayer,
+  rpsCeiling,
+  rpsPlayerLevels,
+  ruleModel,
+} from './rps/ceiling';
 export {
   type PolicyOpponentOptions,
   type PolicyOpponentV1,

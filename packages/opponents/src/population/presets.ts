@@ -1,12 +1,13 @@
 /**
- * Population presets: the training and out-of-domain opponent mixes of Tic-Tac-Toe and Kuhn Poker, on top
- * of `createPopulation` from `@mage-rl/spec`.
+ * Population presets: the training and out-of-domain opponent mixes of Tic-Tac-Toe, Kuhn Poker and
+ * Rock-Paper-Scissors, on top of `createPopulation` from `@mage-rl/spec`.
  */
 
 import { createPopulation, type PopulationMode, type PopulationV1, UnknownIdError } from '@mage-rl/spec';
+import { RPS_OOD_BOTS, RPS_TRAINING_BOTS } from '../rps/bots';
 import { PATTERN_NAMES } from '../tictactoe/patterns';
 
-export type PopulationEnvId = 'tictactoe' | 'kuhn-poker';
+export type PopulationEnvId = 'tictactoe' | 'kuhn-poker' | 'rps';
 
 export interface PopulationPresetOptions {
   readonly mode?: PopulationMode;
@@ -17,8 +18,9 @@ const TICTACTOE_PATTERNS = PATTERN_NAMES.map((n) => `pattern-${n}`);
 
 /**
  * Entries of every preset. Tic-Tac-Toe `balanced`: half `mcts-100`, half the six patterns and `random`
- * (1/14 each). Kuhn `balanced`: conservative 0.3, aggressive 0.3, intermediate 0.4. `ood`: the
- * out-of-domain opponents (`mcts-1000`; `cfr`).
+ * (1/14 each). Kuhn `balanced`: conservative 0.3, aggressive 0.3, intermediate 0.4. Rock-Paper-Scissors
+ * `balanced`: the 18 bots of the training families, equally. `ood`: the out-of-domain opponents
+ * (`mcts-1000`; `cfr`; the 12 bots of the out-of-domain families, equally).
  */
 export const POPULATION_PRESETS: Readonly<
   Record<PopulationEnvId, Readonly<Record<string, readonly { id: string; weight: number }[]>>>
@@ -38,6 +40,10 @@ export const POPULATION_PRESETS: Readonly<
       { id: 'intermediate', weight: 0.4 },
     ],
     ood: [{ id: 'cfr', weight: 1 }],
+  },
+  rps: {
+    balanced: RPS_TRAINING_BOTS.map((b) => ({ id: b.id, weight: 1 })),
+    ood: RPS_OOD_BOTS.map((b) => ({ id: b.id, weight: 1 })),
   },
 };
 

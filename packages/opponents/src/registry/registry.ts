@@ -1,16 +1,19 @@
 /**
  * Build any opponent by id: an explicit table per env (no registration by import side effects). Ids:
  * Tic-Tac-Toe `mcts-<N>`, `minimax`, `pattern-<name>` (six), `random`; Kuhn Poker `conservative`,
- * `aggressive`, `intermediate`, `cfr`, `cfr-sampled`, `random`.
+ * `aggressive`, `intermediate`, `cfr`, `cfr-sampled`, `random`; Rock-Paper-Scissors the rule bots
+ * (`constant-rock`, `cycle-paper`, `beat-last-scissors`, …; see rps/bots.ts) and `random`.
  */
 
 import { type KuhnAction, type KuhnState, kuhnGame } from '@mage-rl/envs/kuhn-poker';
+import type { RpsState, RpsThrow } from '@mage-rl/envs/rps';
 import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from '@mage-rl/envs/tictactoe';
 import { type OpponentV1, UnknownIdError } from '@mage-rl/spec';
 import { kuhnArchetypeOpponent } from '../kuhn/archetypes';
 import { kuhnCfrOpponent } from '../kuhn/cfr-opponents';
 import { MAX_MCTS_SIMULATIONS, mctsOpponent, parseMctsId } from '../mcts/mcts-opponent';
 import { minimaxOpponent } from '../minimax/minimax';
+import { RPS_BOTS, rpsBotOpponent, rpsRandomOpponent } from '../rps/bots';
 import { policyOpponent } from '../strategy/policy-opponent';
 import { PATTERN_NAMES, patternOpponent } from '../tictactoe/patterns';
 import { randomOpponent } from '../tictactoe/random';
@@ -113,18 +116,27 @@ export function kuhnOpponentRegistry(): OpponentRegistry<KuhnState, KuhnAction> 
   );
 }
 
-export const OPPONENT_ENV_IDS = ['tictactoe', 'kuhn-poker'] as const;
+export function rpsOpponentRegistry(): OpponentRegistry<RpsState, RpsThrow> {
+  const fixed: Record<string, () => OpponentV1<RpsState, RpsThrow>> = {};
+  for (const rule of RPS_BOTS.values()) fixed[rule.id] = () => rpsBotOpponent(rule);
+  fixed.random = rpsRandomOpponent;
+  return makeRegistry('rps', fixed, []);
+}
+
+export const OPPONENT_ENV_IDS = ['tictactoe', 'kuhn-poker', 'rps'] as const;
 export type OpponentEnvId = (typeof OPPONENT_ENV_IDS)[number];
 
 /** The registry of every env in `OPPONENT_ENV_IDS`. */
 const REGISTRIES = new Map<string, () => OpponentRegistry<unknown, unknown>>([
   ['tictactoe', ticTacToeOpponentRegistry],
   ['kuhn-poker', kuhnOpponentRegistry],
+  ['rps', rpsOpponentRegistry],
 ]);
 
 /** The opponent registry of an env id. */
 export function opponentRegistry(envId: 'tictactoe'): OpponentRegistry<TicTacToeState, TicTacToeAction>;
 export function opponentRegistry(envId: 'kuhn-poker'): OpponentRegistry<KuhnState, KuhnAction>;
+export function opponentRegistry(envId: 'rps'): OpponentRegistry<RpsState, RpsThrow>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown>;
 export function opponentRegistry(envId: string): OpponentRegistry<unknown, unknown> {
   const registry = REGISTRIES.get(envId);
@@ -135,6 +147,7 @@ export function opponentRegistry(envId: string): OpponentRegistry<unknown, unkno
 /** Builds opponent `id` for env `envId`. */
 export function createOpponent(envId: 'tictactoe', id: string): OpponentV1<TicTacToeState, TicTacToeAction>;
 export function createOpponent(envId: 'kuhn-poker', id: string): OpponentV1<KuhnState, KuhnAction>;
+export function createOpponent(envId: 'rps', id: string): OpponentV1<RpsState, RpsThrow>;
 export function createOpponent(envId: string, id: string): OpponentV1<unknown, unknown>;
 export function createOpponent(envId: string, id: string): OpponentV1<unknown, unknown> {
   return opponentRegistry(envId).create(id);
