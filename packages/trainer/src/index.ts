@@ -52,10 +52,9 @@ export {
   type WarmStartV1,
 } from './trainer/trainer';
 export {
-  DEFAULT_CACHE_DIR,
   noteRecallWarning,
   type PretrainEnvResult,
   type PretrainProgress,
   type PretrainResult,
-  warmStartOverridesOf,
 } from './warm-start/pretrain';
+export { DEFAULT_CACHE_DIR, warmStartOverridesOf } from './warm-start/warm-start';

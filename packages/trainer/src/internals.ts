@@ -33,23 +33,26 @@ export { suiteTable } from './report/experiment-tables';
 export { type OpponentReferenceV1, type ReferenceValuesV1, referenceValues } from './report/reference-values';
 export { memoryLimitsOfConfig } from './train/memory-limits';
 export {
-  ensureWarmStart,
-  plannedWarmStart,
   RESUME_SAFE_CONFIG_PATHS,
   type TrainPipelineOptions,
   trainConfigOf,
   trainPipeline,
 } from './train/train';
+export { type PretrainOptions, pretrainMageTiny } from './warm-start/pretrain';
+export { buildMageTinyTokenizer } from './warm-start/tokenizer';
 export {
   cachedWarmStart,
-  type PretrainOptions,
+  checkModelDir,
+  ensureWarmStart,
   type PretrainOrReuseOptions,
-  pretrainMageTiny,
+  plannedWarmStart,
   pretrainOrReuse,
+  type ResolvedWarmStart,
+  resolveWarmStart,
+  type WarmStartRequest,
   warmStartDir,
   warmStartKey,
-} from './warm-start/pretrain';
-export { buildMageTinyTokenizer } from './warm-start/tokenizer';
+} from './warm-start/warm-start';
 export {
   assertWarmStartTeacher,
   type EnvPlan,

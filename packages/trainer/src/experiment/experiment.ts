@@ -37,7 +37,8 @@ import {
 import { z } from 'zod';
 import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
-import { ensureWarmStart, trainConfigOf, trainPipeline } from '../train/train';
+import { trainConfigOf, trainPipeline } from '../train/train';
+import { ensureWarmStart } from '../warm-start/warm-start';
 import { donorEvaluation, foreignNotesOf, swapsOf } from './experiment-notes';
 
 export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';

@@ -1,6 +1,7 @@
 /**
- * `mage train`: resolve the config (preset → env → method → overrides), warm-start mage-tiny (cached),
- * run core's training loop with the recipes' wiring, and write the report into the run directory.
+ * `mage train`: resolve the config (preset → env → method → overrides), resolve the run's warm start once
+ * (`warm-start/warm-start.ts`: a given model or the cached mage-tiny, found, built and loaded there), run
+ * core's training loop with the recipes' wiring, and write the report into the run directory.
  */
 
 import { join, resolve } from 'node:path';
@@ -11,11 +12,9 @@ import {
   iterateTraining,
   type LearnerV1,
   latestCheckpoint,
-  MageError,
   pathExists,
   type RunLock,
   type RunnerEvent,
-  removeDirAtomic,
   type TrainingEvent,
   type TrainingOptions,
   type TrainingResultV1,
@@ -33,7 +32,6 @@ import {
   runtimeVersions,
 } from '@mage-rl/learner';
 import {
-  envDefinition,
   METHODS,
   type MethodId,
   memoryBudgetOf,
@@ -47,15 +45,8 @@ import { lastEval } from '@mage-rl/report';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { readRunRecord, runRecordOf } from '../run-record/run-record';
-import {
-  DEFAULT_CACHE_DIR,
-  noteRecallWarning,
-  type PretrainProgress,
-  pretrainMageTiny,
-  warmStartDir,
-  warmStartOverridesOf,
-} from '../warm-start/pretrain';
-import { assertWarmStartTeacher } from '../warm-start/warm-start-corpus';
+import type { PretrainProgress } from '../warm-start/pretrain';
+import { type ResolvedWarmStart, resolveWarmStart } from '../warm-start/warm-start';
 import { memoryLimitsOfConfig } from './memory-limits';
 import { type RunLearners, tinkerLearners } from './tinker-learners';
 
@@ -116,87 +107,6 @@ export function trainConfigOf(
   return config;
 }
 
-/** The warm-start directory a run will use (no pretraining): `model`, or the cache entry. */
-export function plannedWarmStart(
-  options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'overrides'>,
-): string {
-  if (options.model !== undefined) return options.model;
-  return warmStartDir(options.cacheDir ?? DEFAULT_CACHE_DIR, warmStartSpec(options));
-}
-
-/**
- * What the cached warm start of a run is made from: env, preset, seed, the config's `warmStart` values and
- * its env options (the teachers play the env variant the run trains on).
- */
-function warmStartSpec(options: Pick<TrainPipelineOptions, 'env' | 'preset' | 'seed' | 'overrides'>) {
-  return {
-    envs: [options.env],
-    preset: options.preset,
-    seed: options.seed,
-    ...warmStartOverridesOf(options.overrides).inputs,
-  };
-}
-
-/**
- * The warm start a run uses: `model`, or the cached one for (env, preset, seed), pretrained if missing.
- * `evaluate: false` skips the new warm start's own evaluation, for a caller that evaluates it anyway.
- */
-export async function ensureWarmStart(
-  options: Pick<
-    TrainPipelineOptions,
-    'env' | 'preset' | 'seed' | 'model' | 'cacheDir' | 'overrides' | 'signal' | 'log' | 'onPretrainProgress'
-  > & { readonly evaluate?: boolean },
-): Promise<string> {
-  if (options.model !== undefined) return options.model;
-  assertWarmStartTeacher(envDefinition(options.env));
-  const spec = warmStartSpec(options);
-  const dir = plannedWarmStart(options);
-  if (await pathExists(join(dir, 'mage-tiny.json'))) {
-    options.log?.(`warm start: ${dir} (cached)`);
-    return dir;
-  }
-  options.log?.(
-    `warm start: none cached for ${options.env}/${options.preset}/seed ${options.seed}; pretraining mage-tiny into ${dir}`,
-  );
-  const r = await pretrainMageTiny({
-    ...spec,
-    outDir: dir,
-    ...(options.evaluate === false ? { evalEpisodes: 0 } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.onPretrainProgress ? { onProgress: options.onPretrainProgress } : {}),
-  });
-  for (const e of r.envs) {
-    const recall = e.noteRecall === undefined ? '' : `, notes recall ${(100 * e.noteRecall).toFixed(1)}%`;
-    options.log?.(
-      `warm start ${e.env}: legal moves ${(100 * e.legalMoveRate).toFixed(1)}%${recall}, pass@k ${e.passAtK.map((x) => x.toFixed(2)).join(' ')} (${r.seconds.toFixed(0)} s)`,
-    );
-    const warning = noteRecallWarning(e);
-    if (warning) options.log?.(warning);
-  }
-  return dir;
-}
-
-/**
- * The learner of the warm start. A damaged cache entry (the cache is this program's, not the user's) is
- * removed and pretrained again, not fatal; a damaged `--model` directory is the user's and is an error.
- */
-async function loadWarmStart(
-  options: TrainPipelineOptions,
-  load: (dir: string) => Promise<OnnxLearner>,
-): Promise<{ dir: string; learner: OnnxLearner }> {
-  const dir = await ensureWarmStart(options);
-  try {
-    return { dir, learner: await load(dir) };
-  } catch (error) {
-    if (options.model !== undefined || !MageError.isInstance(error) || error.code === 'ABORTED') throw error;
-    options.log?.(`warm start: the cache entry ${dir} is damaged (${error.message}); rebuilding it`);
-    await removeDirAtomic(dir);
-    const rebuilt = await ensureWarmStart(options);
-    return { dir: rebuilt, learner: await load(rebuilt) };
-  }
-}
-
 /**
  * Paths of that record a resume may change (the saved record keeps its value): the iteration count
  * extends or shortens a run, and the memory budget sizes caches and generation chunks, not what is
@@ -248,6 +158,7 @@ export async function resumeSafePathsOf(runDir: string, config: TrainConfig): Pr
 async function finishedRun(
   options: TrainPipelineOptions,
   config: TrainConfig,
+  warmStart: ResolvedWarmStart,
 ): Promise<TrainPipelineResult | null> {
   const last = await latestCheckpoint(options.runDir);
   if (last === null || last.state.nextIteration < config.train.iterations) return null;
@@ -257,7 +168,7 @@ async function finishedRun(
   return {
     runDir: options.runDir,
     config,
-    warmStart: recorded ?? plannedWarmStart(options),
+    warmStart: recorded ?? warmStart.dir,
     result: {
       iterations: last.state.nextIteration,
       lastCheckpoint: last.dir,
@@ -297,36 +208,44 @@ function servedLearnerOf(config: TrainConfig, local: OnnxLearner, runDir: string
 
 /**
  * Trains under the run-directory lock. Everything that can refuse the run (a second writer, a run
- * directory holding another run, a resume with another configuration) is checked before the warm start
- * is pretrained; a resumed run that is complete returns at once.
+ * directory holding another run, a resume with another configuration, a model that is not one, an env
+ * with no warm-start teacher) is checked before the warm start is pretrained; a resumed run that is
+ * complete returns at once. The warm start is resolved here, once (`resolveWarmStart`).
  */
 export async function trainPipeline(options: TrainPipelineOptions): Promise<TrainPipelineResult> {
   const config = options.config ?? trainConfigOf(options);
+  const warmStart = resolveWarmStart(options);
   return withRunLock(options.runDir, async (lock) => {
     if (options.resume) {
       await checkResumeConfig(
         options.runDir,
-        { extra: runRecordOf(config, plannedWarmStart(options)) },
+        { extra: runRecordOf(config, warmStart.dir) },
         await resumeSafePathsOf(options.runDir, config),
       );
-      const finished = await finishedRun(options, config);
+      const finished = await finishedRun(options, config, warmStart);
       if (finished) return finished;
     } else {
       await assertFreshRunDir(options.runDir);
     }
-    return trainLoaded(options, config, lock);
+    // With `learner.backend: tinker`, `model` is the base model's tokenizer directory, not a warm start.
+    if (config.learner.backend === 'local') await warmStart.check();
+    return trainLoaded(options, config, warmStart, lock);
   });
 }
 
 /** The embedded model's learners: the warm start (cached or `--model`), served or local, and its reference. */
-async function localLearners(options: TrainPipelineOptions, config: TrainConfig): Promise<RunLearners> {
+async function localLearners(
+  options: TrainPipelineOptions,
+  config: TrainConfig,
+  resolved: ResolvedWarmStart,
+): Promise<RunLearners> {
   const optimizer = {
     lr: config.ppo.lr,
     weightDecay: config.ppo.weightDecay,
     maxGradNorm: config.ppo.gradClip,
   };
   const served = config.rollout.backend === 'openai';
-  const modelConfig = await modelConfigOf(plannedWarmStart(options));
+  const modelConfig = await modelConfigOf(resolved.dir);
   const memory = memoryLimitsOfConfig(config);
   checkRunMemory(
     estimateRunMemory(modelConfig, {
@@ -341,7 +260,7 @@ async function localLearners(options: TrainPipelineOptions, config: TrainConfig)
   // rollouts come with their own log-probs, at temperature 1).
   const temperature = served || config.rollout.temperature === 0 ? 1 : config.rollout.temperature;
   const logprobs = temperature === 1 ? {} : { logprobTemperature: temperature };
-  const { dir: warmStart, learner: local } = await loadWarmStart(options, (dir) =>
+  const { dir: warmStart, loaded: local } = await resolved.load((dir) =>
     loadModel(dir, {
       seed: `${options.seed}/learner`,
       optimizer,
@@ -373,6 +292,7 @@ async function localLearners(options: TrainPipelineOptions, config: TrainConfig)
 async function trainLoaded(
   options: TrainPipelineOptions,
   config: TrainConfig,
+  resolved: ResolvedWarmStart,
   lock: RunLock | null,
 ): Promise<TrainPipelineResult> {
   // The one place a run's learner is chosen: `learner.backend` (architecture/tinker.md).
@@ -383,7 +303,7 @@ async function trainLoaded(
           ...(options.model === undefined ? {} : { model: options.model }),
           ...(options.signal ? { signal: options.signal } : {}),
         })
-      : await localLearners(options, config);
+      : await localLearners(options, config, resolved);
   const { warmStart, learner, reference, runtime } = learners;
   try {
     const training = trainingOptionsOf(config, {

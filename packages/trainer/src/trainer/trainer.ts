@@ -18,7 +18,8 @@ import { type EvaluationV1, evaluatePolicy } from '../evaluate/evaluate-policy';
 import { type LoadedPolicy, loadPolicy } from '../evaluate/load-policy';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
 import { type TrainPipelineResult, trainConfigOf, trainPipeline } from '../train/train';
-import { type PretrainProgress, type PretrainResult, pretrainOrReuse } from '../warm-start/pretrain';
+import type { PretrainProgress, PretrainResult } from '../warm-start/pretrain';
+import { pretrainOrReuse } from '../warm-start/warm-start';
 
 export interface TrainerConfig {
   /**

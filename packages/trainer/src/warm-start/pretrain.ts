@@ -1,29 +1,19 @@
 /**
- * The supervised warm start of mage-tiny (`mage pretrain`): non-exploiting teachers play
- * meta-episodes through the core runner in the exact prompt layout of RL; the tokenizer is built from
- * what they saw and wrote; mage-tiny learns their responses (cross-entropy on response tokens); then the
- * warm model is evaluated for its legal-move rate. Everything derives from the seed.
+ * Building the supervised warm start of mage-tiny: non-exploiting teachers play meta-episodes through the
+ * core runner in the exact prompt layout of RL; the tokenizer is built from what they saw and wrote;
+ * mage-tiny learns their responses (cross-entropy on response tokens); then the warm model is evaluated
+ * for its legal-move rate. Everything derives from the seed. Which warm start to build, and where, is
+ * `warm-start.ts`'s.
  */
 
-import { createHash } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { type JsonObject, MageError, type PolicyV1, pathExists, throwIfAborted } from '@mage-rl/core';
-import {
-  countParams,
-  createMageTiny,
-  type LrSchedule,
-  readMageTinyManifest,
-  saveMageTiny,
-} from '@mage-rl/learner';
+import { type JsonObject, type PolicyV1, throwIfAborted } from '@mage-rl/core';
+import { countParams, createMageTiny, type LrSchedule, saveMageTiny } from '@mage-rl/learner';
 import {
   createEnvById,
-  envRegistry,
   evalPlayOptions,
   evaluateMethod,
-  RUN_PRESETS,
   type RunPresetId,
   type TrainConfig,
-  type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { buildMageTinyTokenizer } from './tokenizer';
@@ -93,50 +83,6 @@ export interface PretrainResult {
  * transcripts are 134–501 tokens long, about two to a row.
  */
 const WARM_START_ROW_LENGTH = 512;
-
-/**
- * The warm-start numbers a key holds: the preset's, under the envs' own defaults (envs sorted by id), under
- * the caller's. A reader's opening of 0 makes the same corpus as none, so it is left out, and keys made
- * before envs had warm-start defaults stay the same.
- */
-function warmStartValues(
-  options: Pick<PretrainOptions, 'envs' | 'preset' | 'warmStart'>,
-  registry: ReturnType<typeof envRegistry>,
-): JsonObject {
-  const envDefaults = [...options.envs]
-    .sort()
-    .map((env) => (registry.get(env).defaults.warmStart ?? {}) as JsonObject);
-  const { readerOpening, ...rest } = Object.assign(
-    {},
-    RUN_PRESETS[options.preset].warmStart,
-    ...envDefaults,
-    options.warmStart,
-  ) as JsonObject;
-  return readerOpening ? { ...rest, readerOpening } : rest;
-}
-
-/** A key of everything that determines a warm start (for caching). */
-export function warmStartKey(
-  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
-): string {
-  // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
-  // Envs from packages add the package they came from.
-  const registry = envRegistry();
-  const packages = [...options.envs].sort().flatMap((env) => {
-    const source = registry.packageOf(env);
-    return source === undefined ? [] : [`${env}=${source}`];
-  });
-  const text = JSON.stringify({
-    v: 4,
-    envs: [...options.envs].sort(),
-    preset: options.preset,
-    seed: options.seed,
-    ws: warmStartValues(options, registry),
-    ...(options.envOptions && Object.keys(options.envOptions).length > 0 ? { env: options.envOptions } : {}),
-    ...(packages.length > 0 ? { packages } : {}),
-  });
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
-}
 
 /**
  * The warm start: teachers' corpus (`teacherCorpus`), tokenizer and fresh model, supervised epochs
@@ -264,99 +210,4 @@ function warmStartRecord(
     peakRssBytes: summary.peakRssBytes,
   };
   return JSON.parse(JSON.stringify(record)) as JsonObject;
-}
-
-/**
- * What the warm start in `dir` recorded when it was made (its `mage-tiny.json`), as `pretrainMageTiny`
- * returned it; undefined when `dir` holds no finished warm start (none, a damaged manifest, or a model
- * directory that no warm start wrote). `mage pretrain` reuses a cache entry this finds.
- */
-export async function cachedWarmStart(dir: string): Promise<PretrainResult | undefined> {
-  if (!(await pathExists(join(dir, 'mage-tiny.json')))) return undefined;
-  const manifest = await readMageTinyManifest(dir).catch((error: unknown) => {
-    if (MageError.isInstance(error)) return undefined;
-    throw error;
-  });
-  const r = manifest?.warmStart as Partial<Record<string, unknown>> | undefined;
-  if (!manifest || !r || !Array.isArray(r.results) || !Array.isArray(r.lossCurve)) return undefined;
-  const num = (v: unknown) => (typeof v === 'number' ? v : 0);
-  return {
-    dir,
-    vocabSize: manifest.config.vocabSize,
-    parameters: countParams(manifest.config),
-    examples: num(r.examples),
-    tokens: num(r.tokens),
-    lossCurve: r.lossCurve as PretrainResult['lossCurve'],
-    envs: r.results as PretrainResult['envs'],
-    seconds: num(r.seconds),
-    peakRssBytes: num(r.peakRssBytes),
-  };
-}
-
-export const DEFAULT_CACHE_DIR = '.mage-cache';
-
-/**
- * What a config override holds that makes a warm start (its `warmStart` values and `env.options`, the
- * inputs of `warmStartKey`), and the paths of everything else it sets, which a warm start does not read.
- */
-export function warmStartOverridesOf(overrides: TrainConfigInput | undefined): {
-  readonly inputs: Pick<PretrainOptions, 'warmStart' | 'envOptions'>;
-  readonly otherPaths: readonly string[];
-} {
-  const { warmStart, env, ...rest } = overrides ?? {};
-  const { options, ...envRest } = env ?? {};
-  return {
-    inputs: {
-      ...(warmStart ? { warmStart: warmStart as Partial<TrainConfig['warmStart']> } : {}),
-      ...(options ? { envOptions: options as JsonObject } : {}),
-    },
-    otherPaths: [...Object.keys(rest), ...Object.keys(envRest).map((k) => `env.${k}`)],
-  };
-}
-
-/** Where a warm start with these inputs is cached. */
-export function warmStartDir(
-  cacheDir: string,
-  options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>,
-): string {
-  return join(
-    cacheDir,
-    'mage-tiny',
-    `${[...options.envs].sort().join('+')}-${options.preset}-${warmStartKey(options)}`,
-  );
-}
-
-export interface PretrainOrReuseOptions
-  extends Pick<
-    PretrainOptions,
-    'envs' | 'preset' | 'seed' | 'evalEpisodes' | 'signal' | 'onProgress' | 'log'
-  > {
-  /** Config values; their `warmStart` values and `env.options` make the warm start (the rest is not read). */
-  readonly overrides?: TrainConfigInput;
-  /** Default `DEFAULT_CACHE_DIR`. */
-  readonly cacheDir?: string;
-  /** Write here instead of the cache entry (always pretrains). */
-  readonly outDir?: string;
-  /** Pretrain again even when the cache entry holds this warm start. */
-  readonly force?: boolean;
-}
-
-/**
- * The warm start of `options`: the cache entry keyed by everything that makes it when it holds a finished
- * one (unless `force`), else pretrained into it (or into `outDir`).
- */
-export async function pretrainOrReuse(
-  options: PretrainOrReuseOptions,
-): Promise<PretrainResult & { readonly cached: boolean }> {
-  const { overrides, cacheDir, outDir, force, ...rest } = options;
-  const spec = {
-    envs: rest.envs,
-    preset: rest.preset,
-    seed: rest.seed,
-    ...warmStartOverridesOf(overrides).inputs,
-  };
-  const dir = outDir ?? resolve(warmStartDir(cacheDir ?? DEFAULT_CACHE_DIR, spec));
-  const cached = outDir === undefined && !force ? await cachedWarmStart(dir) : undefined;
-  if (cached) return { ...cached, cached: true };
-  return { ...(await pretrainMageTiny({ ...rest, ...spec, outDir: dir })), cached: false };
 }
