@@ -85,7 +85,9 @@ describe('resolveWarmStart', () => {
     await mkdir(join(run, 'checkpoints'), { recursive: true });
     await expect(resolveWarmStart({ ...request, model: run }).check()).rejects.toMatchObject({
       context: { path: 'model', dir: resolve(run) },
-      message: expect.stringMatching(/is neither a mage-tiny directory .*; it is a run directory \(`mage export/),
+      message: expect.stringMatching(
+        /is neither a mage-tiny directory .*; it is a run directory \(`mage export/,
+      ),
     });
     const model = join(tmp.path, 'model');
     await mkdir(model);
