@@ -1,5 +1,6 @@
 import { createPopulation, type EnvV1, type MemoryV1 } from '@mage-rl/core';
 import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
+import { createRps } from '@mage-rl/envs/rps';
 import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe } from '@mage-rl/envs/tictactoe';
 import { createOpponent, populationPreset } from '@mage-rl/opponents';
@@ -79,6 +80,10 @@ async function sweep(seed: number): Promise<string[]> {
     },
     { env: createSokoban() as unknown as EnvV1, opponents: null },
     { env: createSokoban({ boxes: 1 }) as unknown as EnvV1, opponents: null },
+    {
+      env: createRps() as unknown as EnvV1,
+      opponents: ['constant-rock', 'beat-last-paper', 'win-stay-scissors', 'random'],
+    },
   ];
   for (const { env, opponents } of envs) {
     for (const memory of memories()) {

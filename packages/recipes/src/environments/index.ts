@@ -17,6 +17,7 @@ export {
   FIRST_PARTY_ENV_DEFINITIONS,
   REMOTE_ENV_IDS,
 } from './registry';
+export { rpsEnvDefinition } from './rps';
 export { sokobanEnvDefinition } from './sokoban';
 export { ticTacToeEnvDefinition } from './tictactoe';
 export { treasureEnvDefinition } from './treasure';

@@ -55,6 +55,7 @@ describe('env registry', () => {
       'sokoban',
       'treasure',
       'doors',
+      'rps',
       'alfworld',
       'webshop',
       'openenv',
@@ -68,7 +69,7 @@ describe('env registry', () => {
     const error = thrown(() => envDefinition('chess'));
     expect(error).toBeInstanceOf(UnknownIdError);
     expect(String((error as Error).message)).toMatch(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop, openenv/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, alfworld, webshop, openenv/,
     );
     expect(() => envDefinition('toString')).toThrow(UnknownIdError);
   });
@@ -101,6 +102,7 @@ describe('env registry', () => {
       'sokoban',
       'treasure',
       'doors',
+      'rps',
       'alfworld',
       'webshop',
       'openenv',
@@ -154,5 +156,19 @@ describe('adaptationCeiling', () => {
     expect(treasure.map((p) => +p.toFixed(6))).toEqual([+(1 / 9).toFixed(6), 1, 1]);
     expect(() => envDefinition('doors').adaptationCeiling?.({ doors: 99 }, 3)).toThrow(ConfigError);
     expect(envDefinition('tictactoe').adaptationCeiling).toBeUndefined();
+  });
+
+  it("is the Bayes reader's pass@k (sweeps) of Rock-Paper-Scissors over the training bots", () => {
+    const rps = envDefinition('rps');
+    expect(rps.adaptationCeiling?.({}, 3).map((p) => +p.toFixed(9))).toEqual([
+      +(1 / 9).toFixed(9),
+      +(8 / 9).toFixed(9),
+      1,
+    ]);
+    expect(rps.adaptationCeiling?.({ maxTurns: 1 }, 2).map((p) => +p.toFixed(9))).toEqual([
+      +(1 / 3).toFixed(9),
+      1,
+    ]);
+    expect(() => rps.adaptationCeiling?.({ maxTurns: 12 }, 3)).toThrow(ConfigError);
   });
 });

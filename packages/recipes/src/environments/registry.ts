@@ -1,6 +1,6 @@
 /**
  * The one registry of environments: the first-party definitions (Tic-Tac-Toe, Kuhn Poker, Sokoban,
- * Treasure and Doors in process; ALFWorld, WebShop and any OpenEnv env on their servers) and
+ * Treasure, Doors and Rock-Paper-Scissors in process; ALFWorld, WebShop and any OpenEnv env on their servers) and
  * the definitions of env packages added explicitly for this process (`addEnvDefinition`, which the CLI
  * calls for `--env-package` / `env.package`). Config resolution, wiring, evaluation suites, teachers,
  * the vocabulary and the CLI all read it; importing a module never adds anything.
@@ -12,6 +12,7 @@ import { checkEnvDefinition } from './check-definition';
 import { doorsEnvDefinition } from './doors';
 import { kuhnPokerEnvDefinition } from './kuhn-poker';
 import { openEnvEnvDefinition } from './openenv';
+import { rpsEnvDefinition } from './rps';
 import { sokobanEnvDefinition } from './sokoban';
 import { ticTacToeEnvDefinition } from './tictactoe';
 import { treasureEnvDefinition } from './treasure';
@@ -24,6 +25,7 @@ export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
   sokobanEnvDefinition,
   treasureEnvDefinition,
   doorsEnvDefinition,
+  rpsEnvDefinition,
   alfWorldEnvDefinition,
   webShopEnvDefinition,
   openEnvEnvDefinition,

@@ -8,6 +8,7 @@ export {
   kuhnTeacherAction,
 } from './kuhn-teacher';
 export { type FactualNoteOptions, factualNote, factualNoteBody } from './notes';
+export { rpsTeacher, rpsTeacherPlanner, rpsTeacherThrows } from './rps-teacher';
 export {
   type SokobanTeacherMoveOptions,
   type SokobanTeacherOptions,
