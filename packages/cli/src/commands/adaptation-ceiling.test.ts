@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
 import { capture, commandLine, runJson } from '../testing/cli.test-helper';
 import type { AdaptationCeilingJson, HiddenTargetCeilingJson } from './adaptation-ceiling';
+import type { RpsCeilingJson } from './rps-ceiling';
 
 describe('mage adaptation-ceiling', () => {
   it('a single known opponent: every attempt earns the best response', async () => {
@@ -81,6 +82,59 @@ describe('mage adaptation-ceiling on the hidden-target tasks', () => {
     expect(d.err()).toMatch(/--attempts/);
     const e = capture();
     expect(await runCli(commandLine('adaptation-ceiling kuhn --option x=1'), e.io)).toBe(1);
-    expect(e.err()).toMatch(/--option applies to treasure and doors only/);
+    expect(e.err()).toMatch(/--option applies to treasure, doors and rps only/);
+  });
+});
+
+describe('mage adaptation-ceiling rps', () => {
+  const close = (actual: readonly number[], expected: readonly number[]) => {
+    expect(actual).toHaveLength(expected.length);
+    actual.forEach((x, i) => {
+      expect(x).toBeCloseTo(expected[i] as number, 9);
+    });
+  };
+
+  it('the training bots: memoryless 4/9 of the throws and 1/9 sweeps; the readers 4/9 → 26/27 → 1', async () => {
+    const r = await runJson<RpsCeilingJson>(commandLine('adaptation-ceiling rps'));
+    expect(r.options).toEqual({ maxTurns: 3, winReward: 10 });
+    expect(r.population).toHaveLength(18);
+    expect(r.opponents).toHaveLength(18);
+    close(r.mean.memoryless.score, [4 / 9, 4 / 9, 4 / 9]);
+    close(r.mean.memoryless.success, [1 / 9, 1 / 9, 1 / 9]);
+    close(r.mean.memoryless.passAtK, [1 / 9, 1 - (8 / 9) ** 2, 1 - (8 / 9) ** 3]);
+    for (const reader of [r.mean.myopic, r.mean.bayes]) {
+      close(reader.score, [4 / 9, 26 / 27, 1]);
+      close(reader.passAtK, [1 / 9, 8 / 9, 1]);
+    }
+    const c = capture();
+    expect(await runCli(commandLine('adaptation-ceiling rps'), c.io)).toBe(0);
+    expect(c.out()).toMatch(/bayes +0\.111 +0\.889 +1\.000 +0\.111 +0\.889 +1\.000 +0\.444 +0\.963 +1\.000/);
+    expect(c.out()).toMatch(/constant-rock +memoryless/);
+  });
+
+  it('out of domain: the training prior against the ood bots, random as a control, one throw per attempt', async () => {
+    const r = await runJson<RpsCeilingJson>(
+      commandLine(
+        'adaptation-ceiling rps --opponents frequency-rock,random --option maxTurns=1 --attempts 2',
+      ),
+    );
+    expect(r.opponents.map((o) => o.id)).toEqual(['frequency-rock', 'random']);
+    close(r.opponents[1]!.levels.bayes.score, [1 / 3, 1 / 3]);
+    close(r.opponents[0]!.levels.bayes.score, [1 / 3, 1]);
+    const ood = await runJson<RpsCeilingJson>(commandLine('adaptation-ceiling rps --population ood'));
+    close(ood.mean.bayes.score, [5 / 9, 11 / 12, 1]);
+  });
+
+  it('rejects a population with random, unknown bots, bad options and too many attempts', async () => {
+    for (const [line, message] of [
+      ['adaptation-ceiling rps --population random', /random has no rule to learn/],
+      ['adaptation-ceiling rps --opponents lizard', /'lizard' is not a Rock-Paper-Scissors rule bot/],
+      ['adaptation-ceiling rps --option maxTurns=10', /rps\.maxTurns/],
+      ['adaptation-ceiling rps --attempts 7', /--attempts/],
+    ] as const) {
+      const c = capture();
+      expect(await runCli(commandLine(line), c.io)).toBe(1);
+      expect(c.err()).toMatch(message);
+    }
   });
 });

@@ -2,11 +2,13 @@
  * `mage adaptation-ceiling <game> [--population balanced] [--opponents ids] [--attempts 3] [--seat mixed]`:
  * what an agent that adapts perfectly in context could earn per attempt against each opponent. For the
  * single-agent hidden-target tasks (`treasure`, `doors` [--option key=value]) it prints instead the exact
- * pass@k of a memoryless player, a no-repeat player and the Bayes-optimal reader.
+ * pass@k of a memoryless player, a no-repeat player and the Bayes-optimal reader; for `rps` the exact
+ * levels of the memoryless best response and the myopic and Bayes readers (rps-ceiling.ts).
  */
 
 import { ConfigError } from '@mage-rl/core';
 import { type HiddenTargetLevels, hiddenTargetLevels } from '@mage-rl/envs';
+import { RPS_ENV_ID } from '@mage-rl/envs/rps';
 import {
   type AdaptationCeilingTable,
   ANALYSIS_SEATS,
@@ -22,6 +24,7 @@ import type { Io } from '../program/error-boundary';
 import { solvableGame } from '../registry';
 import { exactOpponent } from './best-response';
 import { oneOf, positiveInt } from './game-options';
+import { printRpsCeiling, rpsCeilingJson } from './rps-ceiling';
 import { solveNames } from './solve';
 import { envOptionsOf } from './train-overrides';
 
@@ -47,7 +50,7 @@ function hiddenTargetCeiling(
   optionArgs: readonly string[],
   attemptsText: string,
 ): HiddenTargetCeilingJson | undefined {
-  if (!envRegistry().has(name)) return undefined;
+  if (!envRegistry().has(name) || name === RPS_ENV_ID) return undefined;
   const env = envDefinition(name).create(envOptionsOf(optionArgs));
   // The exact search grows with the attempts (9×9 and 20 attempts: about a second).
   const attempts = positiveInt(attemptsText, '--attempts', 20);
@@ -101,14 +104,14 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
       'what perfect in-context adaptation earns: the exact Bayes-optimal agent over K attempts against an ' +
         'opponent drawn from a population, per attempt and opponent, beside the best response',
     )
-    .argument('<game>', `the game: ${[...solveNames(), 'treasure', 'doors'].join(' | ')}`)
-    .option('--population <spec>', 'preset name of the env (balanced, …) or id[:weight],…', 'balanced')
+    .argument('<game>', `the game: ${[...solveNames(), 'treasure', 'doors', RPS_ENV_ID].join(' | ')}`)
+    .option('--population <spec>', 'preset name of the env (balanced, ood, …) or id[:weight],…', 'balanced')
     .option('--opponents <ids>', 'comma-separated opponents to measure against (default: the population)')
     .option('--attempts <n>', 'games per meta-episode', '3')
     .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed', 'mixed')
     .option(
       '--option <key=value...>',
-      'treasure / doors option, e.g. --option width=4 (value parsed as JSON)',
+      'treasure / doors / rps option, e.g. --option width=4 (value parsed as JSON)',
     )
     .option('--json', 'print JSON')
     .action(
@@ -129,8 +132,20 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
           else printHiddenTargetCeiling(io, hidden);
           return;
         }
+        if (name === RPS_ENV_ID) {
+          const json = rpsCeilingJson({
+            populationText: opts.population,
+            population: populationEntries(RPS_ENV_ID, opts.population),
+            ...(opts.opponents ? { opponents: opts.opponents.split(',').map((id) => id.trim()) } : {}),
+            attempts: opts.attempts,
+            option: opts.option ?? [],
+          });
+          if (opts.json) printJson(io, json);
+          else printRpsCeiling(io, json);
+          return;
+        }
         if (opts.option) {
-          throw new ConfigError(`--option applies to treasure and doors only, not '${name}'.`, {
+          throw new ConfigError(`--option applies to treasure, doors and rps only, not '${name}'.`, {
             path: '--option',
           });
         }

@@ -36,17 +36,19 @@ describe('mage --help, per command', () => {
     expect(methods('eval', '--method')).toMatch(/react \| reflexion \| memento \| a-mem \| grpo/);
   });
 
-  it('pretrain and experiment list the envs with a warm-start teacher; env-serve the in-process ones', () => {
-    for (const name of ['pretrain', 'experiment', 'env-serve']) {
+  it('pretrain lists the envs with a warm-start teacher, env-serve the in-process ones; train and experiment all', () => {
+    for (const name of ['pretrain', 'env-serve']) {
       const text = help(name).replace(/\s+/g, ' ');
       expect(text).toMatch(
-        /tictactoe \| kuhn-poker \| sokoban \| treasure \| doors, or the env of --env-package/,
+        /tictactoe \| kuhn-poker \| sokoban \| treasure \| doors \| rps, or the env of --env-package/,
       );
       // (env-serve's --protocol names the WebShop dialect: only the env lists are checked)
       expect(text).not.toMatch(/\| (alfworld|webshop|openenv)/);
     }
-    expect(help('train').replace(/\s+/g, ' ')).toMatch(
-      /sokoban \| treasure \| doors \| alfworld \| webshop \| openenv/,
-    );
+    for (const name of ['train', 'experiment']) {
+      expect(help(name).replace(/\s+/g, ' ')).toMatch(
+        /sokoban \| treasure \| doors \| rps \| alfworld \| webshop \| openenv/,
+      );
+    }
   });
 });

@@ -14,6 +14,7 @@ describe('cli registry', () => {
       'sokoban',
       'treasure',
       'doors',
+      'rps',
       'alfworld',
       'webshop',
       'openenv',
@@ -21,7 +22,7 @@ describe('cli registry', () => {
     for (const id of ENV_IDS) expect(createEnv(id, { url: 'http://127.0.0.1:36001' }).id).toBe(id);
     expect(() => createEnv('chess')).toThrow(UnknownIdError);
     expect(() => createEnv('chess')).toThrow(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, alfworld, webshop, openenv/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, alfworld, webshop, openenv/,
     );
     expect(() => createEnv('toString')).toThrow(UnknownIdError);
   });
