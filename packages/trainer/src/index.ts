@@ -9,18 +9,20 @@ export type { LoadedPolicy } from './evaluate/load-policy';
 export type { MemoryEvaluationV1 } from './evaluate/memory-benefit';
 export { playAgentOf } from './evaluate/play-agent';
 export {
-  EVAL_MEMORIES,
-  type EvalMemory,
-  type EvalProtocol,
-  EXPERIMENT_FORMAT,
   type ExperimentCallV1,
   type ExperimentEvalV1,
   type ExperimentOptions,
   type ExperimentRecordV1,
-  type ExperimentSpecV1,
-  type GridAxis,
   runExperiment,
 } from './experiment/experiment';
+export {
+  EVAL_MEMORIES,
+  type EvalMemory,
+  type EvalProtocol,
+  EXPERIMENT_FORMAT,
+  type ExperimentSpecV1,
+  type GridAxis,
+} from './experiment/experiment-spec';
 export { reportExperiment } from './report/experiment-dir-report';
 export type { ExperimentReportFiles } from './report/experiment-report';
 export type {

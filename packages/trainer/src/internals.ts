@@ -9,19 +9,22 @@ export {
 export { type LoadPolicyOptions, loadPolicy, trainedWith } from './evaluate/load-policy';
 export { type EvaluateWithMemoryOptions, evaluateWithMemory } from './evaluate/memory-benefit';
 export {
-  checkExperiment,
   EXPERIMENT_EVAL_FORMAT,
-  type ExperimentPolicy,
   evalPath,
+  readExperimentEvals,
+  readExperimentRecord,
+} from './experiment/experiment';
+export {
+  checkExperiment,
+  checkExperimentInputs,
+  type ExperimentPolicy,
   experimentPolicies,
   FOREIGN_NOTES,
   fileLabel,
   policyConfig,
   policyMemories,
-  readExperimentEvals,
-  readExperimentRecord,
   WARM_START,
-} from './experiment/experiment';
+} from './experiment/experiment-spec';
 export { callLines, experimentReferences } from './report/experiment-dir-report';
 export { writeExperimentReport } from './report/experiment-report';
 export {

@@ -1,9 +1,19 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeRemoteEnvs } from '@mage-rl/env-remote';
 import { EXPERIMENT_FORMAT, type ExperimentSpecV1 } from '@mage-rl/trainer';
 import { checkExperiment, evalPath, experimentPolicies, policyMemories } from '@mage-rl/trainer/internals';
-import { describe, expect, it } from 'vitest';
-import { commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  commandLine,
+  runCaptured,
+  runJson,
+  saveTinyModel,
+  useTempDir,
+  waitFor,
+} from '../testing/cli.test-helper';
 import { gridAxis } from './experiment';
 
 describe('mage experiment', () => {
@@ -82,6 +92,85 @@ describe('mage experiment', () => {
     expect(r.err).toMatch(
       /--note-donor gives the foreign-notes control its notes: list 'foreign-notes' in --eval-memory/,
     );
+  });
+
+  describe('checks every flag before anything runs', () => {
+    const tmp = useTempDir('mage-experiment-flags-');
+    /** `mage experiment` with `words` after a smoke grid whose directory is `out` (and its cache beside). */
+    const refused = async (words: readonly string[]) => {
+      const out = join(tmp.path, 'out');
+      const started = performance.now();
+      const r = await runCaptured([
+        ...commandLine('experiment --preset smoke --methods warm-start,mage --seeds 1,2'),
+        ...['--out', out, '--cache-dir', join(tmp.path, 'cache')],
+        ...words,
+      ]);
+      const seconds = (performance.now() - started) / 1000;
+      expect(r.code).toBe(1);
+      // Nothing was written: no experiment record, no warm start, no run.
+      await expect(readdir(tmp.path)).resolves.not.toContain('out');
+      await expect(readdir(tmp.path)).resolves.not.toContain('cache');
+      return { err: r.err, seconds };
+    };
+    const foreignNotes = ['--eval-memory', 'reflection,foreign-notes'];
+
+    it('a note donor that is not there: the flag and the path, within seconds, before any training or evaluation', async () => {
+      const missing = join(tmp.path, 'no-donor');
+      const r = await refused([...foreignNotes, '--note-donor', missing]);
+      expect(r.err).toMatch(
+        `mage: --note-donor '${missing}': no such directory (${missing}); --note-donor takes 'teacher' (the env's warm-start teacher), a run directory (its latest checkpoint) or a mage-tiny or Hugging Face model directory.`,
+      );
+      // What mage experiment cannot take is not offered.
+      expect(r.err).not.toMatch(/server URL|with --model/);
+      expect(r.seconds).toBeLessThan(10);
+    });
+
+    it('a note donor of the wrong shape: a file, a directory holding no model, a run without its warm start, a URL', async () => {
+      const file = join(tmp.path, 'donor.txt');
+      await writeFile(file, 'x');
+      expect((await refused([...foreignNotes, '--note-donor', file])).err).toMatch(
+        `--note-donor '${file}': is a file, not a directory`,
+      );
+      const empty = join(tmp.path, 'empty');
+      await mkdir(empty, { recursive: true });
+      expect((await refused([...foreignNotes, '--note-donor', empty])).err).toMatch(
+        `--note-donor '${empty}': ${empty} is neither a run directory (no checkpoint) nor a model directory`,
+      );
+      // A run whose recorded warm start was deleted (a cache entry cleared since).
+      const run = join(tmp.path, 'run');
+      await mkdir(join(run, 'checkpoints', 'iter-000000'), { recursive: true });
+      await writeFile(
+        join(run, 'config.json'),
+        JSON.stringify({ format: 'mage-rl/run-config@1', extra: { warmStartDir: join(tmp.path, 'gone') } }),
+      );
+      const state = {
+        format: 'mage-rl/training-checkpoint@1',
+        ...{ iteration: 0, nextIteration: 1, seed: 1, learnerId: 'mage-tiny', metricsLines: 0, memory: null },
+      };
+      await writeFile(join(run, 'checkpoints', 'iter-000000', 'state.json'), JSON.stringify(state));
+      expect((await refused([...foreignNotes, '--note-donor', run])).err).toMatch(
+        `--note-donor '${run}': the warm start its run recorded, ${join(tmp.path, 'gone')}, is not a model directory`,
+      );
+      expect((await refused([...foreignNotes, '--note-donor', 'http://127.0.0.1:9/v1'])).err).toMatch(
+        "--note-donor 'http://127.0.0.1:9/v1': a server URL, which an experiment does not play; --note-donor takes 'teacher'",
+      );
+    });
+
+    it('a --model that is not a model directory, and an env without a teacher with no --model', async () => {
+      const missing = join(tmp.path, 'no-model');
+      expect((await refused(['--model', missing])).err).toMatch(
+        `mage: --model '${missing}': no such directory (${missing}); --model takes a mage-tiny directory (mage-tiny.json) or a Hugging Face checkpoint directory (config.json + *.safetensors).`,
+      );
+      const openenv = await refused(['--env', 'openenv', '--env-url', 'http://127.0.0.1:9']);
+      expect(openenv.err).toMatch(/Env 'openenv' has no warm-start teacher.*--model <dir>/);
+      // The teacher as a donor needs an env that has one.
+      const model = await saveTinyModel(join(tmp.path, 'model'), 1);
+      const teacher = await refused([
+        ...['--env', 'openenv', '--env-url', 'http://127.0.0.1:9', '--model', model],
+        ...[...foreignNotes, '--note-donor', 'teacher'],
+      ]);
+      expect(teacher.err).toMatch(/--note-donor 'teacher': env 'openenv' has no warm-start teacher/);
+    });
   });
 
   it('refuses a method that does not train before anything runs, pointing at mage eval', async () => {
@@ -288,6 +377,68 @@ describe('mage experiment', () => {
       const other = await runCaptured([...common, '--eval-memory', 'reflection,foreign-notes']);
       expect(other.code).toBe(1);
       expect(other.err).toMatch(/holds another experiment .*note donor/);
+    }, 600_000);
+  });
+
+  describe('--model on an env without a warm-start teacher (slow: OpenEnv number game, one smoke iteration)', () => {
+    const tmp = useTempDir('mage-experiment-openenv-');
+    let game: { url: string; child: ChildProcess };
+    beforeAll(async () => {
+      // The number-guessing OpenEnv server of env-remote's fixtures, in a child process (the env client
+      // blocks this thread while it waits).
+      const server = fileURLToPath(
+        new URL('../../../env-remote/src/__fixtures__/openenv-number-game.mjs', import.meta.url),
+      );
+      const child = spawn(process.execPath, [server], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout?.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
+      game = { url: (await waitFor(() => out, /listening (\S+)/, 20_000))[1] as string, child };
+    });
+    afterAll(() => {
+      closeRemoteEnvs();
+      game.child.kill('SIGKILL');
+    });
+
+    it('trains from the model, evaluates it and the trained run, and records the model in the protocol', async () => {
+      const model = await saveTinyModel(join(tmp.path, 'model'), 1);
+      const out = join(tmp.path, 'exp');
+      const cache = join(tmp.path, 'cache');
+      const argv = [
+        ...commandLine(
+          'experiment --env openenv --preset smoke --methods warm-start,mage --seeds 1 --eval-memory reflection,none --set train.iterations=1',
+        ),
+        ...['--env-url', game.url, '--model', model, '--out', out, '--cache-dir', cache],
+      ];
+      const first = await runJson<{ results: string; evaluations: number }>(argv);
+      expect(first.evaluations).toBe(4);
+      // No warm start was pretrained: every seed started from the model.
+      await expect(readdir(cache)).rejects.toThrow();
+      const warm = JSON.parse(await readFile(evalPath(out, 'warm-start', 1, 'reflection'), 'utf8')) as {
+        policy: string;
+        suites: { metrics: { overall: { metaEpisodes: number; playTurns: number } } }[];
+      };
+      expect(warm.policy).toBe(model);
+      expect(warm.suites[0]?.metrics.overall.metaEpisodes).toBeGreaterThan(0);
+      expect(warm.suites[0]?.metrics.overall.playTurns).toBeGreaterThan(0);
+      const trained = JSON.parse(await readFile(evalPath(out, 'mage', 1, 'none'), 'utf8')) as {
+        policy: string;
+      };
+      expect(trained.policy).toMatch(/runs\/mage-s1\/checkpoints\/iter-000000$/);
+      const run = JSON.parse(await readFile(join(out, 'runs', 'mage-s1', 'config.json'), 'utf8')) as {
+        extra: { warmStartDir: string };
+      };
+      expect(run.extra.warmStartDir).toBe(model);
+      const record = JSON.parse(await readFile(join(out, 'experiment.json'), 'utf8')) as {
+        spec: { model?: string };
+      };
+      expect(record.spec.model).toBe(model);
+      // The model is part of the directory's protocol: a call with another one is another experiment.
+      const another = await saveTinyModel(join(tmp.path, 'another'), 2);
+      const other = await runCaptured(argv.map((w) => (w === model ? another : w)));
+      expect(other.code).toBe(1);
+      expect(other.err).toMatch(/holds another experiment .*note donor or model/);
     }, 600_000);
   });
 });

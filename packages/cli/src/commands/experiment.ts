@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
-import { envDefinition, MEMORY_KINDS, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
+import { envDefinition, MEMORY_KINDS, mergeConfig, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
   EVAL_MEMORIES,
@@ -20,7 +20,16 @@ import { iterationLine } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { withInterrupt } from '../program/interrupt';
 import { oneOf } from './game-options';
-import { addEnvFlags, commaList, commandWords, envFlag, seedOf, TRAINING_METHOD_IDS } from './learning-flags';
+import {
+  addEnvFlags,
+  commaList,
+  commandWords,
+  ENV_URL_HELP,
+  envFlag,
+  envUrlOverride,
+  seedOf,
+  TRAINING_METHOD_IDS,
+} from './learning-flags';
 import { isConfigPath, OVERRIDE_FLAG_HELP, overridesFromFlags, parseSetValue } from './train-overrides';
 
 /** `advantage.episodeBaseline=row,attempt` → an axis of the grid. */
@@ -39,6 +48,7 @@ export function gridAxis(text: string): GridAxis {
 interface ExperimentFlags {
   env: string;
   envPackage?: string;
+  envUrl?: string;
   preset: string;
   methods: string;
   seeds: string;
@@ -46,6 +56,7 @@ interface ExperimentFlags {
   grid?: string[];
   evalMemory: string;
   noteDonor?: string;
+  model?: string;
   cacheDir: string;
   config?: string;
   set?: string[];
@@ -60,8 +71,8 @@ export function experimentCommand(program: Command, io: Io): void {
       .description(
         'train and evaluate methods × seeds (× switch values) under one evaluation protocol; resumable; writes results.json and report.md with mean ± 95% interval over seeds',
       ),
-    'warm-start',
   )
+    .option('--env-url <url>', ENV_URL_HELP)
     .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
     .option(
       '--methods <ids>',
@@ -84,6 +95,10 @@ export function experimentCommand(program: Command, io: Io): void {
       '--note-donor <spec>',
       "with foreign-notes: show the notes this policy ('teacher', a model or run directory) wrote on the same tasks instead of the policy's own other meta-episodes'; they name moves the policy did not make, which its own cannot when it always starts the same way",
     )
+    .option(
+      '--model <dir>',
+      "start every seed from this mage-tiny or Hugging Face checkpoint directory instead of the cached warm start (needed on envs without a warm-start teacher: alfworld, webshop, openenv); 'warm-start' evaluates it untrained",
+    )
     .option('--cache-dir <dir>', 'warm-start cache root', DEFAULT_CACHE_DIR)
     .option('--config <file>', OVERRIDE_FLAG_HELP.config)
     .option('--set <path=value...>', OVERRIDE_FLAG_HELP.set)
@@ -92,7 +107,6 @@ export function experimentCommand(program: Command, io: Io): void {
     .action((opts: ExperimentFlags, command: Command) => runExperimentCommand(opts, command, io));
 }
 
-/** The grid a `mage experiment` call asks for. */
 /** `git rev-parse HEAD` of the working directory, recorded with the experiment; null outside a checkout. */
 function gitCommit(): string | null {
   try {
@@ -102,13 +116,17 @@ function gitCommit(): string | null {
   }
 }
 
+/** The grid a `mage experiment` call asks for (its paths as typed: the library checks and records them). */
 async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promise<ExperimentSpecV1> {
   const { overrides, definition } = await useEnvPackage(
     opts.envPackage,
-    overridesFromFlags({
-      ...(opts.config ? { config: opts.config } : {}),
-      ...(opts.set ? { set: opts.set } : {}),
-    }),
+    mergeConfig(
+      overridesFromFlags({
+        ...(opts.config ? { config: opts.config } : {}),
+        ...(opts.set ? { set: opts.set } : {}),
+      }),
+      envUrlOverride(opts.envUrl),
+    ),
   );
   return {
     format: EXPERIMENT_FORMAT,
@@ -120,6 +138,7 @@ async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promis
     grid: (opts.grid ?? []).map(gridAxis),
     evalMemories: commaList(opts.evalMemory).map((m) => oneOf(m, '--eval-memory', EVAL_MEMORIES)),
     ...(opts.noteDonor === undefined ? {} : { noteDonor: opts.noteDonor }),
+    ...(opts.model === undefined ? {} : { model: opts.model }),
   };
 }
 

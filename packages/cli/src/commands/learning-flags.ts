@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 
 /**
  * Which envs a command takes: `all`; `warm-start`, those mage-tiny can be warm-started on (a teacher in
- * their definition: `pretrain`, `experiment`); `in-process`, those not already on a server (`env-serve`).
+ * their definition: `pretrain`); `in-process`, those not already on a server (`env-serve`).
  */
 export type EnvChoice = 'all' | 'warm-start' | 'in-process';
 

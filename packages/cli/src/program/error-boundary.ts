@@ -31,6 +31,7 @@ const FLAG_OF_OPTION: Readonly<Record<string, string>> = {
   'spec.grid': '--grid',
   'spec.evalMemories': '--eval-memory',
   'spec.noteDonor': '--note-donor',
+  'spec.model': '--model',
 };
 
 /** `message` with every quoted library option replaced by its flag. */

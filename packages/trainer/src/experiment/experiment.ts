@@ -3,12 +3,12 @@
  * seed has one warm start shared by all its methods; trained runs skip their in-loop evaluation and every
  * policy (the warm start included) is then evaluated under the same protocols: the same tasks (those of
  * the training loop's evaluation), opponents, sampling and K, with each listed memory. Each unit of work
- * writes its own file atomically, so a killed experiment continues where it stopped. See
- * `architecture/cli.md`.
+ * writes its own file atomically, so a killed experiment continues where it stopped. What a call asks for,
+ * and the checks that refuse it before anything runs, are `experiment-spec.ts`. See `architecture/cli.md`.
  */
 
 import { mkdir, readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import {
   ConfigError,
   describeMachine,
@@ -26,90 +26,30 @@ import {
   type EvaluationSuiteV1,
   evaluateConfig,
   MEMORY_KINDS,
-  METHODS,
   type MemoryKind,
-  type MethodId,
-  mergeConfig,
-  type RunPresetId,
   type TrainConfig,
-  type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { z } from 'zod';
 import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
-import { trainConfigOf, trainPipeline } from '../train/train';
-import { ensureWarmStart } from '../warm-start/warm-start';
+import { trainPipeline } from '../train/train';
+import { resolveWarmStart } from '../warm-start/warm-start';
 import { donorEvaluation, foreignNotesOf, swapsOf } from './experiment-notes';
+import {
+  checkExperimentInputs,
+  type EvalProtocol,
+  type ExperimentPolicy,
+  type ExperimentSpecV1,
+  FOREIGN_NOTES,
+  fileLabel,
+  policyConfig,
+  policyMemories,
+  policyOverrides,
+  WARM_START,
+  withAbsolutePaths,
+} from './experiment-spec';
 
-export const EXPERIMENT_FORMAT = 'mage-rl/experiment@1';
 export const EXPERIMENT_EVAL_FORMAT = 'mage-rl/experiment-eval@1';
-/** The policy id of the untrained warm start in a grid. */
-export const WARM_START = 'warm-start';
-
-/** One switch of the grid: a config path and the values it takes. */
-export interface GridAxis {
-  readonly path: string;
-  readonly values: readonly unknown[];
-}
-
-/** What one `mage experiment` call asks for (recorded, merged with earlier calls, in `experiment.json`). */
-export interface ExperimentSpecV1 {
-  readonly format: typeof EXPERIMENT_FORMAT;
-  readonly env: string;
-  readonly preset: RunPresetId;
-  /** Method ids and `warm-start`. */
-  readonly methods: readonly string[];
-  readonly seeds: readonly number[];
-  /** Config values for every run (`--config`, `--set`). */
-  readonly overrides: TrainConfigInput;
-  /** Switch values crossed with every trained method. */
-  readonly grid: readonly GridAxis[];
-  /**
-   * The evaluation protocols; every policy is evaluated under each. A memory kind; `method`: the memory the
-   * method trained with (the warm start's is `reflection`); `foreign-notes`: the foreign-notes control
-   * (`FOREIGN_NOTES`), which needs `reflection` in the list.
-   */
-  readonly evalMemories: readonly EvalMemory[];
-  /**
-   * With `foreign-notes`: the policy whose notes the control shows (`teacher`, a run or model directory),
-   * from its reflection evaluation on the same tasks. Its notes name moves a policy did not make, which the
-   * policy's own cannot when it always starts the same way. Default: the policy's own other meta-episodes.
-   * A directory is recorded absolute.
-   */
-  readonly noteDonor?: string;
-}
-
-/**
- * The foreign-notes control: the `reflection` memory with each earlier attempt's note (and result) replaced
- * by the one another meta-episode of the same policy's `reflection` evaluation (same suite, same seed), or
- * of the note donor's (`ExperimentSpecV1.noteDonor`), wrote after the same attempt (`foreignNoteDonors`).
- * Own notes minus foreign notes is what reading the notes is worth, beyond having notes-shaped text in the
- * context.
- */
-export const FOREIGN_NOTES = 'foreign-notes';
-
-/** What one evaluation record was played with: a memory kind, or the foreign-notes control. */
-export type EvalProtocol = MemoryKind | typeof FOREIGN_NOTES;
-
-/** An evaluation protocol as asked for: `method` stands for the memory the policy trained with. */
-export type EvalMemory = EvalProtocol | 'method';
-
-/** Every value `spec.evalMemories` takes (`--eval-memory`). */
-export const EVAL_MEMORIES: readonly EvalMemory[] = [...MEMORY_KINDS, 'method', FOREIGN_NOTES];
-
-/** The distinct protocols a policy is evaluated with. */
-export function policyMemories(spec: Pick<ExperimentSpecV1, 'evalMemories'>, method: string): EvalProtocol[] {
-  const own: MemoryKind = method === WARM_START ? 'reflection' : METHODS[method as MethodId].memory;
-  return [...new Set(spec.evalMemories.map((m) => (m === 'method' ? own : m)))];
-}
-
-/** One policy of the grid: a method with one combination of switch values. */
-export interface ExperimentPolicy {
-  /** `mage`, `mage[advantage.episodeBaseline=attempt]`, `warm-start`. */
-  readonly label: string;
-  readonly method: string;
-  readonly variant: Readonly<Record<string, unknown>>;
-}
 
 /** One evaluation of one policy at one seed under one protocol (`evals/<label>-s<seed>.<memory>.json`). */
 export interface ExperimentEvalV1 {
@@ -149,57 +89,6 @@ export interface ExperimentOptions {
   readonly onTrainingEvent?: (policy: string, seed: number, event: TrainingEvent) => void;
 }
 
-/** Every policy of the grid, warm start first, switch combinations in axis order. */
-export function experimentPolicies(spec: Pick<ExperimentSpecV1, 'methods' | 'grid'>): ExperimentPolicy[] {
-  let combos: Record<string, unknown>[] = [{}];
-  for (const axis of spec.grid) {
-    combos = combos.flatMap((c) => axis.values.map((v) => ({ ...c, [axis.path]: v })));
-  }
-  const label = (method: string, variant: Record<string, unknown>) => {
-    const parts = Object.entries(variant).map(
-      ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
-    );
-    return parts.length > 0 ? `${method}[${parts.join(',')}]` : method;
-  };
-  const ordered = [...spec.methods].sort((a, b) => Number(b === WARM_START) - Number(a === WARM_START));
-  return ordered.flatMap((method) =>
-    method === WARM_START
-      ? [{ label: WARM_START, method, variant: {} }]
-      : combos.map((variant) => ({ label: label(method, variant), method, variant })),
-  );
-}
-
-/** `{ 'a.b': 1 }` → `{ a: { b: 1 } }`. */
-function nested(variant: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const wrap = (keys: readonly string[], value: unknown): Record<string, unknown> => {
-    const [key = '', ...rest] = keys;
-    return { [key]: rest.length === 0 ? value : wrap(rest, value) };
-  };
-  return mergeConfig(...Object.entries(variant).map(([path, value]) => wrap(path.split('.'), value)));
-}
-
-/** A file-name-safe form of a label. */
-export const fileLabel = (label: string): string => label.replace(/[^\w.=+-]+/g, '_');
-
-/** A policy's values over the preset: the experiment's, its switch values, no in-loop evaluation. */
-// The grid's values are the user's, typed only once `resolveTrainConfig` has validated the merged config.
-const policyOverrides = (spec: ExperimentSpecV1, policy: ExperimentPolicy): TrainConfigInput =>
-  mergeConfig<TrainConfigInput>(spec.overrides, nested(policy.variant) as TrainConfigInput, {
-    train: { evaluate: false },
-  });
-
-/** The resolved config of a policy at a seed (the warm start uses MAGE's, for the suites and sampling). */
-export function policyConfig(spec: ExperimentSpecV1, policy: ExperimentPolicy, seed: number): TrainConfig {
-  const method = (policy.method === WARM_START ? 'mage' : policy.method) as MethodId;
-  return trainConfigOf({
-    env: spec.env,
-    method,
-    preset: spec.preset,
-    seed,
-    overrides: policyOverrides(spec, policy),
-  });
-}
-
 /**
  * The machine of an experiment directory: core's `describeMachine` with the learner's runtime, and the
  * code's commit. Directories written before the description had `simd` and `runtime` lack them.
@@ -217,6 +106,7 @@ const protocolOf = (spec: ExperimentSpecV1) => ({
   preset: spec.preset,
   overrides: spec.overrides,
   noteDonor: spec.noteDonor,
+  model: spec.model,
 });
 
 /**
@@ -238,7 +128,7 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
     const saved = await readExperimentRecord(path);
     if (JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
       throw new ConfigError(
-        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset, config values or note donor); use another \`outDir\`, or the same \`spec.env\`, \`spec.preset\`, \`spec.overrides\` and \`spec.noteDonor\` (\`spec.methods\`, \`spec.seeds\`, \`spec.grid\` and \`spec.evalMemories\` may be added).`,
+        `'${options.outDir}' holds another experiment (its experiment.json has a different env, preset, config values, note donor or model); use another \`outDir\`, or the same \`spec.env\`, \`spec.preset\`, \`spec.overrides\`, \`spec.noteDonor\` and \`spec.model\` (\`spec.methods\`, \`spec.seeds\`, \`spec.grid\` and \`spec.evalMemories\` may be added).`,
         { path: 'outDir', context: { saved: saved.spec, asked: spec } },
       );
     }
@@ -385,6 +275,7 @@ async function trainUnit(
     seed,
     runDir,
     resume: await pathExists(runDir),
+    ...(options.spec.model === undefined ? {} : { model: options.spec.model }),
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
     overrides: policyOverrides(options.spec, policy),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -500,83 +391,27 @@ async function evaluateUnit(
 export const evalPath = (outDir: string, label: string, seed: number, memory: EvalProtocol): string =>
   join(outDir, 'evals', `${fileLabel(label)}-s${seed}.${memory}.json`);
 
-/** Validates the grid before anything runs: every policy's config must resolve at every seed. */
-export function checkExperiment(spec: ExperimentSpecV1): ExperimentPolicy[] {
-  if (spec.methods.length === 0)
-    throw new ConfigError('`spec.methods` lists no method.', { path: 'spec.methods' });
-  if (spec.seeds.length === 0) throw new ConfigError('`spec.seeds` lists no seed.', { path: 'spec.seeds' });
-  const unknownMemory = spec.evalMemories.find((m) => !EVAL_MEMORIES.includes(m));
-  if (unknownMemory !== undefined) {
-    throw new ConfigError(
-      `\`spec.evalMemories\`: unknown protocol '${String(unknownMemory)}'; use ${EVAL_MEMORIES.join(', ')}.`,
-      { path: 'spec.evalMemories' },
-    );
-  }
-  if (spec.evalMemories.includes(FOREIGN_NOTES) && !spec.evalMemories.includes('reflection')) {
-    throw new ConfigError(
-      `\`spec.evalMemories\`: '${FOREIGN_NOTES}' shows each policy the notes of other meta-episodes of its 'reflection' evaluation; list 'reflection' too (an evaluation already on disk is not played again).`,
-      { path: 'spec.evalMemories' },
-    );
-  }
-  if (spec.noteDonor !== undefined && !spec.evalMemories.includes(FOREIGN_NOTES)) {
-    throw new ConfigError(
-      `\`spec.noteDonor\` gives the foreign-notes control its notes: list '${FOREIGN_NOTES}' in \`spec.evalMemories\`.`,
-      { path: 'spec.noteDonor' },
-    );
-  }
-  const shared = spec.grid.find((axis) => axis.path === 'warmStart' || axis.path.startsWith('warmStart.'));
-  if (shared) {
-    throw new ConfigError(
-      `\`spec.grid\` ${shared.path}: the warm start is shared by every policy of a seed; set it for the whole experiment in \`spec.overrides\` (${shared.path}=<value>; one \`outDir\` per value).`,
-      { path: 'spec.grid' },
-    );
-  }
-  const policies = experimentPolicies(spec);
-  for (const policy of policies) {
-    if (policy.method !== WARM_START && !(policy.method in METHODS)) {
-      throw new ConfigError(`\`spec.methods\`: unknown method '${policy.method}'.`, {
-        path: 'spec.methods',
-      });
-    }
-    if (policy.method !== WARM_START && !METHODS[policy.method as MethodId].trains) {
-      throw new ConfigError(
-        `\`spec.methods\`: '${policy.method}' does not train (an inference-time baseline); an experiment trains its methods. Evaluate it with \`mage eval --method ${policy.method}\`.`,
-        { path: 'spec.methods' },
-      );
-    }
-    for (const seed of spec.seeds) policyConfig(spec, policy, seed);
-  }
-  return policies;
-}
-
-/**
- * `spec` with a note donor's directory made absolute, so that `experiment.json` names the same donor
- * whatever the working directory of a later call (`teacher` and server URLs stay as given).
- */
-function withAbsoluteDonor(spec: ExperimentSpecV1): ExperimentSpecV1 {
-  const donor = spec.noteDonor;
-  if (donor === undefined || donor === 'teacher' || /^https?:\/\//.test(donor)) return spec;
-  return { ...spec, noteDonor: resolve(donor) };
-}
-
 /** Runs (or continues) the whole grid, seed by seed, then returns the evaluation records. */
 export async function runExperiment(given: ExperimentOptions): Promise<ExperimentEvalV1[]> {
-  const options = { ...given, spec: withAbsoluteDonor(given.spec) };
-  const policies = checkExperiment(options.spec);
+  // Every input is checked, as given, before anything is written, trained or evaluated.
+  const policies = await checkExperimentInputs(given.spec);
+  const options = { ...given, spec: withAbsolutePaths(given.spec) };
+  const { model } = options.spec;
   await recordSpec(options);
   const out: ExperimentEvalV1[] = [];
   for (const seed of options.spec.seeds) {
-    const warmStart = await ensureWarmStart({
+    const warmStart = await resolveWarmStart({
       env: options.spec.env,
       preset: options.spec.preset,
       seed,
+      ...(model === undefined ? {} : { model, modelOption: 'spec.model' }),
       overrides: options.spec.overrides,
-      // The experiment evaluates the warm start under its own protocol: no second evaluation here.
-      evaluate: !policies.some((p) => p.method === WARM_START),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.log ? { log: options.log } : {}),
-    });
+    })
+      // The experiment evaluates the warm start under its own protocol: no second evaluation here.
+      .ensure({ evaluate: !policies.some((p) => p.method === WARM_START) });
     for (const policy of policies) {
       await evaluateUnit(options, policy, seed, warmStart);
       for (const memory of policyMemories(options.spec, policy.method)) {

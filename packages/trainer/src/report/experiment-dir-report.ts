@@ -17,10 +17,10 @@ import {
 import {
   type ExperimentEvalV1,
   type ExperimentRecordV1,
-  type ExperimentSpecV1,
   readExperimentEvals,
   readExperimentRecord,
 } from '../experiment/experiment';
+import type { ExperimentSpecV1 } from '../experiment/experiment-spec';
 import { type ExperimentReportFiles, writeExperimentReport } from './experiment-report';
 import { type HeadroomOf, passAtKHeadroom } from './experiment-results';
 import {
