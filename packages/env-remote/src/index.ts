@@ -73,3 +73,4 @@ export {
   type RunningEnvServer,
   startEnvServer,
 } from './server/env-server';
+export { opponentForSeed, type ResetChoice } from './server/env-service';

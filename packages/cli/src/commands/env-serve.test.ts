@@ -1,15 +1,50 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeRemoteEnvs } from '@mage-rl/env-remote';
+import { promisify } from 'node:util';
+import { createRng } from '@mage-rl/core';
+import { closeRemoteEnvs, opponentForSeed } from '@mage-rl/env-remote';
+import { envDefinition } from '@mage-rl/recipes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
 import { capture, commandLine, runCaptured, runJson, useTempDir } from '../testing/cli.test-helper';
 import { serveEnv } from './env-serve';
 
 const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
+/** A standard OpenEnv client in Python (standard library only, no mage code). */
+const PY_CLIENT = fileURLToPath(new URL('../__fixtures__/openenv_client.py', import.meta.url));
+const python = spawnSync('python3', ['--version']).status === 0;
+const NO_PYTHON = python ? '' : ' [skipped: no python3 on this machine]';
+
+/** What the Python client prints after playing `count` games with bare resets. */
+interface PythonGames {
+  readonly health: unknown;
+  readonly name: string;
+  readonly games: readonly {
+    metadata: Record<string, unknown>;
+    end_metadata: Record<string, unknown>;
+    steps: number;
+    reward: number;
+    last_event: string;
+  }[];
+  readonly bad_json: string;
+  readonly state: { step_count: number };
+  readonly closed: unknown;
+}
+
+async function runPython<T>(args: readonly string[]): Promise<T> {
+  const { stdout } = await promisify(execFile)('python3', [PY_CLIENT, ...args], { timeout: 60_000 });
+  return JSON.parse(stdout) as T;
+}
+
+/** The env's `balanced` population: what `mage env-serve` draws from without --opponent. */
+function balanced(env: string) {
+  const entries = envDefinition(env).opponents?.populations.balanced;
+  if (!entries) throw new Error(`${env} has no balanced population`);
+  return entries;
+}
 
 /** `mage env-serve <args>` in a child process; resolves once it prints its address. */
 function startServe(args: readonly string[]): Promise<{ url: string; port: number; child: ChildProcess }> {
@@ -102,12 +137,89 @@ describe('mage env-serve', () => {
     const base = { ...serveFlags, json: true };
     const serving = serveEnv('kuhn-poker', { ...base, opponent: 'cfr' }, c.io, stop.signal);
     await expect.poll(() => c.out(), { timeout: 10_000 }).toContain('"url"');
-    const { url } = JSON.parse(c.out()) as { url: string };
+    const printed = JSON.parse(c.out()) as { url: string };
+    expect(printed).toMatchObject({ env: 'kuhn-poker', opponent: 'cfr', population: null });
+    const { url } = printed;
     expect(await (await fetch(`${url}/info`)).json()).toMatchObject({ env: 'kuhn-poker', opponent: 'cfr' });
     stop.abort();
     await serving;
     await expect(fetch(url)).rejects.toThrow();
   });
+});
+
+describe(`a standard OpenEnv client against mage env-serve --protocol openenv with no --opponent${NO_PYTHON}`, () => {
+  const servers: ChildProcess[] = [];
+  afterAll(() => Promise.all(servers.map(kill)));
+
+  it.skipIf(!python)(
+    'plays whole Tic-Tac-Toe and Kuhn Poker games with bare resets, against opponents drawn per seed',
+    async () => {
+      for (const env of ['tictactoe', 'kuhn-poker']) {
+        const server = await startServe([env, '--protocol', 'openenv', '--port', '0']);
+        servers.push(server.child);
+        const summary = await runPython<PythonGames>([server.url, '6', '1']);
+        expect(summary).toMatchObject({
+          health: { status: 'healthy' },
+          name: env,
+          bad_json: 'INVALID_JSON',
+          closed: ['close', 1000],
+        });
+        // Seedless resets play the session's seeds 0, 1, 2 …, each against its seed's draw.
+        expect(summary.games.map((g) => g.metadata)).toEqual(
+          summary.games.map((_, seed) => ({
+            env,
+            seed,
+            attempt: 0,
+            opponent: opponentForSeed(balanced(env), seed),
+          })),
+        );
+        expect(new Set(summary.games.map((g) => g.metadata.opponent)).size).toBeGreaterThan(1);
+        for (const game of summary.games) {
+          expect(game.end_metadata).toEqual(game.metadata);
+          expect(game.steps).toBeGreaterThan(0);
+          // Whole games: each ends in a win, a loss or a draw, scored as the env scores it.
+          expect(env === 'tictactoe' ? [10, -10, 0] : [5, -5, 10, -10]).toContain(game.reward);
+        }
+        expect(summary.state.step_count).toBe(summary.games.at(-1)?.steps);
+      }
+    },
+    120_000,
+  );
+
+  it.skipIf(!python)(
+    "deals Kuhn Poker's new-deal hands per attempt as in process when the client sends the attempt",
+    async () => {
+      const server = await startServe([
+        'kuhn-poker',
+        ...['--protocol', 'openenv', '--port', '0', '--option', 'mode=new-deal'],
+      ]);
+      servers.push(server.child);
+      const seed = 4;
+      const served = await runPython<{ prompt: string; metadata: Record<string, unknown> }[]>([
+        server.url,
+        'deals',
+        String(seed),
+        '3',
+      ]);
+      const opponent = opponentForSeed(balanced('kuhn-poker'), seed);
+      const kuhn = envDefinition('kuhn-poker');
+      const local = kuhn.create({ mode: 'new-deal' }).createEpisode({
+        seed,
+        seat: 'first',
+        style: 'verbose',
+        rng: createRng(seed),
+        opponent: kuhn.opponents!.create(opponent),
+      });
+      const deals = [0, 1, 2].map((attempt) => local.reset(attempt).text);
+      // The seed deals differently per attempt: a server that saw attempt 0 every time would fail here.
+      expect(new Set(deals).size).toBeGreaterThan(1);
+      for (const [attempt, text] of deals.entries()) {
+        expect(served[attempt]?.prompt, `attempt ${attempt}`).toContain(text);
+        expect(served[attempt]?.metadata).toEqual({ env: 'kuhn-poker', seed, attempt, opponent });
+      }
+    },
+    120_000,
+  );
 });
 
 describe('a run against mage env-serve sokoban in another process (slow: warm start + three short runs)', () => {

@@ -5,10 +5,16 @@
  * client plays it (architecture/env-remote.md). The task seed is `session_id` (OpenEnv: `seed`).
  */
 
-import { ConfigError, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
+import { ConfigError, type PopulationEntry, PROMPT_STYLES, type PromptStyle, type Seat } from '@mage-rl/core';
 import { exposureWarning } from '@mage-rl/core/http';
 import { type RunningEnvServer, startEnvServer } from '@mage-rl/env-remote';
-import { envDefinition, REMOTE_ENV_IDS, useEnvPackage } from '@mage-rl/recipes';
+import {
+  envDefinition,
+  populationOf,
+  REMOTE_ENV_IDS,
+  resolveTrainConfig,
+  useEnvPackage,
+} from '@mage-rl/recipes';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -51,7 +57,10 @@ export function envServeCommand(program: Command, io: Io): void {
       'address to listen on (0.0.0.0 exposes it to the network: no authentication)',
       '127.0.0.1',
     )
-    .option('--opponent <id>', 'opponent when a request names none (mage clients always name theirs)')
+    .option(
+      '--opponent <id>',
+      "opponent when a reset names none (default: one drawn per task seed from the env's default training population)",
+    )
     .option('--seat <seat>', 'agent seat when a request names none: first | second', 'first')
     .option(
       '--style <style>',
@@ -109,6 +118,8 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
   if (opts.opponent !== undefined && !opponents) {
     throw new ConfigError(`--opponent: env '${definition.id}' has no opponents.`, { path: '--opponent' });
   }
+  // Without --opponent, a reset that names none plays against the population training uses by default.
+  const population = opponents && opts.opponent === undefined ? defaultPopulation(definition.id) : undefined;
   const running = await listen(opts, () => ({
     envId: definition.id,
     protocol,
@@ -117,6 +128,7 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
     defaultOptions: options,
     ...(opponents ? { createOpponent: (id: string) => opponents.create(id) } : {}),
     ...(opts.opponent !== undefined ? { defaultOpponent: opts.opponent } : {}),
+    ...(population ? { defaultPopulation: population } : {}),
     defaultSeat: oneOf(opts.seat, '--seat', ['first', 'second'] as Seat[]),
     defaultStyle: oneOf(opts.style, '--style', PROMPT_STYLES as PromptStyle[]),
     maxInstances: positiveInt(opts.maxInstances, '--max-instances', 1_000_000),
@@ -128,16 +140,33 @@ export async function serveEnv(envId: string, opts: ServeFlags, io: Io, signal: 
   }));
   const warning = exposureWarning('mage env-serve', opts.host, false);
   if (warning) io.stderr(`${warning}\n`);
-  if (opts.json) printJson(io, { env: definition.id, url: running.url, port: running.port, protocol });
-  else {
+  const opponent = opts.opponent ?? null;
+  const populationName = population?.name ?? null;
+  if (opts.json) {
+    const { url, port } = running;
+    printJson(io, { env: definition.id, url, port, protocol, opponent, population: populationName });
+  } else {
     const speaks = protocol === 'openenv' ? 'OpenEnv, sessions on /ws' : 'WebShop dialect';
-    io.stdout(`mage env-serve: ${definition.id} at ${running.url} (${speaks}; Ctrl-C stops)\n`);
+    const against =
+      opponent !== null
+        ? `; opponent ${opponent}`
+        : populationName !== null
+          ? `; opponents drawn per seed from ${populationName}`
+          : '';
+    io.stdout(`mage env-serve: ${definition.id} at ${running.url} (${speaks}${against}; Ctrl-C stops)\n`);
   }
   await new Promise<void>((resolve) => {
     if (signal.aborted) resolve();
     signal.addEventListener('abort', () => resolve(), { once: true });
   });
   await running.close();
+}
+
+/** The env's default training population (`balanced` …) by name, as `mage train` would use it. */
+function defaultPopulation(envId: string): { name: string; entries: readonly PopulationEntry[] } | undefined {
+  const config = resolveTrainConfig({}, { env: envId });
+  const population = populationOf(config);
+  return population ? { name: config.population.preset, entries: population.entries } : undefined;
 }
 
 async function listen(

@@ -38,6 +38,7 @@ export const openEnvResult = z.object({
   observation: jsonObject,
   reward: z.union([z.number(), z.boolean()]).nullable().optional(),
   done: z.boolean().optional(),
+  metadata: jsonObject.optional(),
 });
 export type OpenEnvResult = z.output<typeof openEnvResult>;
 

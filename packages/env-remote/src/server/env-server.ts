@@ -7,7 +7,7 @@
  */
 
 import type { IncomingMessage, Server } from 'node:http';
-import type { EnvV1, OpponentV1, PromptStyle, Seat } from '@mage-rl/core';
+import type { EnvV1, OpponentV1, PopulationEntry, PromptStyle, Seat } from '@mage-rl/core';
 import { closeServer, type HardeningOptions, HttpError, listenOn } from '@mage-rl/core/http';
 import { z } from 'zod';
 import { servedResetExtra } from '../served-protocol';
@@ -30,6 +30,11 @@ export interface EnvServerOptions {
   readonly createOpponent?: (id: string) => OpponentV1;
   /** The opponent when a reset names none (`--opponent`). */
   readonly defaultOpponent?: string;
+  /**
+   * Without `defaultOpponent`, the opponents a reset that names none plays: one drawn per task seed,
+   * proportional to weight (the env's default training population, as `mage env-serve` passes it).
+   */
+  readonly defaultPopulation?: { readonly name: string; readonly entries: readonly PopulationEntry[] };
   readonly defaultStyle?: PromptStyle;
   readonly defaultSeat?: Seat;
   /** Live instances at most (`/create` answers 503 beyond; OpenEnv: WebSocket sessions). Default 1024 (OpenEnv: 64). */

@@ -7,6 +7,7 @@ import {
   type EnvV1,
   MageError,
   type OpponentV1,
+  type PopulationEntry,
 } from '@mage-rl/core';
 import { checkOpponentCost, HttpError } from '@mage-rl/core/http';
 import type { EnvServerOptions } from './env-server';
@@ -19,6 +20,10 @@ interface Instance {
   observation?: EnvObservationV1;
   /** When a request last touched it (`performance.now()`), for the idle expiry. */
   usedAt: number;
+  /** Resets without a seed so far that started a meta-episode: the next one plays this seed. */
+  seedless: number;
+  /** The task seed of the current meta-episode. */
+  seed?: number;
 }
 
 /** Instances untouched this long are dropped by default. */
@@ -36,6 +41,26 @@ export interface ResetRequest {
 }
 
 const TAG = /<action>/i;
+
+/** What a reset played: the task seed, the attempt and the opponent (null for single-agent envs). */
+export interface ResetChoice {
+  readonly seed: number;
+  readonly attempt: number;
+  readonly opponent: string | null;
+}
+
+/**
+ * The opponent drawn for task `seed` from `population`, proportional to weight: the same seed always
+ * draws the same one, so every attempt of a meta-episode (one seed) faces one opponent.
+ */
+export function opponentForSeed(population: readonly PopulationEntry[], seed: number): string {
+  const index = createRng(seed)
+    .split('env-serve-opponent')
+    .weighted(population.map((e) => e.weight));
+  const entry = population[index];
+  if (!entry) throw new Error(`no opponent at ${index} of a population of ${population.length}`);
+  return entry.id;
+}
 
 /** What a client sent as a message: a user error (400) when it is a `MageError` about the input. */
 function clientError(error: unknown, what: string): HttpError {
@@ -63,6 +88,7 @@ export class EnvService {
       env: this.o.envId,
       options: this.o.defaultOptions ?? {},
       opponent: this.o.defaultOpponent ?? null,
+      population: this.o.defaultPopulation?.name ?? null,
       instances: this.instances.size,
       maxInstances: this.maxInstances(),
     };
@@ -82,7 +108,7 @@ export class EnvService {
       );
     }
     const id = this.nextId++;
-    this.instances.set(id, { usedAt: performance.now() });
+    this.instances.set(id, { usedAt: performance.now(), seedless: 0 });
     return id;
   }
 
@@ -91,6 +117,12 @@ export class EnvService {
     return { closed: true };
   }
 
+  /**
+   * Starts (or, for attempt > 0 of the same task, keeps) the instance's episode and resets it to the
+   * attempt. A reset without a seed plays the instance's next seedless seed (0, 1, 2 …), or the current
+   * meta-episode's seed when it continues one (attempt > 0). An env with opponents plays the one the
+   * reset names, else the server's default, else one drawn from the default population by task seed.
+   */
   reset(r: ResetRequest): [string, Record<string, unknown>] {
     const inst = this.instance(r.env_idx);
     if (r.env !== undefined && r.env !== this.o.envId) {
@@ -103,18 +135,13 @@ export class EnvService {
     const env = this.envFor(options);
     const seat = r.seat ?? this.o.defaultSeat ?? 'first';
     const style = r.style ?? this.o.defaultStyle ?? 'verbose';
-    const seed = r.session_id ?? 0;
     const attempt = r.attempt ?? 0;
-    const opponentId = env.needsOpponent ? (r.opponent ?? this.o.defaultOpponent ?? null) : null;
-    if (env.needsOpponent && opponentId === null) {
-      throw new HttpError(
-        400,
-        `env '${this.o.envId}' needs an opponent: send "opponent" or start the server with --opponent`,
-      );
-    }
+    const seed = r.session_id ?? (attempt > 0 && inst.seed !== undefined ? inst.seed : inst.seedless++);
+    const opponentId = env.needsOpponent ? this.opponentIdFor(r.opponent ?? null, seed) : null;
     const key = JSON.stringify([env.options, seed, seat, style, opponentId]);
     if (!(inst.episode && inst.key === key && attempt > 0)) {
-      const opponent = opponentId === null ? undefined : this.opponent(opponentId);
+      const opponent =
+        opponentId === null ? undefined : this.opponent(opponentId, (r.opponent ?? null) === null);
       try {
         inst.episode = env.createEpisode({
           seed,
@@ -130,18 +157,38 @@ export class EnvService {
       inst.key = key;
       inst.env = env;
     }
+    inst.seed = seed;
     const episode = inst.episode;
     try {
       const observation = episode.reset(attempt);
       inst.observation = observation;
+      const played: ResetChoice = { seed, attempt, opponent: opponentId };
       return [
         observation.text,
-        { env: this.o.envId, observation, rules: episode.rules(), initialText: episode.initialText() },
+        {
+          env: this.o.envId,
+          observation,
+          rules: episode.rules(),
+          initialText: episode.initialText(),
+          played,
+        },
       ];
     } catch (error) {
       inst.episode = undefined;
       throw clientError(error, 'the env could not reset');
     }
+  }
+
+  /** The opponent of a reset that named `asked` (null: none) on task `seed`. */
+  private opponentIdFor(asked: string | null, seed: number): string {
+    if (asked !== null) return asked;
+    if (this.o.defaultOpponent !== undefined) return this.o.defaultOpponent;
+    const population = this.o.defaultPopulation;
+    if (population && population.entries.length > 0) return opponentForSeed(population.entries, seed);
+    throw new HttpError(
+      400,
+      `env '${this.o.envId}' needs an opponent: send "opponent" or start the server with --opponent`,
+    );
   }
 
   parse(r: { env_idx: number; text: string }): Record<string, unknown> {
@@ -239,10 +286,12 @@ export class EnvService {
     return episode;
   }
 
-  private opponent(id: string): OpponentV1 {
+  /** A fresh opponent `id`; `chosenByServer`: the operator's or the population's, not the client's. */
+  private opponent(id: string, chosenByServer: boolean): OpponentV1 {
     if (!this.o.createOpponent) throw new HttpError(400, `env '${this.o.envId}' has no opponents`);
-    // The operator's --opponent is trusted; one a client names is capped (an `HttpRefusal` answers it).
-    if (id !== this.o.defaultOpponent) checkOpponentCost(id, this.o.maxOpponentCost);
+    // The server's own choices (and a client naming the same) are trusted; any other one a client names
+    // is capped (an `HttpRefusal` answers it).
+    if (!chosenByServer && id !== this.o.defaultOpponent) checkOpponentCost(id, this.o.maxOpponentCost);
     try {
       return this.o.createOpponent(id);
     } catch (error) {

@@ -1,13 +1,11 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { randomLegalOpponent } from '@mage-rl/core/testing';
+import { firstLegalOpponent, randomLegalOpponent } from '@mage-rl/core/testing';
 import { createKuhnPoker, kuhnGame } from '@mage-rl/envs/kuhn-poker';
 import { createTicTacToe, ticTacToeGame } from '@mage-rl/envs/tictactoe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { openEnvSocketUrl } from '../openenv/protocol';
 import { type EnvServerOptions, type RunningEnvServer, startEnvServer } from './env-server';
+import { opponentForSeed } from './env-service';
 
 type Message = { type: string; data: Record<string, unknown> };
 
@@ -47,10 +45,6 @@ async function connect(base: string, headers: Record<string, string> = {}) {
     },
   };
 }
-
-/** A Python 3 on this machine (the stdlib client needs nothing else); absent, its tests are skipped. */
-const python = spawnSync('python3', ['--version']).status === 0;
-const PY_CLIENT = fileURLToPath(new URL('../__fixtures__/openenv_client.py', import.meta.url));
 
 const observationOf = (m: Message) =>
   m.data.observation as Record<string, unknown> & { info: Record<string, unknown> };
@@ -255,25 +249,78 @@ describe('mage env-serve --protocol openenv', () => {
     expect(await (await fetch(`${ttt.url}/health`)).json()).toEqual({ status: 'healthy' });
   });
 
-  it.skipIf(!python)('a Python client (standard library) plays whole games over HTTP and /ws', async () => {
-    for (const [server, name] of [
-      [ttt, 'tictactoe'],
-      [kuhn, 'kuhn-poker'],
-    ] as const) {
-      const { stdout } = await promisify(execFile)('python3', [PY_CLIENT, server.url, '4'], {
-        timeout: 30_000,
+  it('draws the opponent of a reset that names none per task seed from the default population', async () => {
+    const { defaultOpponent: _, ...unpinned } = tttServer;
+    const entries = [
+      { id: 'random', weight: 1 },
+      { id: 'first-legal', weight: 3 },
+    ];
+    const made: string[] = [];
+    const server = await startEnvServer(
+      {
+        ...unpinned,
+        defaultPopulation: { name: 'mix', entries },
+        createOpponent: (id) => {
+          made.push(id);
+          if (id === 'first-legal') return firstLegalOpponent(ticTacToeGame(3));
+          if (id === 'random') return randomLegalOpponent(ticTacToeGame(3));
+          throw new Error(`unknown opponent ${id}`);
+        },
+      },
+      { port: 0 },
+    );
+    try {
+      const c = await connect(server.url);
+      const metadataOf = async (data: Record<string, unknown>) =>
+        (await c.send({ type: 'reset', data })).data.metadata;
+      // Seedless resets play the session's seeds 0, 1, 2 …; the opponent is the seed's draw.
+      for (const seed of [0, 1, 2]) {
+        expect(await metadataOf({})).toEqual({
+          env: 'tictactoe',
+          seed,
+          attempt: 0,
+          opponent: opponentForSeed(entries, seed),
+        });
+      }
+      // A later attempt without a seed continues the meta-episode: its seed, its opponent, its episode.
+      const episodes = made.length;
+      expect(await metadataOf({ attempt: 1 })).toMatchObject({ seed: 2, attempt: 1 });
+      expect(made.length).toBe(episodes);
+      // Every result of the session carries what its reset played.
+      const step = await c.send({ type: 'step', data: { message: '(2, 2)' } });
+      expect(step.data.metadata).toMatchObject({
+        seed: 2,
+        attempt: 1,
+        opponent: opponentForSeed(entries, 2),
       });
-      const summary = JSON.parse(stdout) as Record<string, unknown> & { steps: number };
-      expect(summary).toMatchObject({
-        health: { status: 'healthy' },
-        action_fields: ['message', 'metadata'],
-        name,
-        bad_json: 'INVALID_JSON',
-        state: { env_id: name, step_count: summary.steps },
-        closed: ['close', 1000],
+      expect(await metadataOf({ seed: 9 })).toMatchObject({ seed: 9, opponent: opponentForSeed(entries, 9) });
+      expect(await metadataOf({ seed: 9, opponent: 'random' })).toMatchObject({ opponent: 'random' });
+      c.ws.close();
+      // The count is the session's: a new session starts again from seed 0.
+      const other = await connect(server.url);
+      expect((await other.send({ type: 'reset', data: {} })).data.metadata).toMatchObject({ seed: 0 });
+      other.ws.close();
+      // The draw follows the weights: over 200 seeds the heavier opponent comes about 3 times as often.
+      const draws = Array.from({ length: 200 }, (_, seed) => opponentForSeed(entries, seed));
+      const heavy = draws.filter((id) => id === 'first-legal').length;
+      expect(heavy).toBeGreaterThan(120);
+      expect(heavy).toBeLessThan(180);
+    } finally {
+      await server.close();
+    }
+    // With neither a population nor a pinned opponent, a reset must name one.
+    const bare = await startEnvServer({ ...unpinned }, { port: 0 });
+    try {
+      const c = await connect(bare.url);
+      expect((await c.send({ type: 'reset', data: {} })).data).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        message: expect.stringMatching(
+          /needs an opponent: send "opponent" or start the server with --opponent/,
+        ),
       });
-      expect(summary.steps).toBeGreaterThan(0);
-      expect(typeof summary.reward).toBe('number');
+      c.ws.close();
+    } finally {
+      await bare.close();
     }
   });
 });

@@ -23,7 +23,7 @@ import {
   textArenaState,
 } from '../openenv/protocol';
 import type { EnvServerOptions } from './env-server';
-import { EnvService } from './env-service';
+import { EnvService, type ResetChoice } from './env-service';
 import { createJsonServer, noRoute, parsedBody, refuseUpgrade } from './json-server';
 
 /** Sessions at once unless `maxInstances` says otherwise. */
@@ -55,6 +55,8 @@ interface Session {
   lastReward: number;
   lastInfo: Record<string, unknown>;
   rules: string;
+  /** What the last reset played (seed, attempt, opponent), sent as each result's `metadata`. */
+  metadata: Record<string, unknown>;
   idle?: NodeJS.Timeout;
 }
 
@@ -149,6 +151,7 @@ class OpenEnvSessions {
       lastReward: 0,
       lastInfo: {},
       rules: '',
+      metadata: {},
     };
     this.sessions.add(session);
     const touch = () => {
@@ -203,15 +206,15 @@ class OpenEnvSessions {
     switch (message.type) {
       case 'reset': {
         const data = validated(openEnvResetData, message.data);
-        const seed = data.seed ?? 0;
-        const { observation, rules } = this.reset(s.instance, seed, data);
+        const { observation, rules, metadata } = this.reset(s.instance, data.seed ?? null, data);
         this.episodes++;
-        s.episodeId = data.episode_id ?? `${this.options.envId}-${seed}-${this.episodes}`;
+        s.episodeId = data.episode_id ?? `${this.options.envId}-${metadata.seed}-${this.episodes}`;
         s.stepCount = 0;
         s.lastReward = 0;
         s.lastInfo = {};
         s.rules = rules;
-        return { type: 'observation', data: observation };
+        s.metadata = metadata;
+        return { type: 'observation', data: { ...observation, metadata } };
       }
       case 'step': {
         const action = validated(textArenaAction, message.data);
@@ -219,7 +222,7 @@ class OpenEnvSessions {
         s.stepCount++;
         s.lastReward = result.reward;
         s.lastInfo = result.observation.info;
-        return { type: 'observation', data: result };
+        return { type: 'observation', data: { ...result, metadata: s.metadata } };
       }
       case 'state':
         return { type: 'state', data: this.stateOf(s) };
@@ -228,13 +231,21 @@ class OpenEnvSessions {
     }
   }
 
-  /** Resets `instance` to task `seed` with the mage fields of `data`: the result and the rules. */
-  private reset(instance: number, seed: number, data: Record<string, unknown>) {
+  /**
+   * Resets `instance` to task `seed` (null: the session's next seedless seed) with the mage fields of
+   * `data`: the result, the rules, and what was played (OpenEnv's `metadata`: seed, attempt, opponent).
+   */
+  private reset(instance: number, seed: number | null, data: Record<string, unknown>) {
     const [text, facts] = this.service.reset({ env_idx: instance, session_id: seed, ...withoutNulls(data) });
     const rules = typeof facts.rules === 'string' ? facts.rules : '';
     const info = facts.observation as { info?: unknown; anchor?: unknown } | undefined;
     const extra = { observation: info?.info ?? {}, anchor: info?.anchor ?? '' };
-    return { rules, observation: { observation: textArena(rules, text, [], extra), reward: 0, done: false } };
+    const metadata = { env: this.options.envId, ...(facts.played as ResetChoice) };
+    return {
+      rules,
+      metadata,
+      observation: { observation: textArena(rules, text, [], extra), reward: 0, done: false },
+    };
   }
 
   /** Plays `message` on `instance`: the result in OpenEnv's shape. */
@@ -298,7 +309,10 @@ class OpenEnvSessions {
         return this.stateOf(null);
       case 'POST /reset': {
         const data = parsedBody(openEnvResetData, body, 422);
-        return this.withInstance((i) => this.reset(i, data.seed ?? 0, data).observation);
+        return this.withInstance((i) => {
+          const { observation, metadata } = this.reset(i, data.seed ?? null, data);
+          return { ...observation, metadata };
+        });
       }
       case 'POST /step': {
         const { action } = parsedBody(httpStepBody, body, 422);
