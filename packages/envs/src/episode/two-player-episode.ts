@@ -72,21 +72,37 @@ export abstract class TwoPlayerEpisode<S, A, O extends TwoPlayerOptions> extends
    */
   protected opened(start: S, attempt?: number): S {
     if (this.agent === 0) return start;
-    const stream = attempt === undefined ? 'reset' : `reset/attempt-${attempt}`;
+    const stream = this.openingStream(start, attempt);
     return this.game.apply(start, this.opponentReply(start, stream));
   }
 
   /**
+   * The stream of the opponent's opening move from `start`: `reset`, or `reset/attempt-k` for an attempt
+   * that starts from a state of its own. An env that keys its opponent by board overrides it.
+   */
+  protected openingStream(_start: S, attempt?: number): string {
+    return attempt === undefined ? 'reset' : `reset/attempt-${attempt}`;
+  }
+
+  /**
+   * The stream of the opponent's reply to `state` (right after the agent's move): `attempt-k/turn-t`, so a
+   * stochastic opponent draws anew in every attempt. An env that keys its opponent by board overrides it.
+   */
+  protected replyStream(_state: S): string {
+    return `attempt-${this.attempt}/turn-${this.turns}`;
+  }
+
+  /**
    * The agent's `action` (already checked legal) on the current state, then — unless that ended the
-   * game — the opponent's reply from the stream `opponent/attempt-k/turn-t` (attempt k, agent turn t).
-   * The result becomes the current state.
+   * game — the opponent's reply from the stream `opponent/<replyStream>` (by default `attempt-k/turn-t`:
+   * attempt k, agent turn t). The result becomes the current state.
    */
   protected playRound(action: A): PlayedRound<S, A> {
     const afterAgent = this.game.apply(this.current, action);
     let state = afterAgent;
     let reply: A | undefined;
     if (!this.game.isTerminal(afterAgent)) {
-      reply = this.opponentReply(afterAgent, `attempt-${this.attempt}/turn-${this.turns}`);
+      reply = this.opponentReply(afterAgent, this.replyStream(afterAgent));
       state = this.game.apply(afterAgent, reply);
     }
     this.current = state;

@@ -13,6 +13,10 @@ for (const size of [3, 4]) {
   });
 }
 
+describeEnvConformance('tictactoe frozen replies', () => createTicTacToe({ replies: 'board' }), {
+  opponent: randomLegalOpponent(ticTacToeGame(3)),
+});
+
 const first = firstLegalOpponent(ticTacToeGame(3));
 
 function episode(
@@ -133,13 +137,14 @@ describe('tictactoe env', () => {
     expect(() => createTicTacToe({ size: 6 })).toThrow(ConfigError);
     expect(() => createTicTacToe({ size: 6 })).toThrow(/tictactoe\.size.*at most 5/);
     expect(() => createTicTacToe({ colour: 'red' } as never)).toThrow(
-      /known options: size, maxTurns, winReward, truncation/,
+      /known options: size, maxTurns, winReward, truncation, replies/,
     );
     expect(createTicTacToe({ size: 5 }).options).toEqual({
       size: 5,
       maxTurns: 8,
       winReward: 10,
       truncation: 'zero',
+      replies: 'turn',
     });
   });
 });
@@ -264,5 +269,81 @@ describe('tictactoe parser', () => {
         }
       }),
     );
+  });
+});
+
+describe("tictactoe replies: 'board' (a frozen opponent)", () => {
+  const random = randomLegalOpponent(ticTacToeGame(3));
+
+  /** The events of three attempts in which the agent plays the first empty cell of `order` every turn. */
+  function attempts(
+    seed: number,
+    replies: 'turn' | 'board',
+    seat: 'first' | 'second',
+    order: readonly number[],
+  ) {
+    const ep = createTicTacToe({ replies }).createEpisode({
+      seed,
+      seat,
+      style: 'compact',
+      rng: createRng(seed),
+      opponent: random,
+    });
+    return [0, 1, 2].map((attempt) => {
+      ep.reset(attempt);
+      const events: string[] = [];
+      while (!ep.done) {
+        const board = ep.state;
+        const cell = order.find((c) => ((board.x | board.o) & (1 << c)) === 0) ?? 0;
+        events.push(ep.step({ valid: true, action: cell, text: '' }).event);
+      }
+      return events.join(' | ');
+    });
+  }
+
+  it('answers the same board the same way in every attempt of a meta-episode; per turn it may not', () => {
+    const orders = [
+      [4, 0, 8, 2, 6, 1, 3, 5, 7],
+      [0, 1, 2, 3, 4, 5, 6, 7, 8],
+    ];
+    let differ = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      for (const seat of ['first', 'second'] as const) {
+        for (const order of orders) {
+          const frozen = attempts(seed, 'board', seat, order);
+          expect(new Set(frozen).size).toBe(1);
+          if (new Set(attempts(seed, 'turn', seat, order)).size > 1) differ++;
+        }
+      }
+    }
+    expect(differ).toBeGreaterThan(10);
+  });
+
+  it('keys the reply by the board alone: the attempt does not matter, the task seed does', () => {
+    const replyAfter = (seed: number, attempt: number, replies: 'turn' | 'board') => {
+      const ep = createTicTacToe({ replies }).createEpisode({
+        seed,
+        seat: 'first',
+        style: 'compact',
+        rng: createRng(seed),
+        opponent: {
+          specificationVersion: 'v1',
+          id: 'answers-by-rng',
+          // Any empty cell, by the stream's draw alone: equal replies mean equal draws.
+          act: (state, { rng }) => {
+            const empty = [...Array(9).keys()].filter((c) => ((state.x | state.o) & (1 << c)) === 0);
+            return empty[rng.int(empty.length)]!;
+          },
+        },
+      });
+      ep.reset(attempt);
+      return ep.step({ valid: true, action: 4, text: '' }).event;
+    };
+    const seeds = [...Array(12).keys()];
+    const frozen = seeds.map((s) => replyAfter(s, 0, 'board'));
+    expect(seeds.map((s) => replyAfter(s, 2, 'board'))).toEqual(frozen);
+    expect(new Set(frozen).size).toBeGreaterThan(1);
+    const perTurn = seeds.map((s) => replyAfter(s, 0, 'turn'));
+    expect(seeds.map((s) => replyAfter(s, 2, 'turn'))).not.toEqual(perTurn);
   });
 });

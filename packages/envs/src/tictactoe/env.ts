@@ -13,6 +13,7 @@ import {
   type TicTacToeAction,
   type TicTacToeState,
   ticTacToeGame,
+  ticTacToeKey,
 } from './game';
 import {
   agentRows,
@@ -26,6 +27,10 @@ import {
 
 export const TICTACTOE_ENV_ID = 'tictactoe';
 
+/** The `replies` option: the opponent's randomness per attempt and turn, or per board (frozen). */
+export const TICTACTOE_REPLIES = ['turn', 'board'] as const;
+export type TicTacToeReplies = (typeof TICTACTOE_REPLIES)[number];
+
 export const ticTacToeOptionsSchema = z.strictObject({
   /** Board size n (n×n, win length n). */
   size: z.number().int().min(TICTACTOE_MIN_SIZE).max(TICTACTOE_MAX_SIZE).default(3),
@@ -34,6 +39,13 @@ export const ticTacToeOptionsSchema = z.strictObject({
   winReward: z.number().finite().min(0).default(10),
   /** `zero` scores an attempt stopped by the turn limit as neither win nor loss, `loss` as −winReward. */
   truncation: truncationOption(),
+  /**
+   * Where the opponent's randomness comes from. `turn`: a stream per attempt and turn, so a stochastic
+   * opponent (MCTS, minimax's tie-breaks, random) may answer the same board differently in each attempt.
+   * `board`: a stream per board, so for the whole meta-episode it answers each board the same way — a
+   * frozen opponent whose replies an agent can learn from its notes.
+   */
+  replies: z.enum(TICTACTOE_REPLIES).default('turn'),
 });
 
 export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
@@ -51,6 +63,9 @@ export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
   }));
 }
 
+/** The opponent's stream for a board: its state key (both players' cells and who is to move). */
+const boardStream = (state: TicTacToeState): string => `board/${ticTacToeKey(state)}`;
+
 class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction, TicTacToeResolvedOptions> {
   protected readonly label = 'Tic-Tac-Toe';
   protected readonly initial: TicTacToeState;
@@ -64,6 +79,16 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
 
   rules(): string {
     return ticTacToeRules(this.options.size, this.task.style, this.options.maxTurns);
+  }
+
+  /** With `replies: 'board'` the opening draws from `opponent/board/<board>`, like every reply. */
+  protected override openingStream(start: TicTacToeState, attempt?: number): string {
+    return this.options.replies === 'board' ? boardStream(start) : super.openingStream(start, attempt);
+  }
+
+  /** With `replies: 'board'` the reply to a board draws from `opponent/board/<board>`: one per board. */
+  protected override replyStream(state: TicTacToeState): string {
+    return this.options.replies === 'board' ? boardStream(state) : super.replyStream(state);
   }
 
   initialText(): string {

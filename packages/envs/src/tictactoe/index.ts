@@ -1,8 +1,10 @@
 export {
   createTicTacToe,
   TICTACTOE_ENV_ID,
+  TICTACTOE_REPLIES,
   type TicTacToeEnv,
   type TicTacToeOptions,
+  type TicTacToeReplies,
   type TicTacToeResolvedOptions,
   ticTacToeOptionsSchema,
 } from './env';
