@@ -142,5 +142,13 @@ export {
   tableOf,
   tablePolicy,
 } from './strategy/strategy';
+export {
+  FROZEN_PLAYERS,
+  type FrozenLevels,
+  type FrozenLevelsOptions,
+  type FrozenPlayer,
+  type FrozenPlayerCounts,
+  frozenTicTacToeLevels,
+} from './tictactoe/frozen-levels';
 export { PATTERN_NAMES, type PatternName, patternOpponent, patternOrder } from './tictactoe/patterns';
 export { randomOpponent } from './tictactoe/random';

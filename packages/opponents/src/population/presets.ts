@@ -18,7 +18,8 @@ const TICTACTOE_PATTERNS = PATTERN_NAMES.map((n) => `pattern-${n}`);
 
 /**
  * Entries of every preset. Tic-Tac-Toe `balanced`: half `mcts-100`, half the six patterns and `random`
- * (1/14 each). Kuhn `balanced`: conservative 0.3, aggressive 0.3, intermediate 0.4. Rock-Paper-Scissors
+ * (1/14 each); `mcts`: `mcts-100` alone (with the env option `replies: 'board'`, a frozen opponent). Kuhn
+ * `balanced`: conservative 0.3, aggressive 0.3, intermediate 0.4. Rock-Paper-Scissors
  * `balanced`: the 18 bots of the training families, equally. `ood`: the out-of-domain opponents
  * (`mcts-1000`; `cfr`; the 12 bots of the out-of-domain families, equally).
  */
@@ -31,6 +32,7 @@ export const POPULATION_PRESETS: Readonly<
       ...[...TICTACTOE_PATTERNS, 'random'].map((id) => ({ id, weight: 0.5 / 7 })),
     ],
     patterns: [...TICTACTOE_PATTERNS, 'random'].map((id) => ({ id, weight: 1 })),
+    mcts: [{ id: 'mcts-100', weight: 1 }],
     ood: [{ id: 'mcts-1000', weight: 1 }],
   },
   'kuhn-poker': {
@@ -47,7 +49,7 @@ export const POPULATION_PRESETS: Readonly<
   },
 };
 
-/** The preset `name` of `envId` (`balanced`, `ood`; Tic-Tac-Toe also `patterns`). */
+/** The preset `name` of `envId` (`balanced`, `ood`; Tic-Tac-Toe also `patterns` and `mcts`). */
 export function populationPreset(
   envId: string,
   name: string,
