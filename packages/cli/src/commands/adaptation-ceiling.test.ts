@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../program/program';
 import { capture, commandLine, runJson } from '../testing/cli.test-helper';
 import type { AdaptationCeilingJson, HiddenTargetCeilingJson } from './adaptation-ceiling';
+import type { FrozenCeilingJson } from './frozen-ceiling';
 import type { RpsCeilingJson } from './rps-ceiling';
 
 describe('mage adaptation-ceiling', () => {
@@ -82,7 +83,7 @@ describe('mage adaptation-ceiling on the hidden-target tasks', () => {
     expect(d.err()).toMatch(/--attempts/);
     const e = capture();
     expect(await runCli(commandLine('adaptation-ceiling kuhn --option x=1'), e.io)).toBe(1);
-    expect(e.err()).toMatch(/--option applies to treasure, doors and rps only/);
+    expect(e.err()).toMatch(/--option applies to treasure, doors, rps and tictactoe only/);
   });
 });
 
@@ -135,6 +136,37 @@ describe('mage adaptation-ceiling rps', () => {
       const c = capture();
       expect(await runCli(commandLine(line), c.io)).toBe(1);
       expect(c.err()).toMatch(message);
+    }
+  });
+});
+
+describe('mage adaptation-ceiling tictactoe (a frozen opponent)', () => {
+  it('estimates memoryless minimax and the replay reader against a frozen mcts-100, first to move', async () => {
+    const r = await runJson<FrozenCeilingJson>(
+      commandLine('adaptation-ceiling tictactoe --seat first --episodes 60 --attempts 2'),
+    );
+    expect(r.options).toMatchObject({ size: 3, replies: 'board' });
+    expect(r.opponents.map((o) => [o.id, o.seat])).toEqual([['mcts-100', 'first']]);
+    const { memoryless, replay } = r.opponents[0]!.players;
+    expect(memoryless.win[0]!.trials).toBe(60);
+    expect(memoryless.win[0]!.rate).toBeGreaterThan(0.25);
+    expect(memoryless.win[0]!.rate).toBeLessThan(0.75);
+    expect(replay.win.map((x) => x.successes)).toEqual(memoryless.passAtK.map((x) => x.successes));
+    const c = capture();
+    expect(
+      await runCli(
+        commandLine('adaptation-ceiling tictactoe --opponents pattern-centre-first --episodes 5'),
+        c.io,
+      ),
+    ).toBe(0);
+    expect(c.out()).toMatch(/pattern-centre-first +second +replay/);
+  });
+
+  it('refuses per-turn replies and other board sizes', async () => {
+    for (const option of ['replies="turn"', 'size=4']) {
+      const c = capture();
+      expect(await runCli(commandLine(`adaptation-ceiling tictactoe --option ${option}`), c.io)).toBe(1);
+      expect(c.err()).toMatch(/frozen opponent on 3×3/);
     }
   });
 });

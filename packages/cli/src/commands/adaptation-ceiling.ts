@@ -3,12 +3,14 @@
  * what an agent that adapts perfectly in context could earn per attempt against each opponent. For the
  * single-agent hidden-target tasks (`treasure`, `doors` [--option key=value]) it prints instead the exact
  * pass@k of a memoryless player, a no-repeat player and the Bayes-optimal reader; for `rps` the exact
- * levels of the memoryless best response and the myopic and Bayes readers (rps-ceiling.ts).
+ * levels of the memoryless best response and the myopic and Bayes readers (rps-ceiling.ts); for
+ * `tictactoe` an estimate against a frozen opponent (frozen-ceiling.ts).
  */
 
 import { ConfigError } from '@mage-rl/core';
 import { type HiddenTargetLevels, hiddenTargetLevels } from '@mage-rl/envs';
 import { RPS_ENV_ID } from '@mage-rl/envs/rps';
+import { TICTACTOE_ENV_ID } from '@mage-rl/envs/tictactoe';
 import {
   type AdaptationCeilingTable,
   ANALYSIS_SEATS,
@@ -23,6 +25,7 @@ import { printJson, printTable } from '../output/format';
 import type { Io } from '../program/error-boundary';
 import { solvableGame } from '../registry';
 import { exactOpponent } from './best-response';
+import { frozenCeilingJson, printFrozenCeiling } from './frozen-ceiling';
 import { oneOf, positiveInt } from './game-options';
 import { printRpsCeiling, rpsCeilingJson } from './rps-ceiling';
 import { solveNames } from './solve';
@@ -50,7 +53,7 @@ function hiddenTargetCeiling(
   optionArgs: readonly string[],
   attemptsText: string,
 ): HiddenTargetCeilingJson | undefined {
-  if (!envRegistry().has(name) || name === RPS_ENV_ID) return undefined;
+  if (!envRegistry().has(name) || name === RPS_ENV_ID || name === TICTACTOE_ENV_ID) return undefined;
   const env = envDefinition(name).create(envOptionsOf(optionArgs));
   // The exact search grows with the attempts (9×9 and 20 attempts: about a second).
   const attempts = positiveInt(attemptsText, '--attempts', 20);
@@ -104,15 +107,19 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
       'what perfect in-context adaptation earns: the exact Bayes-optimal agent over K attempts against an ' +
         'opponent drawn from a population, per attempt and opponent, beside the best response',
     )
-    .argument('<game>', `the game: ${[...solveNames(), 'treasure', 'doors', RPS_ENV_ID].join(' | ')}`)
+    .argument(
+      '<game>',
+      `the game: ${[...solveNames(), 'treasure', 'doors', RPS_ENV_ID, TICTACTOE_ENV_ID].join(' | ')}`,
+    )
     .option('--population <spec>', 'preset name of the env (balanced, ood, …) or id[:weight],…', 'balanced')
     .option('--opponents <ids>', 'comma-separated opponents to measure against (default: the population)')
     .option('--attempts <n>', 'games per meta-episode', '3')
-    .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed', 'mixed')
+    .option('--seat <seat>', 'the agent’s seat: 0 | 1 | mixed (tictactoe: first | second | mixed)', 'mixed')
     .option(
       '--option <key=value...>',
-      'treasure / doors / rps option, e.g. --option width=4 (value parsed as JSON)',
+      'treasure / doors / rps / tictactoe option, e.g. --option width=4 (value parsed as JSON)',
     )
+    .option('--episodes <n>', 'tictactoe: meta-episodes of the estimate per opponent and seat', '1000')
     .option('--json', 'print JSON')
     .action(
       (
@@ -123,6 +130,7 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
           attempts: string;
           seat: string;
           option?: string[];
+          episodes: string;
           json?: boolean;
         },
       ) => {
@@ -144,10 +152,25 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
           else printRpsCeiling(io, json);
           return;
         }
-        if (opts.option) {
-          throw new ConfigError(`--option applies to treasure, doors and rps only, not '${name}'.`, {
-            path: '--option',
+        if (name === TICTACTOE_ENV_ID) {
+          const json = frozenCeilingJson({
+            opponents: (opts.opponents ?? 'mcts-100').split(',').map((id) => id.trim()),
+            seat: oneOf(opts.seat, '--seat', ['first', 'second', 'mixed'] as const),
+            attempts: opts.attempts,
+            episodes: opts.episodes,
+            option: opts.option ?? [],
           });
+          if (opts.json) printJson(io, json);
+          else printFrozenCeiling(io, json);
+          return;
+        }
+        if (opts.option) {
+          throw new ConfigError(
+            `--option applies to treasure, doors, rps and tictactoe only, not '${name}'.`,
+            {
+              path: '--option',
+            },
+          );
         }
         const solvable = solvableGame(name);
         const { envId, game, root } = solvable;
