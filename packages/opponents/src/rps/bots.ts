@@ -10,7 +10,7 @@
  *   player's last throw).
  * - Out-of-domain families (the `ood` population): `double-cycle-<t>` (each throw of the cycle twice),
  *   `beat-two-back-<t>` (t twice, then what beats the other's throw two back), `win-stay-<t>` (keeps its
- *   throw after a round it won, else what beats the other's last) and `frequency-<t>` (what beats the
+ *   throw after a round it won, else shifts to what beats its own last) and `frequency-<t>` (what beats the
  *   other's most frequent throw so far, ties to the one it threw first).
  */
 
@@ -77,7 +77,7 @@ const OOD_FAMILIES: Readonly<Record<string, Next>> = {
     const mine = last(own);
     const theirs = last(other);
     if (mine === undefined || theirs === undefined) return t;
-    return roundScore(mine, theirs) > 0 ? mine : beats(theirs);
+    return roundScore(mine, theirs) > 0 ? mine : beats(mine);
   },
   frequency: (t, _own, other) => {
     const top = mostFrequent(other);

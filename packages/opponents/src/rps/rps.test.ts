@@ -44,6 +44,9 @@ describe('rps bots', () => {
     };
     for (const [id, throws] of Object.entries(expected))
       expect(throwsOf(bot(id), mine).join(' ')).toBe(throws);
+    // After a lost round win-stay shifts from its own throw, where beat-last answers the other's.
+    expect(throwsOf(bot('win-stay-rock'), ['paper', 'rock', 'rock'])).toEqual(['rock', 'paper', 'paper']);
+    expect(throwsOf(bot('beat-last-rock'), ['paper', 'rock', 'rock'])).toEqual(['rock', 'scissors', 'paper']);
   });
 
   it('18 training bots and 12 out-of-domain ones, every opening equally often; registry and presets', () => {
@@ -166,12 +169,14 @@ describe('rps ceiling', () => {
       attempts: 3,
       throws: 3,
     });
-    close(trained.mean.memoryless.score, [25 / 72, 25 / 72, 25 / 72]);
-    close(trained.mean.bayes.score, [25 / 72, 145 / 216, 13 / 18]);
-    close(trained.mean.bayes.passAtK, [1 / 36, 2 / 9, 1 / 4]);
-    // Within three throws win-stay plays like beat-last: the training prior reads it fully.
+    close(trained.mean.memoryless.score, [73 / 216, 73 / 216, 73 / 216]);
+    close(trained.mean.bayes.score, [73 / 216, 5 / 8, 37 / 54]);
+    close(trained.mean.bayes.passAtK, [1 / 36, 1 / 8, 5 / 36]);
+    // win-stay plays like beat-last after a won or drawn round: the training prior reads it in part.
     const winStay = trained.opponents.find((o) => o.id === 'win-stay-rock')!.levels.bayes;
-    close(winStay.score, [4 / 9, 26 / 27, 1]);
+    close(winStay.score, [11 / 27, 7 / 9, 23 / 27]);
+    const frequency = trained.opponents.find((o) => o.id === 'frequency-rock')!.levels.bayes;
+    close(frequency.passAtK, [0, 0, 0]);
     const levels = rpsPlayerLevels(
       new RpsPlanner(members(RPS_OOD_BOTS), 3),
       'bayes',
