@@ -1,0 +1,174 @@
+/**
+ * Our side of the `update-shapes` bench: `tsx ours.ts <capture file> <iterations>` loads the captured
+ * recipe's warm start as `mage train` does (the learner on the worker runner, the KL reference
+ * inference-only on the local runner) and runs one warm-up and `iterations` timed update iterations on
+ * the captured rows. An iteration is what the trainer's update phase does after a rollout: the
+ * reference's log-probs of the packed rows, then `learner.update` with the PPO token loss, the recipe's
+ * mini-batches, epochs and entropy bonus. Every iteration starts from the same state: the learner loads a
+ * checkpoint of itself saved before the first one (weights, a fresh optimizer, its RNG: the same
+ * shuffle), untimed; its sessions stay compiled, as they do from one training iteration to the next.
+ * The session channels attribute the time to the reference's scoring runs, the update's scoring runs
+ * (current log-probs) and its training runs (forward + backward). Prints one JSON line.
+ */
+
+import { subscribe } from 'node:diagnostics_channel';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PackedRowV1, TokenLossFn } from '@mage-rl/core';
+import { ppoTokenLoss } from '@mage-rl/gigpo';
+import {
+  loadModel,
+  SESSION_LOAD_CHANNEL,
+  SESSION_RUN_CHANNEL,
+  type SessionLoadEvent,
+  type SessionRunEvent,
+} from '@mage-rl/learner';
+import { memoryLimitsOfConfig } from '@mage-rl/trainer/internals';
+import type { CapturedUpdate } from './recipes';
+
+const [file, countArg] = process.argv.slice(2) as [string, string | undefined];
+const count = Number(countArg ?? 3);
+const cap = JSON.parse(await readFile(file, 'utf8')) as CapturedUpdate;
+
+type Pass = 'reference' | 'score' | 'train';
+interface PassTotals {
+  runs: number;
+  ms: number;
+  positions: number;
+}
+const emptyPasses = (): Record<Pass, PassTotals> => ({
+  reference: { runs: 0, ms: 0, positions: 0 },
+  score: { runs: 0, ms: 0, positions: 0 },
+  train: { runs: 0, ms: 0, positions: 0 },
+});
+let phase: 'reference' | 'update' = 'reference';
+let passes = emptyPasses();
+let compiles = { count: 0, ms: 0 };
+subscribe(SESSION_RUN_CHANNEL, (message) => {
+  const e = message as SessionRunEvent;
+  const m = /(?:^|:)(score|train):(\d+)x(\d+)/.exec(e.key);
+  if (m === null) return;
+  const pass: Pass = phase === 'reference' ? 'reference' : (m[1] as Pass);
+  const p = passes[pass];
+  p.runs++;
+  p.ms += e.ms;
+  p.positions += Number(m[2]) * Number(m[3]);
+});
+subscribe(SESSION_LOAD_CHANNEL, (message) => {
+  const e = message as SessionLoadEvent;
+  compiles.count++;
+  compiles.ms += e.buildMs + e.compileMs;
+});
+
+const l = cap.learner;
+const memory = memoryLimitsOfConfig({ memory: { budget: l.memoryBudget } });
+const temperature = l.logprobTemperature === undefined ? {} : { logprobTemperature: l.logprobTemperature };
+const loadStart = performance.now();
+const learner = await loadModel(cap.warmStart, {
+  seed: l.seed,
+  optimizer: l.optimizer,
+  memory,
+  ...temperature,
+});
+const reference = await loadModel(cap.warmStart, {
+  runner: 'local',
+  lora: false,
+  memory,
+  inferenceOnly: true,
+  ...temperature,
+});
+const loadMs = performance.now() - loadStart;
+const tmp = await mkdtemp(join(tmpdir(), 'mage-bench-update-shapes-'));
+const start = join(tmp, 'start');
+await learner.save(start);
+
+// The rows as the trainer made them, without their reference log-probs (each iteration scores them).
+const rows: PackedRowV1[] = cap.rows.map((r) => ({
+  tokens: r.tokens,
+  spans: r.spans.map(({ refLogprobs: _, ...s }) => s),
+}));
+const ppo = ppoTokenLoss(cap.loss);
+let miniBatchLosses: number[] = [];
+const loss: TokenLossFn = Object.assign(
+  (input: Parameters<TokenLossFn>[0]) => {
+    const out = ppo(input);
+    miniBatchLosses.push(out.loss);
+    return out;
+  },
+  ppo.usesCurrentLogprobs === undefined ? {} : { usesCurrentLogprobs: ppo.usesCurrentLogprobs },
+);
+
+const iterations: Record<string, unknown>[] = [];
+let refMaxAbs = 0;
+for (let i = 0; i <= count; i++) {
+  await learner.load(start);
+  passes = emptyPasses();
+  compiles = { count: 0, ms: 0 };
+  miniBatchLosses = [];
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  phase = 'reference';
+  const ref = await reference.logprobs(rows);
+  const t1 = performance.now();
+  phase = 'update';
+  const withRef: PackedRowV1[] = rows.map((r, k) => {
+    let o = 0;
+    const lp = ref[k] ?? new Float32Array(0);
+    return {
+      tokens: r.tokens,
+      spans: r.spans.map((s) => {
+        const refLogprobs = Array.from(lp.subarray(o, o + s.length));
+        o += s.length;
+        return { ...s, refLogprobs };
+      }),
+    };
+  });
+  const result = await learner.update({
+    rows: withRef,
+    loss,
+    epochs: cap.request.epochs,
+    entropyCoef: cap.request.entropyCoef,
+    ...(cap.request.miniBatchRows === null ? {} : { miniBatchRows: cap.request.miniBatchRows }),
+  });
+  const t2 = performance.now();
+  const cpu = process.cpuUsage(c0);
+  if (i === 0) {
+    cap.rows.forEach((r, k) => {
+      const lp = ref[k] ?? new Float32Array(0);
+      let o = 0;
+      for (const s of r.spans)
+        for (let j = 0; j < s.length; j++)
+          refMaxAbs = Math.max(
+            refMaxAbs,
+            Math.abs((lp[o++] ?? Number.NaN) - (s.refLogprobs[j] ?? Number.NaN)),
+          );
+    });
+  }
+  iterations.push({
+    warmUp: i === 0,
+    ms: t2 - t0,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    referenceMs: t1 - t0,
+    updateMs: t2 - t1,
+    steps: result.steps,
+    skippedSteps: result.skippedSteps,
+    tokens: result.tokens,
+    loss: result.loss,
+    miniBatchLosses,
+    passes,
+    compiles,
+  });
+}
+await learner.dispose();
+await reference.dispose();
+await rm(tmp, { recursive: true, force: true });
+process.stdout.write(
+  `${JSON.stringify({
+    side: 'ours',
+    loadMs,
+    refMaxAbsVsTrainer: refMaxAbs,
+    iterations,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  })}\n`,
+);
