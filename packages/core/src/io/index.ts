@@ -19,3 +19,4 @@ export {
   readJsonChecked,
   readJsonCheckedSync,
 } from './read-checked';
+export { storedPath } from './stored-path';

@@ -1,4 +1,14 @@
 export {
+  type CodeV1,
+  codeKey,
+  codeLabel,
+  type DescribeCodeOptions,
+  describeCode,
+  gitStateOf,
+  type NoCommitReason,
+  packageVersions,
+} from './code';
+export {
   type DescribeMachineOptions,
   describeMachine,
   type MachineV1,

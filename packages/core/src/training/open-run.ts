@@ -5,7 +5,7 @@ import type { JsonObject, PopulationV1 } from '@mage-rl/spec';
 import { CheckpointError, ConfigError } from '@mage-rl/spec';
 import { z } from 'zod';
 import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
-import { describeMachine } from '../machine';
+import { describeCode, describeMachine } from '../machine';
 import type { ResolvedTrainingConfig, TrainingOptions } from './options';
 import {
   assertFreshRunDir,
@@ -162,7 +162,8 @@ async function assertNoLostCheckpoints(metricsPath: string, config: ResolvedTrai
  * Prepares `options.runDir` (nothing without one): refuses a directory holding a run or run files unless
  * resuming, refuses a resume whose configuration or seed differs, restores the learner and memory state of
  * the latest complete checkpoint, cuts metrics.jsonl back to what that checkpoint covers, writes
- * config.json (a resume keeps the saved one) and records this process and its machine in machine.json
+ * config.json (a resume keeps the saved one) and records this process, its machine and its code in
+ * machine.json
  * (a resume with nothing left to train adds nothing). The caller holds the run-directory lock.
  */
 export async function openRun<S, A>(
@@ -218,6 +219,7 @@ export async function openRun<S, A>(
         startIteration: opened.startIteration,
         started: new Date().toISOString(),
         machine: describeMachine(options.runtime ? { runtime: options.runtime } : {}),
+        code: options.code ?? describeCode(),
       },
       { resume: options.resume === true },
     );

@@ -14,6 +14,7 @@ import type {
 } from '@mage-rl/spec';
 import { ConfigError, firstIssue, showValue } from '@mage-rl/spec';
 import { z } from 'zod';
+import type { CodeV1 } from '../machine';
 import type { OpponentSourceOptions, RunnerEvent, SeatOption } from '../runner';
 import type { RunLock } from './run-lock';
 
@@ -143,6 +144,12 @@ export interface TrainingOptions<S = unknown, A = unknown> extends OpponentSourc
    * "1.30.0" }`), recorded with the machine in `machine.json` (only with `runDir`).
    */
   readonly runtime?: Readonly<Record<string, string>>;
+  /**
+   * The code the process runs (`describeCode`: commit, dirty flag, package versions), recorded with the
+   * machine in `machine.json` (only with `runDir`). Default `describeCode()`: the checkout core runs from and
+   * core's version; the trainer passes its own with its packages' versions.
+   */
+  readonly code?: CodeV1;
   readonly memoryState?: MemoryStateOptions;
   /** Sees every runner event of training rollouts and evaluations (for progress bars). */
   readonly onRunnerEvent?: (event: RunnerEvent, phase: 'train' | 'eval') => void;
@@ -209,6 +216,7 @@ const KNOWN_KEYS = [
   'resumeSafePaths',
   'runLock',
   'runtime',
+  'code',
   'memoryState',
   'onRunnerEvent',
   'signal',
@@ -329,6 +337,16 @@ const schema = z.looseObject({
   resume: bool.optional(),
   runtime: z
     .record(z.string(), z.string(), { error: 'an object of version strings by runtime name' })
+    .optional(),
+  code: z
+    .looseObject(
+      {
+        commit: z.string().nullable(),
+        dirty: z.boolean().nullable(),
+        packages: z.record(z.string(), z.string()),
+      },
+      { error: 'a code description { commit, dirty, packages } (describeCode)' },
+    )
     .optional(),
   opponents: opponentList.optional(),
   evaluation: z

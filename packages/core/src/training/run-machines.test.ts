@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MageError } from '@mage-rl/spec';
 import { describe, expect, it } from 'vitest';
-import { describeMachine } from '../machine';
+import { describeCode, describeMachine } from '../machine';
 import { useTempDir } from '../testing/vitest';
 import { runTraining } from './iterate-training';
 import { nimLearner, nimTrainingOptions } from './nim-training.test-helper';
@@ -47,6 +47,9 @@ describe("a run directory's machine.json", () => {
     expect(process0?.startIteration).toBe(0);
     expect(Date.parse(process0?.started ?? '')).toBeGreaterThanOrEqual(before - 1000);
     expect(process0?.machine).toEqual(describeMachine({ runtime: RUNTIME }));
+    // The code it ran: by default the checkout core runs from, with core's version.
+    expect(process0?.code).toEqual(describeCode());
+    expect(process0?.code?.packages['@mage-rl/core']).toMatch(/^\d+\.\d+\.\d+/);
     expect(await readRunMachines(runDir)).toEqual(record);
     // Not part of the run's configuration record, which a resume compares path by path.
     expect(await readFile(join(runDir, 'config.json'), 'utf8')).not.toMatch(/"(machine|cpu|simd)"/);
@@ -67,6 +70,23 @@ describe("a run directory's machine.json", () => {
     expect(record.processes.map((p) => p.machine.cpu)).toEqual(['Other CPU', describeMachine().cpu]);
     await runTraining(options(runDir, 4, true));
     expect(await readMachines(runDir)).toEqual(record);
+  });
+
+  it("records the caller's code, so a run resumed at another commit names both with their iterations", async () => {
+    const runDir = newDir();
+    const code = (commit: string) => ({ commit, dirty: false, packages: { '@mage-rl/trainer': '9.9.9' } });
+    await runTraining({ ...options(runDir, 2), code: code('a'.repeat(40)) });
+    await runTraining({ ...options(runDir, 4, true), code: code('b'.repeat(40)) });
+    const record = await readMachines(runDir);
+    expect(record.processes.map((p) => [p.startIteration, p.code?.commit])).toEqual([
+      [0, 'a'.repeat(40)],
+      [2, 'b'.repeat(40)],
+    ]);
+    expect(record.processes[1]?.code).toEqual(code('b'.repeat(40)));
+    // A machine.json written before the field existed still reads.
+    const old = { ...record, processes: record.processes.map(({ code: _, ...p }) => p) };
+    await writeFile(join(runDir, 'machine.json'), JSON.stringify(old));
+    expect((await readRunMachines(runDir))?.processes.map((p) => p.code)).toEqual([undefined, undefined]);
   });
 
   it('a resume drops the processes that started at or after its start (nothing of theirs is left)', async () => {

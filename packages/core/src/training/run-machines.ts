@@ -1,14 +1,14 @@
 /**
  * A run directory's `machine.json` (`mage-rl/run-machines@1`): the processes that trained the run, one per
- * start or resume, each with the iteration it started at, when, and the machine it ran on
- * (`describeMachine`). Runs on the same config and seed differ across CPUs, so a reader compares runs
- * only when their machines match. The file is not part of config.json: a resume compares that record
+ * start or resume, each with the iteration it started at, when, the machine it ran on (`describeMachine`)
+ * and the code it ran (`describeCode`). Runs on the same config and seed differ across CPUs and commits,
+ * so a reader compares runs only when their machines and code match. The file is not part of config.json: a resume compares that record
  * path by path, and a resume on another machine stays allowed. See architecture/records.md.
  */
 
 import { z } from 'zod';
 import { pathExists, readJsonChecked, writeJsonAtomic } from '../io';
-import type { MachineV1 } from '../machine';
+import type { CodeV1, MachineV1 } from '../machine';
 import { runPaths } from './run-dir';
 
 export const RUN_MACHINES_FORMAT = 'mage-rl/run-machines@1';
@@ -20,6 +20,12 @@ export interface RunProcessV1 {
   /** When it started (ISO 8601). */
   readonly started: string;
   readonly machine: MachineV1;
+  /**
+   * The code it ran (`describeCode`: commit, dirty flag, package versions); absent from records written
+   * before the field existed. The metrics lines from `startIteration` on, up to the next process's, are
+   * this code's.
+   */
+  readonly code?: CodeV1;
 }
 
 /** What `machine.json` holds. */
@@ -41,6 +47,15 @@ const machineSchema = z
   })
   .loose();
 
+const codeSchema = z
+  .object({
+    commit: z.string().nullable(),
+    dirty: z.boolean().nullable(),
+    noCommit: z.enum(['installed package', 'no git', 'not a git checkout']).optional(),
+    packages: z.record(z.string(), z.string()),
+  })
+  .loose();
+
 const runMachinesSchema = z
   .object({
     format: z.literal(RUN_MACHINES_FORMAT),
@@ -50,6 +65,7 @@ const runMachinesSchema = z
           startIteration: z.number().int().min(0),
           started: z.string(),
           machine: machineSchema,
+          code: codeSchema.optional(),
         })
         .loose(),
     ),
