@@ -1,5 +1,6 @@
 export {
   addWords,
+  BASE_VOCABULARY_ENV_IDS,
   collectVocabulary,
   compactBaseVocabulary,
   compactVocabulary,
