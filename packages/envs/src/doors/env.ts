@@ -4,18 +4,11 @@
  * doors closed, so only the agent's notes carry which doors were empty (see architecture/envs.md).
  */
 
-import type {
-  AttemptOutcome,
-  EnvObservationV1,
-  EnvStepV1,
-  EnvTaskV1,
-  EnvV1,
-  ParsedAction,
-} from '@mage-rl/spec';
+import type { AttemptOutcome, EnvStepV1, EnvTaskV1, EnvV1, JsonObject, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_WIN } from '../episode/outcomes';
+import { SingleAgentEpisode } from '../episode/single-agent-episode';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
 import {
   DOORS_MAX,
   DOORS_MIN,
@@ -54,16 +47,13 @@ export function createDoors(options: DoorsOptions = {}): DoorsEnv {
   }));
 }
 
-class DoorsEpisode extends TurnEpisode<DoorsState, DoorsAction, DoorsResolvedOptions> {
+class DoorsEpisode extends SingleAgentEpisode<DoorsState, DoorsAction, DoorsResolvedOptions> {
   protected readonly label = 'Doors';
-  protected readonly initial: DoorsState;
-  protected current: DoorsState;
 
   constructor(task: EnvTaskV1<DoorsState, DoorsAction>, options: DoorsResolvedOptions) {
-    super(task, options);
     // The same task seed puts the prize behind the same door in every attempt.
-    this.initial = initialDoorsState(options.doors, 1 + task.rng.split('prize').int(options.doors));
-    this.current = this.initial;
+    const prize = 1 + task.rng.split('prize').int(options.doors);
+    super(task, options, initialDoorsState(options.doors, prize));
   }
 
   protected ended(): boolean {
@@ -72,10 +62,6 @@ class DoorsEpisode extends TurnEpisode<DoorsState, DoorsAction, DoorsResolvedOpt
 
   rules(): string {
     return doorsRules(this.options.doors, this.task.style);
-  }
-
-  initialText(): string {
-    return renderDoors(this.initial, this.task.style);
   }
 
   parse(response: string): ParsedAction<DoorsAction> {
@@ -88,17 +74,20 @@ class DoorsEpisode extends TurnEpisode<DoorsState, DoorsAction, DoorsResolvedOpt
     return this.result(won ? DOORS_PRIZE_REWARD : 0, true, doorsEvent(door, won, this.task.style));
   }
 
-  protected observe(): EnvObservationV1 {
-    const s = this.current;
+  protected render(s: DoorsState): string {
+    return renderDoors(s, this.task.style);
+  }
+
+  /** Only what the agent sees: never the prize door. */
+  protected anchor(s: DoorsState): string {
+    return `doors:${doorsKey(s)}`;
+  }
+
+  protected info(s: DoorsState): JsonObject {
     return {
-      text: renderDoors(s, this.task.style),
-      // Only what the agent sees: never the prize door.
-      anchor: `doors:${doorsKey(s)}`,
-      info: {
-        doors: s.doors,
-        opened: s.opened ?? 0,
-        hint: s.opened === null ? '' : doorsWon(s) ? 'prize' : 'empty',
-      },
+      doors: s.doors,
+      opened: s.opened ?? 0,
+      hint: s.opened === null ? '' : doorsWon(s) ? 'prize' : 'empty',
     };
   }
 

@@ -9,17 +9,17 @@
 
 import type {
   AttemptOutcome,
-  EnvObservationV1,
   EnvStepV1,
   EnvTaskV1,
   EnvV1,
   GameModelV1,
+  JsonObject,
   ParsedAction,
 } from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN } from '../episode/outcomes';
+import { SingleAgentEpisode } from '../episode/single-agent-episode';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
 import {
   initialRpsState,
   isRpsOver,
@@ -61,17 +61,13 @@ export function createRps(options: RpsOptions = {}): RpsEnv {
  * The agent is player 0 of the game model whatever its seat (both throw at once, so the seat changes
  * nothing); the opponent answers each throw blind, from the stream `opponent/attempt-k/turn-t`.
  */
-class RpsEpisode extends TurnEpisode<RpsState, RpsThrow, RpsResolvedOptions> {
+class RpsEpisode extends SingleAgentEpisode<RpsState, RpsThrow, RpsResolvedOptions> {
   protected readonly label = 'Rock-Paper-Scissors';
-  protected readonly initial: RpsState;
-  protected current: RpsState;
   private readonly game: GameModelV1<RpsState, RpsThrow>;
 
   constructor(task: EnvTaskV1<RpsState, RpsThrow>, options: RpsResolvedOptions) {
-    super(task, options);
+    super(task, options, initialRpsState(options.maxTurns));
     this.game = rpsGame(options.maxTurns);
-    this.initial = initialRpsState(options.maxTurns);
-    this.current = this.initial;
   }
 
   protected ended(): boolean {
@@ -80,10 +76,6 @@ class RpsEpisode extends TurnEpisode<RpsState, RpsThrow, RpsResolvedOptions> {
 
   rules(): string {
     return rpsRules(this.options.maxTurns, this.options.winReward, this.task.style);
-  }
-
-  initialText(): string {
-    return renderRps(this.initial, this.task.style);
   }
 
   parse(response: string): ParsedAction<RpsThrow> {
@@ -105,19 +97,18 @@ class RpsEpisode extends TurnEpisode<RpsState, RpsThrow, RpsResolvedOptions> {
     return this.result(reward, true, rpsEvent(mine, theirs, this.task.style));
   }
 
-  protected observe(): EnvObservationV1 {
-    const s = this.current;
+  protected render(s: RpsState): string {
+    return renderRps(s, this.task.style);
+  }
+
+  protected anchor(s: RpsState): string {
+    return `rps:${rpsKey(s)}`;
+  }
+
+  /** This attempt's rounds: the agent's throws and the opponent's, in order. */
+  protected info(s: RpsState): JsonObject {
     const rounds = s.played[1].length;
-    return {
-      text: renderRps(s, this.task.style),
-      anchor: `rps:${rpsKey(s)}`,
-      info: {
-        throws: s.throws,
-        // This attempt's rounds: the agent's throws and the opponent's, in order.
-        you: s.played[0].slice(0, rounds),
-        opp: [...s.played[1]],
-      },
-    };
+    return { throws: s.throws, you: s.played[0].slice(0, rounds), opp: [...s.played[1]] };
   }
 
   /** Won when every throw of the attempt won; an attempt cut short by invalid answers is truncated. */

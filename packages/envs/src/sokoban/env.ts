@@ -4,18 +4,11 @@
  * same room.
  */
 
-import type {
-  AttemptOutcome,
-  EnvObservationV1,
-  EnvStepV1,
-  EnvTaskV1,
-  EnvV1,
-  ParsedAction,
-} from '@mage-rl/spec';
+import type { AttemptOutcome, EnvStepV1, EnvTaskV1, EnvV1, JsonObject, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_DEADLOCK, OUTCOME_SOLVED, OUTCOME_TRUNCATED } from '../episode/outcomes';
+import { SingleAgentEpisode } from '../episode/single-agent-episode';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
 import { maxTurnsOption } from '../options/turn-options';
 import { type SokobanAction, sokobanGame } from './game';
 import { generateRoom } from './generator';
@@ -106,24 +99,14 @@ export function createSokoban(options: SokobanOptions = {}): SokobanEnv {
   }));
 }
 
-class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanResolvedOptions> {
+class SokobanEpisode extends SingleAgentEpisode<SokobanState, SokobanAction, SokobanResolvedOptions> {
   protected readonly label = 'Sokoban';
-  protected readonly initial: SokobanState;
-  protected current: SokobanState;
   private deadlocked = false;
 
   constructor(task: EnvTaskV1<SokobanState, SokobanAction>, options: SokobanResolvedOptions) {
-    super(task, options);
-    const generated = generateRoom(task.rng.split('room'), {
-      width: options.width,
-      height: options.height,
-      boxes: options.boxes,
-      minSolutionLength: options.minSolutionLength,
-      maxSolutionLength: options.maxSolutionLength,
-      maxRetries: options.maxRetries,
-    });
-    this.initial = generated.state;
-    this.current = this.initial;
+    const { width, height, boxes, minSolutionLength, maxSolutionLength, maxRetries } = options;
+    const room = { width, height, boxes, minSolutionLength, maxSolutionLength, maxRetries };
+    super(task, options, generateRoom(task.rng.split('room'), room).state);
   }
 
   protected ended(): boolean {
@@ -132,10 +115,6 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
 
   rules(): string {
     return sokobanRules(this.task.style, this.options.maxTurns, this.options.movesPerTurn);
-  }
-
-  initialText(): string {
-    return renderSokoban(this.initial, this.task.style);
   }
 
   protected override restart(): void {
@@ -165,17 +144,20 @@ class SokobanEpisode extends TurnEpisode<SokobanState, SokobanAction, SokobanRes
     return this.result(played.reward, true, event);
   }
 
-  protected observe(): EnvObservationV1 {
-    const rows = renderSokobanRows(this.current);
+  protected render(s: SokobanState): string {
+    return renderSokoban(s, this.task.style);
+  }
+
+  protected anchor(s: SokobanState): string {
+    return `sokoban:${renderSokobanRows(s).join('/')}`;
+  }
+
+  protected info(s: SokobanState): JsonObject {
     return {
-      text: renderSokoban(this.current, this.task.style),
-      anchor: `sokoban:${rows.join('/')}`,
-      info: {
-        room: rows,
-        boxesOnTargets: boxesOnTargets(this.current),
-        boxes: this.current.boxes.length,
-        legal: sokobanGame.legalActions(this.current).map((a) => a.join(',')),
-      },
+      room: renderSokobanRows(s),
+      boxesOnTargets: boxesOnTargets(s),
+      boxes: s.boxes.length,
+      legal: sokobanGame.legalActions(s).map((a) => a.join(',')),
     };
   }
 

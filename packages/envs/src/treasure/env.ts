@@ -4,18 +4,11 @@
  * same empty grid, so only the agent's notes carry what earlier probes told it (see architecture/envs.md).
  */
 
-import type {
-  AttemptOutcome,
-  EnvObservationV1,
-  EnvStepV1,
-  EnvTaskV1,
-  EnvV1,
-  ParsedAction,
-} from '@mage-rl/spec';
+import type { AttemptOutcome, EnvStepV1, EnvTaskV1, EnvV1, JsonObject, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_WIN } from '../episode/outcomes';
+import { SingleAgentEpisode } from '../episode/single-agent-episode';
 import { textEnv } from '../episode/text-env';
-import { TurnEpisode } from '../episode/turn-episode';
 import { maxTurnsOption } from '../options/turn-options';
 import {
   applyTreasure,
@@ -65,18 +58,14 @@ export function createTreasure(options: TreasureOptions = {}): TreasureEnv {
   }));
 }
 
-class TreasureEpisode extends TurnEpisode<TreasureState, TreasureAction, TreasureResolvedOptions> {
+class TreasureEpisode extends SingleAgentEpisode<TreasureState, TreasureAction, TreasureResolvedOptions> {
   protected readonly label = 'Treasure';
-  protected readonly initial: TreasureState;
-  protected current: TreasureState;
 
   constructor(task: EnvTaskV1<TreasureState, TreasureAction>, options: TreasureResolvedOptions) {
-    super(task, options);
     const { width, height } = options;
     // The same task seed hides the same cell in every attempt.
     const target = task.rng.split('target').int(width * height);
-    this.initial = initialTreasureState(width, height, target);
-    this.current = this.initial;
+    super(task, options, initialTreasureState(width, height, target));
   }
 
   protected ended(): boolean {
@@ -86,10 +75,6 @@ class TreasureEpisode extends TurnEpisode<TreasureState, TreasureAction, Treasur
   rules(): string {
     const { width, height, maxTurns } = this.options;
     return treasureRules(width, height, maxTurns, this.task.style);
-  }
-
-  initialText(): string {
-    return renderTreasure(this.initial, this.task.style);
   }
 
   parse(response: string): ParsedAction<TreasureAction> {
@@ -103,22 +88,25 @@ class TreasureEpisode extends TurnEpisode<TreasureState, TreasureAction, Treasur
     return this.result(hint.found ? TREASURE_FOUND_REWARD : 0, true, event);
   }
 
-  protected observe(): EnvObservationV1 {
-    const s = this.current;
+  protected render(s: TreasureState): string {
+    return renderTreasure(s, this.task.style);
+  }
+
+  /** Only what the agent sees: never the hidden cell. */
+  protected anchor(s: TreasureState): string {
+    return `treasure:${treasureKey(s)}`;
+  }
+
+  protected info(s: TreasureState): JsonObject {
     const { width } = s;
     const hints = s.probes.map((p) => treasureHint(width, s.target, p));
     const last = hints[hints.length - 1];
     return {
-      text: renderTreasure(s, this.task.style),
-      // Only what the agent sees: never the hidden cell.
-      anchor: `treasure:${treasureKey(s)}`,
-      info: {
-        width,
-        height: s.height,
-        // This attempt's probes as compact event lines (`probe 2 3 south west`).
-        probes: s.probes.map((p, i) => treasureEvent(p, width, hints[i]!, 'compact')),
-        hint: last ? treasureHintText(last) : '',
-      },
+      width,
+      height: s.height,
+      // This attempt's probes as compact event lines (`probe 2 3 south west`).
+      probes: s.probes.map((p, i) => treasureEvent(p, width, hints[i]!, 'compact')),
+      hint: last ? treasureHintText(last) : '',
     };
   }
 
