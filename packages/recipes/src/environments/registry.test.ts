@@ -47,19 +47,21 @@ const nim: EnvDefinitionV1 = {
   },
 };
 
+const FIRST_PARTY_IDS = [
+  'tictactoe',
+  'kuhn-poker',
+  'sokoban',
+  'treasure',
+  'doors',
+  'rps',
+  'alfworld',
+  'webshop',
+  'openenv',
+];
+
 describe('env registry', () => {
   it('holds the first-party envs, each building its own id, and lists them for unknown ids', () => {
-    expect(envRegistry().ids).toEqual([
-      'tictactoe',
-      'kuhn-poker',
-      'sokoban',
-      'treasure',
-      'doors',
-      'rps',
-      'alfworld',
-      'webshop',
-      'openenv',
-    ]);
+    expect(envRegistry().ids).toEqual(FIRST_PARTY_IDS);
     for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
       // The envs on servers need their server's address (building the env does not contact it).
       const options = REMOTE_ENV_IDS.includes(d.id) ? { url: 'http://127.0.0.1:36001' } : {};
@@ -96,18 +98,7 @@ describe('env registry', () => {
   it('an added env resolves with the generic layer under its defaults, records its package, and trains', () => {
     addEnvDefinition(nim, { package: 'nim-package' });
     expect(() => addEnvDefinition(nim, { package: 'other' })).toThrow(/already added/);
-    expect(envRegistry().ids).toEqual([
-      'tictactoe',
-      'kuhn-poker',
-      'sokoban',
-      'treasure',
-      'doors',
-      'rps',
-      'alfworld',
-      'webshop',
-      'openenv',
-      'nim',
-    ]);
+    expect(envRegistry().ids).toEqual([...FIRST_PARTY_IDS, 'nim']);
     const c = resolveTrainConfig({}, { env: 'nim', preset: 'smoke' });
     expect(c.env).toEqual({ id: 'nim', options: {}, package: 'nim-package' });
     expect(c.advantage.trajGamma).toBe(0.8);
