@@ -1,6 +1,5 @@
 /** `mage experiment`: methods × seeds (× switch values), one protocol, one results file and report. */
 
-import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
 import { envDefinition, MEMORY_KINDS, mergeConfig, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
@@ -107,15 +106,6 @@ export function experimentCommand(program: Command, io: Io): void {
     .action((opts: ExperimentFlags, command: Command) => runExperimentCommand(opts, command, io));
 }
 
-/** `git rev-parse HEAD` of the working directory, recorded with the experiment; null outside a checkout. */
-function gitCommit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8', stdio: 'pipe' }).trim();
-  } catch {
-    return null;
-  }
-}
-
 /** The grid a `mage experiment` call asks for (its paths as typed: the library checks and records them). */
 async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promise<ExperimentSpecV1> {
   const { overrides, definition } = await useEnvPackage(
@@ -161,7 +151,6 @@ async function runExperimentCommand(opts: ExperimentFlags, command: Command, io:
         outDir,
         cacheDir: opts.cacheDir,
         command: ['mage', ...commandWords(command)].join(' '),
-        commit: gitCommit(),
         signal,
         log: (line) => progress.log(line),
         onTrainingEvent: (policy, seed, e) => {

@@ -10,17 +10,19 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  type CodeV1,
   ConfigError,
-  describeMachine,
   latestCheckpoint,
+  type MachineV1,
   type MemoryV1,
   type MetaEpisodeMetricsV1,
   pathExists,
   readJsonChecked,
+  storedPath,
   type TrainingEvent,
   writeJsonAtomic,
 } from '@mage-rl/core';
-import { loadModel, runtimeVersions } from '@mage-rl/learner';
+import { loadModel } from '@mage-rl/learner';
 import {
   type ConfigEvaluationV1,
   type EvaluationSuiteV1,
@@ -31,6 +33,7 @@ import {
 } from '@mage-rl/recipes';
 import { z } from 'zod';
 import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
+import { trainerCode, trainerMachine } from '../run-record/code';
 import { memoryLimitsOfConfig } from '../train/memory-limits';
 import { trainPipeline } from '../train/train';
 import { resolveWarmStart } from '../warm-start/warm-start';
@@ -60,7 +63,7 @@ export interface ExperimentEvalV1 {
   readonly seed: number;
   /** The protocol: a memory kind, or `foreign-notes` (the reflection memory showing foreign notes). */
   readonly memory: EvalProtocol;
-  /** The checkpoint or warm-start directory evaluated. */
+  /** The checkpoint or warm-start directory evaluated (relative to the working directory when inside it). */
   readonly policy: string;
   readonly suites: readonly {
     readonly name: string;
@@ -71,6 +74,10 @@ export interface ExperimentEvalV1 {
   }[];
   /** `foreign-notes` with a note donor: the donor whose notes were shown. */
   readonly noteDonor?: string | undefined;
+  /** The code that evaluated (`trainerCode`); absent from records written before it was recorded. */
+  readonly code?: CodeV1;
+  /** The machine that evaluated; absent from records written before it was recorded. */
+  readonly machine?: MachineV1;
   /** Wall time of the training run (0 for the warm start) and of this evaluation. */
   readonly trainSeconds: number;
   readonly evalSeconds: number;
@@ -80,10 +87,11 @@ export interface ExperimentOptions {
   readonly spec: ExperimentSpecV1;
   readonly outDir: string;
   readonly cacheDir?: string;
-  /** The command line, recorded in `experiment.json`. */
+  /**
+   * The command line, recorded in `experiment.json` with the code (`trainerCode`: the commit of the checkout
+   * the trainer runs from), which every evaluation record names too.
+   */
   readonly command?: string;
-  /** The code's commit, recorded with the call and the machine (null or absent: unknown). */
-  readonly commit?: string | null;
   readonly signal?: AbortSignal;
   readonly log?: (line: string) => void;
   readonly onTrainingEvent?: (policy: string, seed: number, event: TrainingEvent) => void;
@@ -94,7 +102,7 @@ export interface ExperimentOptions {
  * code's commit. Directories written before the description had `simd` and `runtime` lack them.
  */
 function machine(commit: string | null): Record<string, unknown> {
-  return { ...describeMachine({ runtime: runtimeVersions() }), commit };
+  return { ...trainerMachine(), commit };
 }
 
 /**
@@ -118,12 +126,9 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
   const path = join(options.outDir, 'experiment.json');
   const spec = JSON.parse(JSON.stringify(options.spec)) as ExperimentSpecV1;
   const command = options.command ?? null;
-  const current = machine(options.commit ?? null);
-  const call: ExperimentCallV1 = {
-    command,
-    commit: options.commit ?? null,
-    started: new Date().toISOString(),
-  };
+  const code = trainerCode();
+  const current = machine(code.commit);
+  const call: ExperimentCallV1 = { command, commit: code.commit, code, started: new Date().toISOString() };
   if (await pathExists(path)) {
     const saved = await readExperimentRecord(path);
     if (JSON.stringify(protocolOf(saved.spec)) !== JSON.stringify(protocolOf(spec))) {
@@ -159,8 +164,10 @@ async function recordSpec(options: ExperimentOptions): Promise<void> {
 /** One `mage experiment` call on a directory: what was typed, at which commit, when. */
 export interface ExperimentCallV1 {
   readonly command: string | null;
-  /** The code's commit as the caller gave it (`mage experiment`: `git rev-parse HEAD`); null if unknown. */
+  /** The code's commit (`code.commit`); null if unknown. */
   readonly commit: string | null;
+  /** The code the call ran; absent from calls recorded before it was. */
+  readonly code?: CodeV1;
   readonly started: string;
 }
 
@@ -370,14 +377,18 @@ async function evaluateUnit(
         variant: policy.variant,
         seed,
         memory,
-        policy: trained?.checkpoint ?? warmStart,
+        policy: storedPath(trained?.checkpoint ?? warmStart),
         suites: results.map((r) => ({
           name: r.suite.name,
           domain: r.suite.domain,
           metrics: r.result.metrics,
           ...(memory === FOREIGN_NOTES ? { swaps: swapsOf(reflection, donors, r.suite) } : {}),
         })),
-        ...(memory === FOREIGN_NOTES && noteDonor !== undefined ? { noteDonor } : {}),
+        ...(memory === FOREIGN_NOTES && noteDonor !== undefined
+          ? { noteDonor: noteDonor === 'teacher' ? noteDonor : storedPath(noteDonor) }
+          : {}),
+        code: trainerCode(),
+        machine: trainerMachine(),
         trainSeconds: trained?.seconds ?? 0,
         evalSeconds: (performance.now() - started) / 1000,
       };

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { describe, expect, it } from 'vitest';
-import { callLines, machineLine, reportExperiment } from './experiment-dir-report';
+import type { ExperimentEvalV1 } from '../experiment/experiment';
+import { callLines, evaluationCodeLines, machineLine, reportExperiment } from './experiment-dir-report';
 
 describe('experiment directory reports', () => {
   const tmp = useTempDir('mage-experiment-report-');
@@ -28,6 +29,45 @@ describe('experiment directory reports', () => {
       'Commands: `mage experiment`; `mage experiment --report-only`',
     ]);
     expect(callLines({})).toEqual(['Commands: not recorded']);
+    // Calls that record their code: a dirty tree, an installed package.
+    const packages = { '@mage-rl/trainer': '0.3.0' };
+    expect(
+      callLines({
+        calls: [
+          {
+            command: 'a',
+            commit: 'f'.repeat(40),
+            code: { commit: 'f'.repeat(40), dirty: true, packages },
+            started: 't1',
+          },
+          {
+            command: 'b',
+            commit: null,
+            code: { commit: null, dirty: null, noCommit: 'installed package', packages },
+            started: 't2',
+          },
+        ],
+      }).slice(2),
+    ).toEqual([
+      '- `a` at commit `fffffff` (dirty), t1',
+      '- `b` with no commit (installed package; @mage-rl/trainer 0.3.0), t2',
+    ]);
+  });
+
+  it('names the code of the evaluations, and warns when they come from several versions', () => {
+    const record = (code?: object) =>
+      ({ label: 'x', ...(code ? { code } : {}) }) as unknown as ExperimentEvalV1;
+    const packages = { '@mage-rl/trainer': '0.1.0' };
+    const at = (c: string) => ({ commit: c.repeat(40), dirty: false, packages });
+    expect(evaluationCodeLines([])).toEqual([]);
+    expect(evaluationCodeLines([record(at('a')), record(at('a'))])).toEqual([
+      'Code of the evaluations: commit aaaaaaa.',
+      '',
+    ]);
+    const [mixed] = evaluationCodeLines([record(at('a')), record(at('b')), record(at('a')), record()]);
+    expect(mixed).toMatch(
+      /^\*\*Code of the evaluations: 3 versions\*\* — commit aaaaaaa \(2 files\); commit bbbbbbb \(1 file\); commit unknown \(1 file\)\. Numbers computed by different code are not comparable/,
+    );
   });
 
   it('names the machine, of directories written before it had SIMD flags and the runtime too', () => {

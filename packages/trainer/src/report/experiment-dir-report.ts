@@ -5,7 +5,15 @@
  */
 
 import { join } from 'node:path';
-import { ConfigError, type EnvDefinitionV1, machineLabel, pathExists } from '@mage-rl/core';
+import {
+  type CodeV1,
+  ConfigError,
+  codeKey,
+  codeLabel,
+  type EnvDefinitionV1,
+  machineLabel,
+  pathExists,
+} from '@mage-rl/core';
 import {
   envRegistry,
   evaluationSuites,
@@ -37,6 +45,13 @@ import {
 export const machineLine = (saved: Partial<ExperimentRecordV1>): string =>
   `Machine: ${machineLabel(saved.machine)}`;
 
+/** ``at commit `0123456` ``, with ` (dirty)` when tracked files differed from it, or why there was none. */
+function callCode(call: { readonly commit: string | null; readonly code?: CodeV1 }): string {
+  const commit = call.code?.commit ?? call.commit;
+  if (commit) return `at commit \`${commit.slice(0, 7)}\`${call.code?.dirty === true ? ' (dirty)' : ''}`;
+  return call.code?.noCommit ? `with ${codeLabel(call.code)}` : 'at commit `unknown`';
+}
+
 /** The calls that wrote an experiment directory, with their commits where recorded. */
 export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
   const calls = saved.calls ?? [];
@@ -47,10 +62,7 @@ export function callLines(saved: Partial<ExperimentRecordV1>): string[] {
   return [
     'Calls (in order):',
     '',
-    ...calls.map(
-      (c) =>
-        `- \`${c.command ?? 'not recorded'}\` at commit \`${c.commit?.slice(0, 7) ?? 'unknown'}\`, ${c.started}`,
-    ),
+    ...calls.map((c) => `- \`${c.command ?? 'not recorded'}\` ${callCode(c)}, ${c.started}`),
   ];
 }
 
@@ -106,6 +118,27 @@ function experimentHeadroom(
   };
 }
 
+/**
+ * The code that wrote the evaluations (`codeLabel` of each record's `code`; `commit unknown` for records
+ * written before it was recorded): one line when they agree, else every version with its number of files
+ * and a warning, since numbers computed by different code are not comparable.
+ */
+export function evaluationCodeLines(evals: readonly ExperimentEvalV1[]): string[] {
+  if (evals.length === 0) return [];
+  const versions = new Map<string, { label: string; files: number }>();
+  for (const e of evals) {
+    const key = codeKey(e.code);
+    const v = versions.get(key) ?? { label: codeLabel(e.code), files: 0 };
+    versions.set(key, { ...v, files: v.files + 1 });
+  }
+  const list = [...versions.values()];
+  if (list.length === 1) return [`Code of the evaluations: ${list[0]?.label}.`, ''];
+  return [
+    `**Code of the evaluations: ${list.length} versions** — ${list.map((v) => `${v.label} (${v.files} file${v.files === 1 ? '' : 's'})`).join('; ')}. Numbers computed by different code are not comparable: delete the older files under \`evals/\` and run the experiment again to redo them at one commit.`,
+    '',
+  ];
+}
+
 /** Every opponent some evaluation of the experiment played. */
 const evaluatedOpponents = (evals: readonly ExperimentEvalV1[]): string[] => [
   ...new Set(evals.flatMap((e) => e.suites.flatMap((s) => Object.keys(s.metrics.byOpponent)))),
@@ -135,6 +168,7 @@ export async function reportExperiment(outDir: string): Promise<ExperimentReport
       lines: [
         ...callLines(saved),
         '',
+        ...evaluationCodeLines(evals),
         ...(success ? [`Success: ${success}.`, ''] : []),
         `${machineLine(saved)}; started ${saved.started}, report written ${new Date().toISOString()}.`,
       ],

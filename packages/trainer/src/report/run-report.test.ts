@@ -1,11 +1,18 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describeMachine, machineLabel, RUN_MACHINES_FORMAT, runTraining } from '@mage-rl/core';
+import {
+  codeLabel,
+  describeCode,
+  describeMachine,
+  machineLabel,
+  RUN_MACHINES_FORMAT,
+  runTraining,
+} from '@mage-rl/core';
 import { createTabularLearner } from '@mage-rl/core/testing';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
-import { machineLines, readRun, writeReport } from './run-report';
+import { codeLines, machineLines, readRun, writeReport } from './run-report';
 
 const tmp = useTempDir('mage-run-report-');
 let dirs = 0;
@@ -34,13 +41,14 @@ async function runDir(machineJson: string | null, name = `run-${++dirs}`): Promi
   return dir;
 }
 
-const machinesJson = (...processes: [number, object][]) =>
+const machinesJson = (...processes: [number, object, object?][]) =>
   JSON.stringify({
     format: RUN_MACHINES_FORMAT,
-    processes: processes.map(([startIteration, machine]) => ({
+    processes: processes.map(([startIteration, machine, code]) => ({
       startIteration,
       started: '2026-01-01T00:00:00.000Z',
       machine,
+      ...(code === undefined ? {} : { code }),
     })),
   });
 
@@ -86,6 +94,61 @@ describe("the run report's machine line", () => {
     });
     const { markdown } = await writeReport([await readRun(dir)], dir);
     const label = machineLabel(describeMachine({ runtime: { tabular: 'test' } }));
-    expect(await readFile(markdown, 'utf8')).toContain(`\n\nMachine: ${label}.\n\n`);
+    const text = await readFile(markdown, 'utf8');
+    expect(text).toContain(`\n\nMachine: ${label}.\n\n`);
+    // And the code: this checkout's commit (core's default description: the loop was given none).
+    expect(text).toContain(`\n\nCode: ${codeLabel(describeCode())}.\n\n`);
   }, 60_000);
+});
+
+describe("the run report's code line", () => {
+  const at = (commit: string, dirty = false) => ({
+    commit,
+    dirty,
+    packages: { '@mage-rl/trainer': '0.1.0' },
+  });
+  const C1 = 'c1'.repeat(20);
+  const C2 = 'c2'.repeat(20);
+
+  it('names the commit a run was trained at, each stretch of a run resumed at others, and old runs as unknown', async () => {
+    const one = await readRun(await runDir(machinesJson([0, A, at(C1)], [4, B, at(C1)])));
+    expect(codeLines([one], tmp.path)).toEqual(['Code: commit c1c1c1c.', '']);
+    const resumed = await readRun(await runDir(machinesJson([0, A, at(C1)], [3, A, at(C2, true)])));
+    expect(codeLines([resumed], tmp.path)).toEqual([
+      'Code: trained by 2 versions — from iteration 0: commit c1c1c1c; from iteration 3: commit c2c2c2c (dirty).',
+      '',
+    ]);
+    const installed = {
+      commit: null,
+      dirty: null,
+      noCommit: 'installed package',
+      packages: { '@mage-rl/core': '0.2.0' },
+    };
+    const npm = await readRun(await runDir(machinesJson([0, A, installed])));
+    expect(codeLines([npm], tmp.path)).toEqual([
+      'Code: no commit (installed package; @mage-rl/core 0.2.0).',
+      '',
+    ]);
+    const before = await readRun(await runDir(machinesJson([0, A])));
+    const none = await readRun(await runDir(null));
+    expect(codeLines([before], tmp.path)).toEqual(['Code: commit unknown.', '']);
+    expect(codeLines([none], tmp.path)).toEqual(['Code: commit unknown.', '']);
+  });
+
+  it('says when the runs of one report ran different code', async () => {
+    const a = await readRun(await runDir(machinesJson([0, A, at(C1)]), 'code-a'));
+    const b = await readRun(await runDir(machinesJson([0, A, at(C2)]), 'code-b'));
+    const c = await readRun(await runDir(machinesJson([0, A, at(C1)]), 'code-c'));
+    expect(codeLines([a, c], tmp.path)).toEqual([
+      'Code of `code-a`: commit c1c1c1c.',
+      'Code of `code-c`: commit c1c1c1c.',
+      '',
+    ]);
+    expect(codeLines([a, b], tmp.path)).toEqual([
+      'Code of `code-a`: commit c1c1c1c.',
+      'Code of `code-b`: commit c2c2c2c.',
+      '**The runs ran different code (or code not recorded): their numbers are not comparable.**',
+      '',
+    ]);
+  });
 });

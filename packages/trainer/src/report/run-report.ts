@@ -6,6 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join, relative, resolve } from 'node:path';
 import {
+  codeKey,
+  codeLabel,
   type EvalStatsV1,
   IoError,
   type MetricsLineV1,
@@ -128,6 +130,46 @@ export function machineLines(runs: readonly RunData[], outDir: string): string[]
   return lines.length > 0 ? [...lines, ''] : [];
 }
 
+/**
+ * The code lines of a report, one per run: `Code: commit 1a2b3c4.` (with `(dirty)` when tracked files
+ * differed from it), the code of each stretch of a run resumed at other commits with the iteration it took
+ * over at, or `commit unknown` for runs recorded before machine.json named the code. When the runs of one
+ * report ran different code, a line says so: their numbers are not comparable.
+ */
+export function codeLines(runs: readonly RunData[], outDir: string): string[] {
+  const lines: string[] = [];
+  const keys = new Set<string>();
+  for (const run of runs) {
+    const of = runs.length > 1 ? ` of \`${shownDir(run, outDir)}\`` : '';
+    const machines = run.machines ?? null;
+    if (machines === 'unreadable') {
+      lines.push(`Code${of}: not known (its machine.json does not read).`);
+      keys.add('unknown');
+      continue;
+    }
+    const processes = machines ?? [];
+    const stretches: { from: number; key: string; label: string }[] = [];
+    for (const p of processes) {
+      const key = codeKey(p.code);
+      if (stretches.at(-1)?.key !== key)
+        stretches.push({ from: p.startIteration, key, label: codeLabel(p.code) });
+    }
+    for (const s of stretches) keys.add(s.key);
+    if (stretches.length <= 1) {
+      lines.push(`Code${of}: ${stretches[0]?.label ?? codeLabel(undefined)}.`);
+      if (stretches.length === 0) keys.add('unknown');
+      continue;
+    }
+    lines.push(
+      `Code${of}: trained by ${stretches.length} versions — ${stretches.map((s) => `from iteration ${s.from}: ${s.label}`).join('; ')}.`,
+    );
+  }
+  if (runs.length > 1 && keys.size > 1) {
+    lines.push('**The runs ran different code (or code not recorded): their numbers are not comparable.**');
+  }
+  return [...lines, ''];
+}
+
 /** A warning for the unreadable lines of a run's metrics.jsonl, or null when there are none. */
 export function skippedLinesWarning(run: RunData): string | null {
   const n = run.skippedLines.length;
@@ -167,6 +209,7 @@ export async function writeReport(runs: readonly RunData[], outDir: string): Pro
     `Runs: ${runs.map((r) => `\`${shownDir(r, outDir)}\` (${r.name}, ${r.updates.length} updates)`).join(', ')}.`,
     '',
     ...machineLines(runs, outDir),
+    ...codeLines(runs, outDir),
     'Success is cumulative over attempts (pass@k: solved in any of the first k attempts), from the last',
     'evaluation of each run; brackets are 95% Wilson intervals.',
     '',

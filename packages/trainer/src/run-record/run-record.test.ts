@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,7 +6,7 @@ import { checkResumeConfig } from '@mage-rl/core';
 import { resolveTrainConfig, type TrainConfig } from '@mage-rl/recipes';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resumeSafePathsOf } from '../train/train';
-import { modelSourceOf, runRecordOf } from './run-record';
+import { modelSourceOf, runRecordFor, runRecordOf } from './run-record';
 
 /**
  * Run directories as older versions wrote them, kept beside core's reader of the record (see core's
@@ -57,6 +57,49 @@ describe("the trainer's part of the run record", () => {
     // At today's Tic-Tac-Toe default it is refused, naming the setting to pass.
     await expect(resume(tictactoe())).rejects.toThrow(
       /differs from its config\.json at advantage\.penaltyScope/,
+    );
+  });
+
+  it('stores the warm start relative to the working directory when inside it, and finds it from elsewhere', async () => {
+    const project = join(root, 'project');
+    const run = join(project, 'runs', 'r');
+    const warm = join(project, '.mage-cache', 'w');
+    await cp(BEFORE_LEARNER, run, { recursive: true });
+    await mkdir(warm, { recursive: true });
+    const config = resolveTrainConfig({}, { preset: 'smoke', env: 'tictactoe', method: 'mage', seed: 1 });
+    const cwd = process.cwd();
+    const inDir = async <T>(dir: string, f: () => Promise<T>): Promise<T> => {
+      process.chdir(dir);
+      try {
+        return await f();
+      } finally {
+        process.chdir(cwd);
+      }
+    };
+    // The run's saved record names its warm start absolute (as runs did before): a resume keeps that form.
+    expect((await inDir(project, () => runRecordFor(run, config, WARM_START))).warmStartDir).toBe(WARM_START);
+    // A new record stores it relative to the working directory; one outside it stays absolute.
+    const recordPath = join(run, 'config.json');
+    const saved = JSON.parse(await readFile(recordPath, 'utf8')) as { extra: Record<string, unknown> };
+    await writeFile(recordPath, JSON.stringify({ ...saved, extra: { ...saved.extra, warmStartDir: null } }));
+    expect((await inDir(project, () => runRecordFor(run, config, warm))).warmStartDir).toBe('.mage-cache/w');
+    expect((await inDir(join(project, 'runs'), () => runRecordFor(run, config, warm))).warmStartDir).toBe(
+      warm,
+    );
+    // Read from another directory, the relative warm start is found above the run directory.
+    await writeFile(
+      recordPath,
+      JSON.stringify({ ...saved, extra: { ...saved.extra, warmStartDir: '.mage-cache/w' } }),
+    );
+    const expected = { modelDir: warm, checkpointDir: join(run, 'checkpoints', 'iter-000001') };
+    expect(await inDir(tmpdir(), () => modelSourceOf(run))).toEqual(expected);
+    expect(await inDir(project, () => modelSourceOf('runs/r'))).toEqual(expected);
+    // The same relative form compares equal on a resume from the project directory.
+    expect((await inDir(project, () => runRecordFor(run, config, warm))).warmStartDir).toBe('.mage-cache/w');
+    // Gone: an error naming the recorded path, not a load of some other directory.
+    await rm(warm, { recursive: true });
+    await expect(inDir(tmpdir(), () => modelSourceOf(run))).rejects.toThrow(
+      /started from the warm start '\.mage-cache\/w'/,
     );
   });
 });

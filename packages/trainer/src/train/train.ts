@@ -44,7 +44,8 @@ import {
 import { lastEval } from '@mage-rl/report';
 import { createServedLearner } from '@mage-rl/serve';
 import { type ReportFiles, readRun, writeReport } from '../report/run-report';
-import { readRunRecord, runRecordOf } from '../run-record/run-record';
+import { trainerCode } from '../run-record/code';
+import { readRunRecord, runRecordFor } from '../run-record/run-record';
 import type { PretrainProgress } from '../warm-start/pretrain';
 import { type ResolvedWarmStart, resolveWarmStart } from '../warm-start/warm-start';
 import { memoryLimitsOfConfig } from './memory-limits';
@@ -219,7 +220,7 @@ export async function trainPipeline(options: TrainPipelineOptions): Promise<Trai
     if (options.resume) {
       await checkResumeConfig(
         options.runDir,
-        { extra: runRecordOf(config, warmStart.dir) },
+        { extra: await runRecordFor(options.runDir, config, warmStart.dir) },
         await resumeSafePathsOf(options.runDir, config),
       );
       const finished = await finishedRun(options, config, warmStart);
@@ -318,10 +319,11 @@ async function trainLoaded(
     let lastEval: TrainingResultV1['lastEval'] = null;
     const loop: TrainingOptions = {
       ...training,
-      config: runRecordOf(config, warmStart),
+      config: await runRecordFor(options.runDir, config, warmStart),
       resumeSafePaths: await resumeSafePathsOf(options.runDir, config),
       ...(lock === null ? {} : { runLock: lock }),
       ...(runtime ? { runtime } : {}),
+      code: trainerCode(),
     };
     // The recipes' schema validated the config these options come from: the loop only fills its defaults.
     for await (const event of iterateTraining(loop, trainingConfigOf(loop))) {
