@@ -47,21 +47,15 @@ const nim: EnvDefinitionV1 = {
   },
 };
 
-const FIRST_PARTY_IDS = [
-  'tictactoe',
-  'kuhn-poker',
-  'sokoban',
-  'treasure',
-  'doors',
-  'rps',
-  'alfworld',
-  'webshop',
-  'openenv',
-];
+/** The first-party envs in the registry's order: those in process, then those on servers. */
+const IN_PROCESS_IDS = ['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors', 'rps'];
+const ON_SERVER_IDS = ['alfworld', 'webshop', 'openenv'];
+const FIRST_PARTY_IDS = [...IN_PROCESS_IDS, ...ON_SERVER_IDS];
 
 describe('env registry', () => {
   it('holds the first-party envs, each building its own id, and lists them for unknown ids', () => {
     expect(envRegistry().ids).toEqual(FIRST_PARTY_IDS);
+    expect(REMOTE_ENV_IDS).toEqual(ON_SERVER_IDS);
     for (const d of FIRST_PARTY_ENV_DEFINITIONS) {
       // The envs on servers need their server's address (building the env does not contact it).
       const options = REMOTE_ENV_IDS.includes(d.id) ? { url: 'http://127.0.0.1:36001' } : {};
