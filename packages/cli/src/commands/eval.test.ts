@@ -45,6 +45,9 @@ describe('mage eval --memory', () => {
       whereNotesDiffer?: { pairs: number };
     };
     identificationCeiling?: number;
+    policy: string;
+    code: { commit: string | null; dirty: boolean | null; packages: Record<string, string> };
+    machine: { cpu: string; runtime?: Record<string, string> };
   }
   const argv = (...extra: string[]) => [
     'eval',
@@ -139,6 +142,7 @@ describe('mage eval --memory', () => {
     expect(r.out).toMatch(
       /notes \(\d+\): state 100\.0% of their attempt's facts \(events and reveal\), \d+\.\d% cut/,
     );
+    expect(r.out).toMatch(/\ncode: commit [0-9a-f]{7}( \(dirty\))?; machine: .+, Node v/);
     // The teacher never plays an invalid move: no repeats line.
     expect(r.out).not.toMatch(/refused move/);
   }, 60_000);
@@ -146,6 +150,15 @@ describe('mage eval --memory', () => {
   it('skips the baseline with --no-memory-baseline or with no memory, and names the kinds on a bad one', async () => {
     const skipped = await runJson<EvalJson>(argv('--no-memory-baseline'));
     expect(skipped.memory).toBe('reflection');
+    // The code that evaluated (this checkout's commit and the packages' versions) and the machine.
+    expect(skipped.policy).toBe('teacher');
+    expect(skipped.code.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(typeof skipped.code.dirty).toBe('boolean');
+    expect(skipped.code.packages).toMatchObject({
+      '@mage-rl/core': expect.any(String),
+      '@mage-rl/trainer': expect.any(String),
+    });
+    expect(skipped.machine.runtime).toHaveProperty('onnxruntime-node');
     expect(skipped.withoutMemory).toBeUndefined();
     const none = await runJson<EvalJson>(argv('--memory', 'none'));
     expect(none.memoryBenefit).toBeUndefined();

@@ -1,10 +1,13 @@
 /** `mage eval`: a policy plays K attempts against named opponents with a method's memory and prompts. */
 
 import {
+  codeLabel,
   type MetaEpisodeMetricsV1,
   type MetricsSummaryV1,
+  machineLabel,
   meanInterval,
   type PairedPassBenefitV1,
+  storedPath,
 } from '@mage-rl/core';
 import {
   envDefinition,
@@ -136,7 +139,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     ...(opts.model === undefined ? {} : { model: opts.model }),
     ...(opts.apiKey === undefined ? {} : { apiKey: opts.apiKey }),
   });
-  const { env, method, memory, opponents, result, withoutMemory, foreignNotes } = r;
+  const { env, method, memory, opponents, result, withoutMemory, foreignNotes, code, machine } = r;
   const m = result.metrics;
   const baseline = withoutMemory?.result;
   const benefit = withoutMemory?.benefit;
@@ -145,7 +148,9 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
       env,
       method,
       memory,
-      policy: opts.policy,
+      policy: storedSpec(opts.policy),
+      code,
+      machine,
       opponents,
       ...(r.returnUnit ? { returnUnit: r.returnUnit } : {}),
       metrics: m,
@@ -163,7 +168,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
             withForeignNotes: foreignNotes.result.metrics,
             notesBenefit: {
               versus: 'foreign-notes',
-              ...(opts.noteDonor === undefined ? {} : { donor: opts.noteDonor }),
+              ...(opts.noteDonor === undefined ? {} : { donor: storedSpec(opts.noteDonor) }),
               ...foreignNotes.benefit,
               swaps: foreignNotes.swaps,
               ...(foreignNotes.whereNotesDiffer ? { whereNotesDiffer: foreignNotes.whereNotesDiffer } : {}),
@@ -178,6 +183,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     `${env}, method ${method}, memory ${memory}, policy ${opts.policy}: cumulative success (${success}) pass@k (95% Wilson interval)\n\n`,
   );
   io.stdout(`${evalTable(m, r.returnUnit)}\n`);
+  io.stdout(`\ncode: ${codeLabel(code)}; machine: ${machineLabel(machine)}\n`);
   const repeats = repeatsLine(m);
   if (repeats) io.stdout(`\n${repeats}\n`);
   const notes = notesLine(m);
@@ -198,6 +204,14 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
     );
     io.stdout(`${swapsLine(foreignNotes.swaps, foreignNotes.whereNotesDiffer)}\n`);
   }
+}
+
+/**
+ * A policy or note donor spec as records store it: a directory relative to the working directory when
+ * inside it (core's `storedPath`); `teacher` and server URLs as given.
+ */
+function storedSpec(spec: string): string {
+  return spec === 'teacher' || /^https?:\/\//.test(spec) ? spec : storedPath(spec);
 }
 
 /**

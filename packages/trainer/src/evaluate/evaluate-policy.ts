@@ -5,7 +5,7 @@
  * the policy freed.
  */
 
-import type { MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
+import type { CodeV1, MachineV1, MetaEpisodeMetricsV1, MetricsSummaryV1 } from '@mage-rl/core';
 import {
   envDefinition,
   METHODS,
@@ -18,6 +18,7 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import { identifiableOpponents, identificationCeiling } from '../report/reference-values';
+import { trainerCode, trainerMachine } from '../run-record/code';
 import {
   type LoadedPolicy,
   type LoadPolicyOptions,
@@ -75,6 +76,10 @@ export interface EvaluationV1 extends MemoryEvaluationV1 {
    * env options; absent for envs that name none.
    */
   readonly returnUnit?: ReturnUnitV1;
+  /** The code that evaluated (`trainerCode`: the commit of the trainer's checkout, package versions). */
+  readonly code: CodeV1;
+  /** The machine that evaluated, with the learner's runtime. */
+  readonly machine: MachineV1;
 }
 
 export interface ReturnUnitV1 {
@@ -175,6 +180,8 @@ export async function evaluatePolicy(options: EvaluatePolicyOptions): Promise<Ev
       ...evaluation,
       ...(ceiling === undefined ? {} : { identificationCeiling: ceiling }),
       ...(returnUnit === undefined ? {} : { returnUnit }),
+      code: trainerCode(),
+      machine: trainerMachine(),
     };
   } finally {
     await donor?.dispose();
