@@ -7,15 +7,7 @@
  * architecture/envs.md.
  */
 
-import type {
-  AttemptOutcome,
-  EnvStepV1,
-  EnvTaskV1,
-  EnvV1,
-  GameModelV1,
-  JsonObject,
-  ParsedAction,
-} from '@mage-rl/spec';
+import type { AttemptOutcome, EnvStepV1, EnvTaskV1, EnvV1, JsonObject, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
 import { OUTCOME_LOSS, OUTCOME_TRUNCATED, OUTCOME_WIN } from '../episode/outcomes';
 import { SingleAgentEpisode } from '../episode/single-agent-episode';
@@ -63,11 +55,10 @@ export function createRps(options: RpsOptions = {}): RpsEnv {
  */
 class RpsEpisode extends SingleAgentEpisode<RpsState, RpsThrow, RpsResolvedOptions> {
   protected readonly label = 'Rock-Paper-Scissors';
-  private readonly game: GameModelV1<RpsState, RpsThrow>;
+  private readonly game = rpsGame(this.options.maxTurns);
 
   constructor(task: EnvTaskV1<RpsState, RpsThrow>, options: RpsResolvedOptions) {
     super(task, options, initialRpsState(options.maxTurns));
-    this.game = rpsGame(options.maxTurns);
   }
 
   protected ended(): boolean {
