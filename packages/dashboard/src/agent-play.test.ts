@@ -198,3 +198,57 @@ describe('the view of a finished meta-episode', () => {
     expect(new Set(view.agent.map((t) => t.attempt))).toEqual(new Set([0, 1]));
   });
 });
+
+describe('moves that arrive while the agent is still answering', () => {
+  it('a second move on the same view is refused (409) and the session plays on', async () => {
+    const sessions = new AgentSessions([teacherAgent({ seats: 'second' })]);
+    const start = await sessions.start('teacher', 2, 4);
+    expect(start).toMatchObject({ status: 'your-move', seat: 0, moves: [] });
+    // A double click: both moves were made on the opening view (no moves yet).
+    const [first, second] = await Promise.allSettled([
+      sessions.move(start.session, start.legal[0]!, 0),
+      sessions.move(start.session, start.legal[1]!, 0),
+    ]);
+    expect(first.status).toBe('fulfilled');
+    expect(second).toMatchObject({ status: 'rejected', reason: { status: 409 } });
+    const view = sessions.get(start.session);
+    expect(view.moves).toEqual([{ by: 'you', action: start.legal[0] }]);
+    const { final } = await playOut(sessions, view, (l) => l[0]!);
+    expect(final.status).toBe('finished');
+  });
+
+  it('without the view count, each move is checked against the position the one before it left', async () => {
+    const sessions = new AgentSessions([teacherAgent({ seats: 'second' })]);
+    const start = await sessions.start('teacher', 1, 4);
+    const cell = start.legal[0]!;
+    // The same cell twice: the second click finds it taken, and the first move stands.
+    const [first, again] = await Promise.allSettled([
+      sessions.move(start.session, cell),
+      sessions.move(start.session, cell),
+    ]);
+    expect(first.status).toBe('fulfilled');
+    expect(again).toMatchObject({
+      status: 'rejected',
+      reason: { message: expect.stringMatching(/not a legal move/) },
+    });
+    expect(sessions.get(start.session).moves).toEqual([{ by: 'you', action: cell }]);
+  });
+
+  it('a move whose replay fails is dropped: the session stays at the position before it', async () => {
+    const agent = teacherAgent({ seats: 'second' });
+    let fail = false;
+    const failing: PlayAgentV1 = {
+      ...agent,
+      play: (opponent, seed, attempts) =>
+        fail ? Promise.reject(new Error('the model is gone')) : agent.play(opponent, seed, attempts),
+    };
+    const sessions = new AgentSessions([failing]);
+    const start = await sessions.start('teacher', 1, 4);
+    fail = true;
+    await expect(sessions.move(start.session, start.legal[0]!, 0)).rejects.toThrow(/the model is gone/);
+    expect(sessions.get(start.session)).toEqual(start);
+    fail = false;
+    const next = await sessions.move(start.session, start.legal[1]!, 0);
+    expect(next.moves).toEqual([{ by: 'you', action: start.legal[1] }]);
+  });
+});

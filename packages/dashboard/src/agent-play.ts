@@ -98,15 +98,37 @@ export class AgentSessions {
     return this.sessions.has(id);
   }
 
-  async move(id: string, action: string): Promise<AgentPlayView> {
+  /**
+   * Plays the person's `action`. `after`, when given, is the number of the person's moves the client's
+   * view shows: a move made on an older view (a second click while the agent was still answering the
+   * first) is refused with 409 rather than played on a position the person has not seen. The move is
+   * checked in the replay queue, against the position the replays before it left, and dropped again when
+   * its replay fails, so the session stays playable.
+   */
+  move(id: string, action: string, after?: number): Promise<AgentPlayView> {
     const s = this.sessions.get(id);
-    if (!s?.view) throw new PlayError(`No game '${id}'; start a new one.`);
-    if (s.view.status !== 'your-move') throw new PlayError('The game is over; start a new one.');
-    if (!s.view.legal.includes(action)) {
-      throw new PlayError(`'${action}' is not a legal move here; legal: ${s.view.legal.join(', ')}.`);
-    }
-    s.moves.push(action);
-    return this.replay(s);
+    if (!s?.view) return Promise.reject(new PlayError(`No game '${id}'; start a new one.`));
+    return this.queued(async () => {
+      const view = s.view;
+      if (!view) throw new PlayError(`No game '${id}'; start a new one.`);
+      if (after !== undefined && after !== s.moves.length) {
+        throw new PlayError(
+          `This move was made on an earlier position (the game has ${s.moves.length} of your moves, the move's view had ${after}); GET /api/play/${id} shows the current one.`,
+          409,
+        );
+      }
+      if (view.status !== 'your-move') throw new PlayError('The game is over; start a new one.');
+      if (!view.legal.includes(action)) {
+        throw new PlayError(`'${action}' is not a legal move here; legal: ${view.legal.join(', ')}.`);
+      }
+      s.moves.push(action);
+      try {
+        return await this.replayNow(s);
+      } catch (error) {
+        s.moves.pop();
+        throw error;
+      }
+    });
   }
 
   get(id: string): AgentPlayView {
@@ -116,7 +138,12 @@ export class AgentSessions {
   }
 
   private replay(s: AgentSession): Promise<AgentPlayView> {
-    const run = this.queue.then(() => this.replayNow(s));
+    return this.queued(() => this.replayNow(s));
+  }
+
+  /** Runs `work` after every replay queued before it. */
+  private queued<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work);
     this.queue = run.catch(() => undefined);
     return run;
   }

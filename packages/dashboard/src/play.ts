@@ -45,7 +45,15 @@ export interface PlayView {
   }[];
 }
 
-export class PlayError extends Error {}
+/** A request the game cannot take; `status` is the HTTP answer (400, or 409 for a move on a stale position). */
+export class PlayError extends Error {
+  constructor(
+    message: string,
+    readonly status: 400 | 409 = 400,
+  ) {
+    super(message);
+  }
+}
 
 interface Session {
   readonly id: string;

@@ -220,4 +220,16 @@ describe('dashboard server: a trained policy that sits second', () => {
       expect(over).toMatchObject({ status: 400, json: { error: /game is over/ } });
     }
   });
+
+  it('answers a move made on a view the game has left with 409, and plays on', async () => {
+    const start = (await call(d, '/api/play', JSON.stringify({ agent: 'teacher', attempts: 1, seed: 4 })))
+      .json as AgentPlayView;
+    const move = (action: string) =>
+      call(d, `/api/play/${start.session}/move`, JSON.stringify({ action, after: 0 }));
+    const [first, second] = await Promise.all([move(start.legal[0]!), move(start.legal[1]!)]);
+    expect(first.status).toBe(200);
+    expect(second).toMatchObject({ status: 409, json: { error: /made on an earlier position/ } });
+    const now = await call(d, `/api/play/${start.session}`);
+    expect(now.json).toEqual(first.json);
+  });
 });

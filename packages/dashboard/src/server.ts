@@ -216,7 +216,9 @@ async function playApi(
     return sendJson(
       res,
       200,
-      agentGame ? await ctx.agentPlay.move(parts[0]!, action) : ctx.play.move(parts[0]!, action),
+      agentGame
+        ? await ctx.agentPlay.move(parts[0]!, action, num(body.after))
+        : ctx.play.move(parts[0]!, action),
     );
   }
   if (parts.length === 2 && parts[1] === 'next') return sendJson(res, 200, ctx.play.next(parts[0]!));
@@ -309,7 +311,8 @@ export async function startDashboard(options: DashboardOptions): Promise<Dashboa
       return files(ctx, res, url.pathname);
     };
     handle().catch((error: unknown) => {
-      const status = error instanceof HttpError ? error.status : error instanceof PlayError ? 400 : 500;
+      const status =
+        error instanceof HttpError ? error.status : error instanceof PlayError ? error.status : 500;
       const message = error instanceof Error ? error.message : String(error);
       if (res.headersSent) res.end();
       else sendJson(res, status, { error: status === 500 ? `Internal error: ${message}` : message });

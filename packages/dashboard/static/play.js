@@ -3,6 +3,8 @@
 import { api, boardElement, cardElement, el } from './util.js';
 
 let session = null;
+/** True while a move is on its way: the board takes no other click until its answer is shown. */
+let busy = false;
 
 /** Cell marks of a Tic-Tac-Toe state: the first mover's stones are X. */
 function ticTacToeMarks(state) {
@@ -134,9 +136,28 @@ function fail(error) {
   document.getElementById('play-status').textContent = `Error: ${error.message}`;
 }
 
+/**
+ * Sends the person's move; the board ignores clicks until the answer is shown (a trained agent replays its
+ * meta-episode first, which takes a while). Against an agent the move says how many moves the board showed,
+ * so a click on a position the game has left is refused (409) and the current position is shown instead.
+ */
 async function move(action) {
-  if (!session) return;
-  await api(`/api/play/${session.session}/move`, { action }).then(show, fail);
+  if (!session || busy) return;
+  busy = true;
+  document.body.dataset.playBusy = 'true';
+  const { session: id, agent } = session;
+  if (agent) document.getElementById('play-status').textContent = 'The agent is answering…';
+  const body = agent ? { action, after: session.moves.length } : { action };
+  try {
+    show(await api(`/api/play/${id}/move`, body));
+  } catch (error) {
+    // Show the position the game is at (the move was not played), then the reason.
+    await api(`/api/play/${id}`).then(show, () => undefined);
+    fail(error);
+  } finally {
+    busy = false;
+    delete document.body.dataset.playBusy;
+  }
 }
 
 async function nextAttempt() {
@@ -157,8 +178,21 @@ export async function initPlay() {
     );
   };
   gameSelect.replaceChildren(...games.map((g) => el('option', { value: g.id }, g.name)));
-  gameSelect.addEventListener('change', fillOpponents);
+  // A trained policy picks its own seat from the task, as in evaluation: the seat choice is the fixed
+  // opponents' only.
+  const seatSelect = document.getElementById('play-seat');
+  const fitSeat = () => {
+    const agent = opponentSelect.value.startsWith('agent:');
+    seatSelect.disabled = agent;
+    seatSelect.title = agent ? 'A trained policy takes its seat from the task, as in evaluation.' : '';
+  };
+  gameSelect.addEventListener('change', () => {
+    fillOpponents();
+    fitSeat();
+  });
+  opponentSelect.addEventListener('change', fitSeat);
   fillOpponents();
+  fitSeat();
   if (games.length === 0)
     document.getElementById('play-status').textContent = 'No games to play in this dashboard.';
   document.getElementById('play-start').addEventListener('click', () => {
@@ -171,7 +205,7 @@ export async function initPlay() {
           game: gameSelect.value,
           opponent: choice,
           attempts,
-          seat: Number(document.getElementById('play-seat').value),
+          seat: Number(seatSelect.value),
         };
     document.getElementById('play-status').textContent = 'Starting…';
     void api('/api/play', body).then(show, fail);
