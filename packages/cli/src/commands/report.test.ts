@@ -106,3 +106,83 @@ describe('mage report', () => {
     expect((await readFile(join(out, 'credit.png'))).subarray(1, 4).toString('latin1')).toBe('PNG');
   });
 });
+
+describe('mage report of an experiment directory', () => {
+  /** One evaluation file of a synthetic Tic-Tac-Toe experiment: pass@1..3 of `p − 0.1, p − 0.05, p`. */
+  const evalFile = (policy: string, memory: string, seed: number, p: number) => {
+    const summary = {
+      metaEpisodes: 20,
+      perAttempt: [p - 0.1, p - 0.05, p].map((rate) => ({
+        passAtK: { rate, low: rate, high: rate, trials: 20 },
+        draw: { rate: 0, low: 0, high: 0, trials: 20 },
+        meanReturn: rate,
+      })),
+      invalidActionRate: { rate: 0, low: 0, high: 0, trials: 20 },
+    };
+    return {
+      format: 'mage-rl/experiment-eval@1',
+      label: policy,
+      method: policy,
+      variant: {},
+      seed,
+      memory,
+      policy: `runs/${policy}-s${seed}`,
+      suites: [
+        { name: 'in-domain', domain: 'in', metrics: { attempts: 3, overall: summary, byOpponent: {} } },
+      ],
+      code: { commit: 'c'.repeat(40), dirty: true, packages: { '@mage-rl/trainer': '0.1.0' } },
+      trainSeconds: 1,
+      evalSeconds: 1,
+    };
+  };
+
+  it('rewrites its report, with pass@3 against the warm start and both memoryless levels', async () => {
+    const dir = join(tmp.path, 'experiment');
+    await mkdir(join(dir, 'evals'), { recursive: true });
+    const spec = {
+      env: 'tictactoe',
+      preset: 'smoke',
+      methods: ['warm-start', 'mage'],
+      seeds: [1, 2],
+      overrides: {},
+      grid: [],
+      evalMemories: ['reflection', 'none'],
+    };
+    await writeFile(
+      join(dir, 'experiment.json'),
+      JSON.stringify({ spec, commands: [], machine: {}, started: 't' }),
+    );
+    const pass: Record<string, number[]> = {
+      'warm-start.reflection': [0.5, 0.6],
+      'warm-start.none': [0.4, 0.5],
+      'mage.reflection': [0.6, 0.7],
+      'mage.none': [0.2, 0.3],
+    };
+    for (const [key, values] of Object.entries(pass)) {
+      const [policy, memory] = key.split('.') as [string, string];
+      for (const [i, p] of values.entries()) {
+        await writeFile(
+          join(dir, 'evals', `${policy}-s${i + 1}.${memory}.json`),
+          JSON.stringify(evalFile(policy, memory, i + 1, p)),
+        );
+      }
+    }
+    const r = await runJson<{ experiment: boolean; markdown: string; results: string }>([
+      'report',
+      dir,
+      '--json',
+    ]);
+    expect(r.experiment).toBe(true);
+    const md = await readFile(r.markdown, 'utf8');
+    expect(md).toContain('Code of the evaluations: commit ccccccc (dirty).');
+    expect(md).toMatch(
+      /\| mage \| reflection \| 2 \| \+40\.0 \[\+40\.0, \+40\.0\] \| \+10\.0 \[\+10\.0, \+10\.0\] \| 25\.0 \[[^\]]+\] \| 45\.0 \[[^\]]+\] \| −20\.0 \[−20\.0, −20\.0\] \|/,
+    );
+    const text = await runCaptured(['report', dir]);
+    expect(text.out).toBe(`results: ${r.results}\nreport: ${r.markdown}\n`);
+    // Its report belongs in it.
+    const elsewhere = await runCaptured(['report', dir, '--out', join(tmp.path, 'elsewhere')]);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.err).toMatch(/--out .* is an experiment directory, whose report is written into it/);
+  });
+});

@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import { ConfigError, IoError } from '@mage-rl/core';
-import { readRun, skippedLinesWarning, writeReport } from '@mage-rl/trainer';
+import { join, resolve } from 'node:path';
+import { ConfigError, IoError, pathExists } from '@mage-rl/core';
+import { readRun, reportExperiment, skippedLinesWarning, writeReport } from '@mage-rl/trainer';
 import type { Command } from 'commander';
 import { printJson } from '../output/format';
 import type { Io } from '../program/error-boundary';
@@ -42,20 +42,49 @@ async function outDirOf(out: string | undefined, firstRun: string): Promise<stri
   return outDir;
 }
 
+/**
+ * `mage report <experiment-dir>`: results.json, report.md and the charts of an experiment directory (one
+ * holding experiment.json), rewritten in it as `mage experiment --report-only` does.
+ */
+async function reportExperimentDir(
+  dir: string,
+  opts: { out?: string; json?: boolean },
+  io: Io,
+): Promise<void> {
+  const outDir = resolve(dir);
+  if (opts.out !== undefined && resolve(opts.out) !== outDir) {
+    throw new ConfigError(
+      `--out '${opts.out}': '${dir}' is an experiment directory, whose report is written into it (results.json and report.md beside its evaluations); leave out --out.`,
+      { path: '--out', context: { dir: outDir } },
+    );
+  }
+  const files = await reportExperiment(outDir);
+  if (opts.json) {
+    printJson(io, { outDir, experiment: true, ...files });
+    return;
+  }
+  io.stdout(`results: ${files.results}\nreport: ${files.markdown}\n`);
+}
+
 /** `mage report <run-dir…> [--out dir]`: charts and report.md of one or more runs. */
 export function reportCommand(program: Command, io: Io): void {
   program
     .command('report')
     .description(
-      'write success-by-attempt and training curves (SVG + PNG) and report.md for one or more runs',
+      'write success-by-attempt and training curves (SVG + PNG) and report.md for one or more runs, or the report of an experiment directory',
     )
     .argument(
       '<run-dirs...>',
-      'run directories (with metrics.jsonl); several runs are compared in one report',
+      'run directories (with metrics.jsonl); several runs are compared in one report. One experiment directory (with experiment.json): its results.json and report.md are rewritten',
     )
     .option('--out <dir>', REPORT_OUT_HELP)
     .option('--json', 'print the written files as JSON')
     .action(async (dirs: string[], opts: { out?: string; json?: boolean }) => {
+      const [first] = dirs;
+      if (dirs.length === 1 && first !== undefined && (await pathExists(join(first, 'experiment.json')))) {
+        await reportExperimentDir(first, opts, io);
+        return;
+      }
       const runs = await Promise.all(dirs.map((d) => readRun(resolve(d))));
       for (const run of runs) {
         const warning = skippedLinesWarning(run);

@@ -18,6 +18,7 @@ import {
   returnTable,
   suiteTable,
   underPrior,
+  warmStartTable,
 } from './experiment-tables';
 import type { ReferenceValuesV1 } from './reference-values';
 
@@ -154,6 +155,10 @@ export async function writeExperimentReport(
         `## ${s}`,
         '',
         ...benefitTable(benefits),
+        ...warmStartTable(
+          (results.versusWarmStart ?? []).filter((c) => c.suite === s),
+          benefits,
+        ),
         ...notesBenefitTable(notes, noteDonor),
         ...suiteTable(rows),
         '',

@@ -14,6 +14,7 @@ import {
 } from '@mage-rl/core';
 import type { ForeignNoteSwapsV1 } from '../evaluate/foreign-notes';
 import type { ExperimentEvalV1 } from '../experiment/experiment';
+import { WARM_START } from '../experiment/experiment-spec';
 import { identificationCeiling } from './reference-values';
 
 export const EXPERIMENT_RESULTS_FORMAT = 'mage-rl/experiment-results@1';
@@ -145,6 +146,95 @@ export interface MemoryBenefitV1 {
   readonly swaps?: ForeignNoteSwapsV1;
 }
 
+/**
+ * A trained policy beside the warm start it started from (each seed's policies start from that seed's warm
+ * start and play the same tasks), at pass@K: with a memory minus the warm start with the same memory, and
+ * the memoryless levels of both. A memory benefit of the trained weights can grow because their memoryless
+ * play fell below the warm start's, not because the memory helps more; these numbers show which.
+ */
+export interface WarmStartComparisonV1 {
+  readonly label: string;
+  readonly method: string;
+  /** The memory of the with-memory comparison (every protocol but `none`). */
+  readonly memory: string;
+  readonly suite: string;
+  readonly domain: 'in' | 'out';
+  /** K: the comparisons are at pass@K. */
+  readonly attempts: number;
+  /** pass@K with `memory` minus the warm start's with `memory`, per seed, as a mean over seeds. */
+  readonly withMemory: MeanIntervalV1 & { readonly seeds: readonly number[] };
+  /**
+   * pass@K with no memory of the trained weights and of the warm start, over the seeds both were evaluated
+   * with no memory, and their per-seed difference; absent when no seed has both.
+   */
+  readonly withoutMemory?: {
+    readonly seeds: readonly number[];
+    readonly trained: MeanIntervalV1;
+    readonly warmStart: MeanIntervalV1;
+    readonly difference: MeanIntervalV1;
+  };
+}
+
+/** pass@K of a record's suite, K its last attempt, or undefined when the record lacks the suite. */
+function lastPass(e: ExperimentEvalV1 | undefined, suite: string): { k: number; rate: number } | undefined {
+  const attempts = e?.suites.find((s) => s.name === suite)?.metrics.overall.perAttempt;
+  const last = attempts?.at(-1);
+  return attempts && last ? { k: attempts.length, rate: last.passAtK.rate } : undefined;
+}
+
+/**
+ * Every trained policy, memory (not `none`) and suite evaluated with that memory at a seed where the warm
+ * start was too: pass@K with the memory minus the warm start's, and both memoryless levels, paired by seed.
+ */
+export function warmStartComparisons(evals: readonly ExperimentEvalV1[]): WarmStartComparisonV1[] {
+  const key = (label: string, memory: string, seed: number) => `${label}\u0000${memory}\u0000${seed}`;
+  const byKey = new Map(evals.map((e) => [key(e.label, e.memory, e.seed), e]));
+  const warm = (memory: string, seed: number) =>
+    evals.find((w) => w.method === WARM_START && w.memory === memory && w.seed === seed);
+  const groups = new Map<string, { first: ExperimentEvalV1; suite: string; records: ExperimentEvalV1[] }>();
+  for (const e of evals) {
+    if (e.method === WARM_START || e.memory === 'none') continue;
+    for (const s of e.suites) {
+      if (lastPass(warm(e.memory, e.seed), s.name) === undefined) continue;
+      const g = `${e.label}\u0000${e.memory}\u0000${s.name}`;
+      const group = groups.get(g) ?? { first: e, suite: s.name, records: [] };
+      group.records.push(e);
+      groups.set(g, group);
+    }
+  }
+  return [...groups.values()].map(({ first, suite, records }) => {
+    const pairs = records.map((e) => ({
+      seed: e.seed,
+      a: lastPass(e, suite)!,
+      b: lastPass(warm(e.memory, e.seed), suite)!,
+    }));
+    const memoryless = records.flatMap((e) => {
+      const a = lastPass(byKey.get(key(e.label, 'none', e.seed)), suite);
+      const b = lastPass(warm('none', e.seed), suite);
+      return a && b ? [{ seed: e.seed, a: a.rate, b: b.rate }] : [];
+    });
+    return {
+      label: first.label,
+      method: first.method,
+      memory: first.memory,
+      suite,
+      domain: first.suites.find((s) => s.name === suite)!.domain,
+      attempts: Math.min(...pairs.map((p) => Math.min(p.a.k, p.b.k))),
+      withMemory: { ...meanInterval(pairs.map((p) => p.a.rate - p.b.rate)), seeds: pairs.map((p) => p.seed) },
+      ...(memoryless.length === 0
+        ? {}
+        : {
+            withoutMemory: {
+              seeds: memoryless.map((p) => p.seed),
+              trained: meanInterval(memoryless.map((p) => p.a)),
+              warmStart: meanInterval(memoryless.map((p) => p.b)),
+              difference: meanInterval(memoryless.map((p) => p.a - p.b)),
+            },
+          }),
+    };
+  });
+}
+
 /** What a benefit is measured against: no memory, or the same memory showing foreign notes. */
 export type BenefitVersus = 'none' | 'foreign-notes';
 
@@ -159,6 +249,11 @@ export interface ExperimentResultsV1 {
    * identification ceiling or headroom share, which are about the benefit over no memory.
    */
   readonly notesBenefit: readonly MemoryBenefitV1[];
+  /**
+   * Every trained policy beside the warm start at pass@K (`warmStartComparisons`); absent from results
+   * written before it existed, empty without a warm start evaluated at the same seeds.
+   */
+  readonly versusWarmStart?: readonly WarmStartComparisonV1[];
 }
 
 function aggregate(seeds: readonly number[], summaries: readonly MetricsSummaryV1[]): SummaryAggregateV1 {
@@ -373,7 +468,7 @@ export function experimentResults(
     return 0;
   });
   const rank = new Map(rows.map((r, i) => [`${r.label}\u0000${r.memory}`, i]));
-  const ranked = (benefits: MemoryBenefitV1[]) =>
+  const ranked = <T extends { readonly label: string; readonly memory: string }>(benefits: T[]) =>
     benefits.sort(
       (a, b) =>
         (rank.get(`${a.label}\u0000${a.memory}`) ?? 0) - (rank.get(`${b.label}\u0000${b.memory}`) ?? 0),
@@ -383,5 +478,6 @@ export function experimentResults(
     rows,
     memoryBenefit: ranked(memoryBenefits(evals, identifiable, headroomOf)),
     notesBenefit: ranked(notesBenefits(evals)),
+    versusWarmStart: ranked(warmStartComparisons(evals)),
   };
 }

@@ -7,6 +7,7 @@ import type {
   ExperimentRowV1,
   MemoryBenefitV1,
   SummaryAggregateV1,
+  WarmStartComparisonV1,
 } from './experiment-results';
 import { ceilingShare, type OpponentReferenceV1, type ReferenceValuesV1 } from './reference-values';
 
@@ -98,6 +99,47 @@ export function benefitTable(benefits: readonly MemoryBenefitV1[]): string[] {
       (b) =>
         `| ${b.label} | ${b.memory} − ${b.versus} | ${b.overall.seeds.length} | ${b.overall.passAtK.map((m) => signed(m)).join(' | ')} | ${signed(b.overall.invalidActionRate)} |${ceilingCells(b)}${headroomCell(b)}`,
     ),
+    '',
+  ];
+}
+
+/**
+ * Every trained policy beside the warm start at pass@K, next to its memory benefit: with the memory minus
+ * the warm start with the same memory, and the memoryless pass@K of the trained weights and of the warm start
+ * with their difference, all paired by seed. A memory benefit that grows while memoryless play falls below
+ * the warm start's is flattered by that fall.
+ */
+export function warmStartTable(
+  comparisons: readonly WarmStartComparisonV1[],
+  benefits: readonly MemoryBenefitV1[],
+): string[] {
+  if (comparisons.length === 0) return [];
+  const k = Math.max(...comparisons.map((c) => c.attempts));
+  const benefitOf = (c: WarmStartComparisonV1) =>
+    benefits
+      .find((b) => b.label === c.label && b.memory === c.memory && b.versus === 'none')
+      ?.overall.passAtK.at(-1);
+  const seeds = (c: WarmStartComparisonV1) => {
+    const n = c.withMemory.seeds.length;
+    const without = c.withoutMemory?.seeds.length;
+    return without === undefined || without === n ? String(n) : `${n} (${without} with no memory)`;
+  };
+  return [
+    `Against the warm start: pass@${k} of each trained policy minus the warm start's with the same memory, and`,
+    `pass@${k} of the same weights with no memory beside the warm start's with no memory, in points; paired by`,
+    'seed (each seed trains from its own warm start; both play the same tasks). A memory benefit that comes with',
+    "memoryless play below the warm start's is flattered by that fall, not only earned by reading the memory.",
+    '',
+    `| policy | memory | seeds | memory benefit pass@${k} (pts) | pass@${k} with memory − warm start (pts) | pass@${k} no memory % | warm start pass@${k} no memory % | no memory − warm start (pts) |`,
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+    ...comparisons.map((c) => {
+      const benefit = benefitOf(c);
+      const w = c.withoutMemory;
+      const memoryless = w
+        ? `${withInterval(w.trained)} | ${withInterval(w.warmStart)} | ${signed(w.difference)}`
+        : '— | — | —';
+      return `| ${c.label} | ${c.memory} | ${seeds(c)} | ${benefit ? signed(benefit) : '—'} | ${signed(c.withMemory)} | ${memoryless} |`;
+    }),
     '',
   ];
 }
