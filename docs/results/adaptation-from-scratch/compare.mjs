@@ -1,8 +1,11 @@
 // Paired-by-seed differences at pass@K between two policies' `mage eval --json --foreign-notes` results:
-// node compare.mjs <prefixA> <prefixB> — files <prefix>-s<seed>.json; seeds both have. Mean over seeds
-// with a 95% t-interval, for pass@K with notes and for the memory benefit.
+// node compare.mjs [--mixed-commits] <prefixA> <prefixB> — files <prefix>-s<seed>.json; seeds both have. Mean
+// over seeds with a 95% t-interval, for pass@K with notes and for the memory benefit. Refuses files of
+// different commits (each file's `code`; older files are `commit unknown`) unless --mixed-commits.
 import { existsSync, readFileSync } from 'node:fs';
-const [a, b] = process.argv.slice(2);
+import { checkCommits, mixedCommitsFlag } from './commits.mjs';
+const { args, mixed } = mixedCommitsFlag(process.argv.slice(2));
+const [a, b] = args;
 const T = { 1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776 };
 const ci = (xs) => {
   const n = xs.length;
@@ -14,6 +17,10 @@ const ci = (xs) => {
 };
 const read = (p, s) => (existsSync(`${p}-s${s}.json`) ? JSON.parse(readFileSync(`${p}-s${s}.json`, 'utf8')) : null);
 const seeds = [...Array(100).keys()].filter((s) => read(a, s) && read(b, s));
+checkCommits(
+  seeds.flatMap((s) => [a, b].map((p) => ({ path: `${p}-s${s}.json`, record: read(p, s) }))),
+  mixed,
+);
 const passK = (r) => r.metrics.overall.perAttempt.at(-1).passAtK.rate;
 const benefit = (r) => r.memoryBenefit.passAtK.at(-1).mean;
 const own = (r) => r.notesBenefit.passAtK.at(-1).mean;
