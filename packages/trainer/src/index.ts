@@ -30,6 +30,7 @@ export type {
   ExperimentResultsV1,
   ExperimentRowV1,
   MemoryBenefitV1,
+  WarmStartComparisonV1,
 } from './report/experiment-results';
 export { signed, swapsText } from './report/experiment-tables';
 export { ceilingShare } from './report/reference-values';
