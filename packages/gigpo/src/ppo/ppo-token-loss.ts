@@ -10,7 +10,7 @@
  * the full distribution, so the learner adds it (`LearnerUpdateRequest.entropyCoef`).
  */
 
-import type { TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
+import type { PpoWeightFormV1, TokenLossFn, TokenLossInput, TokenLossOutput } from '@mage-rl/spec';
 import { at, ConfigError } from '@mage-rl/spec';
 import { aggregationScales, checkTokenInput, type LossAggregation } from './aggregation';
 import { DEFAULT_KL_CLAMP, k3, k3Grad, klEdges } from './kl';
@@ -85,7 +85,7 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
   // k3 at d_hi: the flat value of a released token.
   const klAtUpperEdge = k3(edges.hi, edges);
 
-  return (input: TokenLossInput): TokenLossOutput => {
+  const fn = (input: TokenLossInput): TokenLossOutput => {
     const n = checkTokenInput(input, klCoef > 0, 'ppoTokenLoss');
     const { logprobs, oldLogprobs, advantages } = input;
     // Checked above: present whenever klCoef > 0.
@@ -156,4 +156,16 @@ export function ppoTokenLoss(options: PpoTokenLossOptions = {}): TokenLossFn {
       },
     };
   };
+  // The same weights in closed form, for learners that compute them in their training pass.
+  const weightForm: PpoWeightFormV1 = {
+    kind: 'ppo',
+    ratioLow: lo,
+    ratioHigh: hi,
+    dualClip: dualC,
+    klCoef,
+    klEdges: edges,
+    releaseAdvantaged,
+    scales: (rowOfToken) => aggregationScales(rowOfToken.length, rowOfToken, aggregation),
+  };
+  return Object.assign(fn, { weightForm });
 }

@@ -314,21 +314,15 @@ export const gatherAt = (values: Float32Array, positions: Int32Array): Float32Ar
   Float32Array.from(positions, (q) => at(values, q));
 
 /**
- * Per-position (or per scored token) weights of a training run: the token loss's weight of every scored
- * token (from the flat per-token `tokenWeights`) and `entropyWeight` at the same places; zero on padding.
+ * A training run's per-position (or per scored token) values: the flat per-token `values` of its
+ * sequences (or `fill` for every scored token when `values` is null) at their positions; zero on padding.
  */
-export function positionWeights(
-  p: Packed,
-  tokenWeights: Float32Array,
-  entropyWeight: number,
-): { weights: Float32Array; entropyWeights: Float32Array } {
-  const weights = new Float32Array(p.targets.length);
-  const entropyWeights = new Float32Array(p.targets.length);
+export function atPositions(p: Packed, values: Float32Array | null, fill = 0): Float32Array {
+  const out = new Float32Array(p.targets.length);
   for (const { offset, positions } of p.rows) {
     positions.forEach((q, j) => {
-      weights[q] = at(tokenWeights, offset + j);
-      entropyWeights[q] = entropyWeight;
+      out[q] = values === null ? fill : at(values, offset + j);
     });
   }
-  return { weights, entropyWeights };
+  return out;
 }

@@ -12,6 +12,7 @@ import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
 import type { GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import {
+  atPositions,
   bucketOf,
   type MicroBatchLimits,
   microBatches,
@@ -125,11 +126,14 @@ export async function loadScoringGraph(ctx: GraphContext, p: Packed): Promise<st
   return key;
 }
 
-/** Loads the training graph of a [B, T] bucket; returns its session key. */
-export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<string> {
+/**
+ * Loads the training graph of a [B, T] bucket, with the PPO weights computed in the graph when `ppo`
+ * (`ppo-weights.ts`); returns its session key.
+ */
+export async function loadTrainingGraph(ctx: GraphContext, p: Packed, ppo = false): Promise<string> {
   const s = scoredOf(p);
   const t = temperatureOf(ctx);
-  const key = `train:${p.B}x${p.T}${s.suffix}${t.suffix}`;
+  const key = `train:${p.B}x${p.T}${s.suffix}${t.suffix}${ppo ? ':ppo' : ''}`;
   await ctx.runner.load(
     key,
     () =>
@@ -139,6 +143,7 @@ export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<s
           batch: p.B,
           seqLen: p.T,
           trainable: ctx.trainable,
+          ...(ppo ? { ppoWeights: true } : {}),
           ...s.options,
           ...t.options,
           ...loraOf(ctx),
@@ -149,18 +154,53 @@ export async function loadTrainingGraph(ctx: GraphContext, p: Packed): Promise<s
   return key;
 }
 
-/** The feeds of a packed micro-batch (loss and entropy weights zero unless given). */
-export function packedFeeds(
+/** The per-token inputs of the in-graph PPO weights, flat over a mini-batch's scored tokens. */
+export interface PpoTokenInputs {
+  readonly oldLogprobs: Float32Array;
+  readonly refLogprobs: Float32Array;
+  readonly advantages: Float32Array;
+  readonly scales: Float32Array;
+  /** `ppo_params` (`PPO_PARAMS` order). */
+  readonly params: Float32Array;
+}
+
+/** What a training run's loss weights come from: the token loss's weights, or the PPO weights' inputs. */
+export type TokenInputs = { readonly weights: Float32Array } | PpoTokenInputs;
+
+/**
+ * The feeds of a training run: the packed inputs, the scored tokens' `tokenInputs` placed at their
+ * positions (zero on padding) and `entropyWeight` at every scored position.
+ */
+export function trainingFeeds(
   p: Packed,
-  weights: Float32Array = new Float32Array(p.targets.length),
-  entropyWeights: Float32Array = new Float32Array(p.targets.length),
+  tokenInputs: TokenInputs,
+  entropyWeight: number,
 ): Record<string, TensorValue> {
   const M = p.targets.length;
+  const placed = (values: Float32Array) => ({ data: atPositions(p, values), dims: [M] });
+  const entropyWeights = atPositions(p, null, entropyWeight);
+  const weightFeeds =
+    'weights' in tokenInputs
+      ? { weights: placed(tokenInputs.weights) }
+      : {
+          old_logprobs: placed(tokenInputs.oldLogprobs),
+          ref_logprobs: placed(tokenInputs.refLogprobs),
+          advantages: placed(tokenInputs.advantages),
+          scales: placed(tokenInputs.scales),
+          ppo_params: { data: tokenInputs.params, dims: [tokenInputs.params.length] },
+        };
+  return { ...packedFeeds(p), ...weightFeeds, entropy_weights: { data: entropyWeights, dims: [M] } };
+}
+
+/** The feeds of a packed micro-batch with zero loss and entropy weights (a scoring run's). */
+export function packedFeeds(p: Packed): Record<string, TensorValue> {
+  const M = p.targets.length;
+  const zeros = new Float32Array(M);
   return {
     input_ids: { data: p.ids, dims: [p.B, p.T] },
     targets: { data: p.targets, dims: [M] },
-    weights: { data: weights, dims: [M] },
-    entropy_weights: { data: entropyWeights, dims: [M] },
+    weights: { data: zeros, dims: [M] },
+    entropy_weights: { data: zeros, dims: [M] },
     ...(p.scored === undefined ? {} : { scored: { data: p.scored, dims: [M] } }),
     ...(p.segments === undefined
       ? {}

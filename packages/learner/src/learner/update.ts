@@ -8,6 +8,7 @@ import {
   InvalidArgumentError,
   type LearnerUpdateRequest,
   type LearnerUpdateResult,
+  type PpoWeightFormV1,
   type Rng,
   type TokenLossInput,
   type TokenLossOutput,
@@ -15,10 +16,19 @@ import {
   type UpdateTotals,
   updateResultOf,
 } from '@mage-rl/core';
+import { PPO_PARAMS } from '../model/ppo-weights';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
-import { gatherAt, miniBatches, type Placed, placeSeqs, positionWeights } from './batching';
-import { type GraphContext, loadTrainingGraph, packedFeeds, segmentRowLength, trainingRuns } from './graphs';
+import { gatherAt, miniBatches, type Placed, placeSeqs } from './batching';
+import {
+  type GraphContext,
+  loadTrainingGraph,
+  type PpoTokenInputs,
+  segmentRowLength,
+  type TokenInputs,
+  trainingFeeds,
+  trainingRuns,
+} from './graphs';
 import { type LearnerParams, syncWeights } from './params';
 import { spanTokens, type Unit, unitOf, validateRows } from './rows';
 import type { SampledResponses } from './sampled';
@@ -76,10 +86,13 @@ async function trainMiniBatch(
   grads: ReadonlyMap<string, Float32Array>,
   totals: UpdateTotals,
 ): Promise<void> {
-  // Log-probs under the current weights: the sampler's own when the rows are fresh from it; none
-  // before the backward pass when the loss's weights ignore them (then the training pass's are used).
-  const fresh = batch.every((u) => ctx.sampled.covers(u, ctx.params.version));
-  const deferred = !fresh && request.loss.usesCurrentLogprobs === false;
+  // The weights come from (a) the training pass itself when the loss has a closed form the graph computes;
+  // (b) the sampler's log-probs when the rows are fresh from it; (c) no log-probs at all when the loss's
+  // weights ignore them; (d) a scoring pass otherwise. In (a) and (c) the training pass's log-probs give
+  // the loss and stats reported.
+  const form = request.loss.weightForm?.kind === 'ppo' ? request.loss.weightForm : undefined;
+  const fresh = form === undefined && batch.every((u) => ctx.sampled.covers(u, ctx.params.version));
+  const deferred = form !== undefined || (!fresh && request.loss.usesCurrentLogprobs === false);
   const placed = placeSeqs(batch);
   const nTok = batch.reduce((n, u) => n + spanTokens(u), 0);
   const logprobs = fresh
@@ -89,27 +102,61 @@ async function trainMiniBatch(
       : await scoreFlat(ctx.graphs, batch);
   if (nTok === 0) return;
   const lossInput: TokenLossInput = { logprobs, ...lossInputsOf(batch, nTok) };
-  let lossOut = request.loss(lossInput);
-  if (lossOut.weights.length !== nTok) {
-    throw new InvalidArgumentError(
-      `The token loss returned ${lossOut.weights.length} weights for ${nTok} tokens.`,
-    );
-  }
+  const tokenInputs =
+    form === undefined
+      ? { weights: checkedWeights(request.loss(lossInput), nTok) }
+      : ppoInputsOf(form, lossInput);
   const entropyWeight = (request.entropyCoef ?? 0) / nTok;
   await backward(
     ctx.graphs,
     placed,
     rowLength,
-    lossOut.weights,
+    tokenInputs,
     entropyWeight,
     grads,
     totals,
     deferred ? logprobs : undefined,
   );
-  if (deferred) lossOut = request.loss(lossInput);
+  const lossOut = request.loss(lossInput);
+  if (deferred) checkedWeights(lossOut, nTok);
   const result = ctx.state.optimizer.step(ctx.params.trainStore, grads);
   await recordStep(ctx, totals, lossOut, nTok, result);
 }
+
+/** The loss's weights, checked to be one per token. */
+function checkedWeights(out: TokenLossOutput, nTok: number): Float32Array {
+  if (out.weights.length !== nTok) {
+    throw new InvalidArgumentError(
+      `The token loss returned ${out.weights.length} weights for ${nTok} tokens.`,
+    );
+  }
+  return out.weights;
+}
+
+/** The per-token inputs of the in-graph PPO weights (`ppo-weights.ts`). */
+function ppoInputsOf(form: PpoWeightFormV1, input: TokenLossInput): PpoTokenInputs {
+  if (form.klCoef > 0 && input.refLogprobs === undefined) {
+    throw new InvalidArgumentError(
+      'The token loss has klCoef > 0 and needs refLogprobs (reference-policy log-probs).',
+    );
+  }
+  return {
+    oldLogprobs: input.oldLogprobs,
+    refLogprobs: input.refLogprobs ?? new Float32Array(input.oldLogprobs.length),
+    advantages: input.advantages,
+    scales: Float32Array.from(form.scales(input.rowOfToken)),
+    params: Float32Array.from(PPO_PARAMS, (name) => ppoParam(form, name)),
+  };
+}
+
+const ppoParam = (form: PpoWeightFormV1, name: (typeof PPO_PARAMS)[number]): number =>
+  name === 'klLo'
+    ? form.klEdges.lo
+    : name === 'klHi'
+      ? form.klEdges.hi
+      : name === 'releaseAdvantaged'
+        ? Number(form.releaseAdvantaged)
+        : form[name];
 
 /** Loss inputs span by span (every span is a row of `rowOfToken`), as for the plain rows. */
 function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput, 'logprobs'> {
@@ -142,7 +189,7 @@ async function backward(
   ctx: GraphContext,
   placed: readonly Placed[],
   rowLength: number,
-  tokenWeights: Float32Array,
+  tokenInputs: TokenInputs,
   entropyWeight: number,
   grads: ReadonlyMap<string, Float32Array>,
   totals: UpdateTotals,
@@ -150,9 +197,8 @@ async function backward(
 ): Promise<void> {
   let first = true;
   for (const p of trainingRuns(ctx, placed, rowLength)) {
-    const { weights, entropyWeights } = positionWeights(p, tokenWeights, entropyWeight);
-    const key = await loadTrainingGraph(ctx, p);
-    const out = await ctx.runner.run(key, packedFeeds(p, weights, entropyWeights));
+    const key = await loadTrainingGraph(ctx, p, !('weights' in tokenInputs));
+    const out = await ctx.runner.run(key, trainingFeeds(p, tokenInputs, entropyWeight));
     if (logprobs !== undefined) {
       const lp = outputData(out, 'logprobs', Float32Array);
       for (const { offset, positions } of p.rows) logprobs.set(gatherAt(lp, positions), offset);

@@ -5,6 +5,7 @@
  * Inputs: every parameter (by its HF name), `input_ids` [B, T] int64, `targets` [B·T] int64,
  * `weights` [B·T], `entropy_weights` [B·T]. Outputs: `loss` = −Σ weights·log p(target) −
  * Σ entropy_weights·H, `logprobs` [B·T], `entropy` [B·T], and `grad.<name>` per trainable parameter.
+ * With `ppoWeights`, the weights are computed in the graph from its log-probs (`ppo-weights.ts`).
  * With `scored` = M (large vocabularies), the head runs only at the M flat positions (b·T + t) of the
  * int64 input `scored` [M], and `targets`, the weights, `logprobs` and `entropy` are [M].
  * With `segments`, a row holds several sequences one after the other: the int64 input `position_ids`
@@ -20,6 +21,7 @@ import type { ModelConfig } from './config';
 import { lmHeadLogprobs } from './lm-head';
 import { lmHeadVocabChunks } from './lm-head-vocab';
 import { paramSpecs } from './params';
+import { addPpoWeightInputs, type PpoWeightInputs, ppoWeights } from './ppo-weights';
 import { causalMask, headWeight, ropeTables, transformerForward } from './transformer';
 
 export interface ModelLossOptions {
@@ -54,6 +56,11 @@ export interface ModelLossOptions {
    * this temperature draws from (default 1).
    */
   readonly temperature?: number;
+  /**
+   * The loss weights are the PPO weights computed in the graph from its own log-probs (`ppo-weights.ts`:
+   * inputs `old_logprobs`, `ref_logprobs`, `advantages`, `scales`, `ppo_params` instead of `weights`).
+   */
+  readonly ppoWeights?: boolean;
 }
 
 /** One query block per 128 positions, at most 8 (measured best at 256 and 512 positions). */
@@ -85,7 +92,8 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
   const M = options.scored ?? B * T;
   const scored = options.scored === undefined ? null : g.input('scored', [M], 'int64');
   const targets = g.input('targets', [M], 'int64');
-  const weights = g.input('weights', [M], g.float);
+  const ppoInputs = options.ppoWeights === true ? addPpoWeightInputs(g, M) : null;
+  const weightsInput = ppoInputs === null ? g.input('weights', [M], g.float) : null;
   const entropyWeights = g.input('entropy_weights', [M], g.float);
   const rope = ropeTables(c, T, g.float);
   const hd = c.headDim;
@@ -128,6 +136,7 @@ export function addModelLoss(g: Graph, options: ModelLossOptions): ModelLoss {
           ...(options.vocabChunk === undefined ? {} : { vocabChunk: options.vocabChunk }),
         })
       : lmHeadLogprobs(g, head);
+  const weights = weightsInput ?? ppoWeights(g, logprobs, ppoInputs as PpoWeightInputs);
   const loss = g.neg(
     g.add(
       g.reduceSum(g.mul(weights, logprobs), [0], false),

@@ -68,6 +68,29 @@ export interface TokenLossOutput {
   readonly stats: Readonly<Record<string, number>>;
 }
 
+/**
+ * The PPO token weights in closed form, so that a learner can compute them inside its training pass from
+ * the log-probs that pass computes (no scoring pass before it). With ρ = exp(logπ − logπ_old), advantage
+ * A, aggregation scale s and d = logπ_ref − logπ, the weight of a token is w = −s·(g_pg + g_kl):
+ * - g_pg = −A·ρ, or 0 where the clipped term is the larger (ρ outside [ratioLow, ratioHigh] on the side A
+ *   pushes towards), or 0 where A < 0 and max(−A·ρ, −A·clip(ρ)) > −dualClip·A;
+ * - g_kl = klCoef·(1 − exp(min(max(d, klEdges.lo), klEdges.hi))), or 0 where `releaseAdvantaged` and
+ *   A ≠ 0 and d > klEdges.hi.
+ * The function itself must return these weights from the same inputs (the form is only a faster path).
+ */
+export interface PpoWeightFormV1 {
+  readonly kind: 'ppo';
+  readonly ratioLow: number;
+  readonly ratioHigh: number;
+  /** `Infinity` without a dual clip. */
+  readonly dualClip: number;
+  readonly klCoef: number;
+  readonly klEdges: { readonly lo: number; readonly hi: number };
+  readonly releaseAdvantaged: boolean;
+  /** The aggregation scales s of the tokens of a mini-batch (their loss is Σ s·ℓ). */
+  scales(rowOfToken: Int32Array): Float64Array;
+}
+
 export type TokenLossFn = ((input: TokenLossInput) => TokenLossOutput) & {
   /**
    * `false` when the weights do not depend on the current log-probs (weighted cross-entropy). A learner
@@ -75,6 +98,12 @@ export type TokenLossFn = ((input: TokenLossInput) => TokenLossOutput) & {
    * again with the log-probs of its training pass for the loss and stats it reports. Default `true`.
    */
   readonly usesCurrentLogprobs?: boolean;
+  /**
+   * The weights in closed form (`PpoWeightFormV1`): a learner that supports it computes them in its
+   * training pass instead of scoring first, then calls the function with that pass's log-probs for the
+   * loss and stats it reports. Learners without support ignore it.
+   */
+  readonly weightForm?: PpoWeightFormV1;
 };
 
 export interface LearnerUpdateRequest {
