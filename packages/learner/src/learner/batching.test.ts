@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MASK_NEG } from '../model/transformer';
-import {
-  fitsSegmentRun,
-  miniBatches,
-  type Placed,
-  packSegments,
-  segmentMicroBatches,
-  segmentRows,
-  spanChunks,
-} from './batching';
+import { miniBatches, type Placed, spanChunks } from './batching';
+import { fitsSegmentRun, packSegments, segmentMicroBatches, segmentRows } from './segments';
 
 const row = (spans: number) => ({ spans: Array.from({ length: spans }, (_, i) => i) });
 
@@ -38,7 +31,8 @@ const seqOf = (n: number, first = 10, scored = 2, offset = 0): Placed => ({
 
 describe('segmentRows', () => {
   it('fills rows first-fit decreasing, never past the row length, each sequence once', () => {
-    const items = [5, 3, 8, 2, 6, 1].map((n) => seqOf(n));
+    // Distinct first tokens: no shared prefixes.
+    const items = [5, 3, 8, 2, 6, 1].map((n, i) => seqOf(n, 100 * (i + 1)));
     const rows = segmentRows(items, 10);
     const lengths = rows.map((r) => r.map((x) => x.seq.tokens.length - 1));
     expect(lengths).toEqual([[8, 2], [6, 3, 1], [5]]);
@@ -90,6 +84,48 @@ describe('packSegments', () => {
     ]);
     expect(p.segments?.mask[3 * 16 + 0]).toBe(MASK_NEG);
     expect(p.segments?.mask.length).toBe(2 * 16 * 16);
+  });
+});
+
+describe('shared prefixes', () => {
+  /** A sequence of these tokens whose last `scored` tokens are one span. */
+  const seqOfTokens = (tokens: number[], scored: number, offset = 0): Placed => ({
+    seq: { tokens, spans: [{ start: tokens.length - scored, length: scored }] },
+    offset,
+  });
+
+  it('places a shared prefix once; the later sequence attends to it at its own positions', () => {
+    const a = seqOfTokens([1, 2, 3, 4, 5, 6], 2, 0);
+    const b = seqOfTokens([1, 2, 3, 9, 8], 1, 2);
+    const p = packSegments([[a, b]], 64);
+    // a's inputs are 5 tokens, b's 4 of which 3 are a's prefix: 6 positions, bucket 16.
+    expect([p.B, p.T]).toEqual([1, 16]);
+    expect(Array.from(p.ids, Number).slice(0, 7)).toEqual([1, 2, 3, 4, 5, 9, 0]);
+    expect(Array.from(p.targets, Number).slice(0, 6)).toEqual([2, 3, 4, 5, 6, 8]);
+    expect(Array.from(p.segments?.positionIds ?? [], Number).slice(0, 7)).toEqual([0, 1, 2, 3, 4, 3, 0]);
+    expect(p.rows.map((r) => [r.offset, ...r.positions])).toEqual([
+      [0, 3, 4],
+      [2, 5],
+    ]);
+    const visible = (i: number) =>
+      Array.from({ length: 7 }, (_, j) => (p.segments?.mask[i * 16 + j] === 0 ? 1 : 0)).join('');
+    expect([3, 4, 5, 6].map(visible)).toEqual(['1111000', '1111100', '1110010', '0000001']);
+  });
+
+  it("never shares a scored token's input, and packs sharers into fewer rows", () => {
+    // b's span starts at token 2: its inputs from position 1 on are its own, so it shares one token.
+    const a = seqOfTokens([1, 2, 3, 4, 5, 6], 1, 0);
+    const b = seqOfTokens([1, 2, 3, 4], 2, 1);
+    const p = packSegments([[a, b]], 64);
+    expect(Array.from(p.ids, Number).slice(0, 8)).toEqual([1, 2, 3, 4, 5, 2, 3, 0]);
+    expect(p.rows.map((r) => [...r.positions])).toEqual([[4], [5, 6]]);
+    // Rows of 8: 7 + 7 inputs fit one row when 6 of b's are a's.
+    const long = seqOfTokens([1, 2, 3, 4, 5, 6, 7, 8], 1);
+    const sharer = seqOfTokens([1, 2, 3, 4, 5, 6, 9, 9], 1);
+    expect(segmentRows([long, sharer], 8).map((r) => r.length)).toEqual([2]);
+    expect(segmentRows([long, seqOfTokens([7, 2, 3, 4, 5, 6, 9, 9], 1)], 8).map((r) => r.length)).toEqual([
+      1, 1,
+    ]);
   });
 });
 

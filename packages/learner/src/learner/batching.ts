@@ -5,7 +5,6 @@
  */
 
 import { at } from '@mage-rl/core';
-import { MASK_NEG } from '../model/transformer';
 import { bucketLength, nextPow2 } from '../sampling/generate-shape';
 import { inputLength, type Seq, spanTokens } from './rows';
 
@@ -198,115 +197,6 @@ function packDense(items: readonly Placed[], maxPositions: number): Packed {
     return { offset, positions };
   });
   return { B, T, ids, targets, rows };
-}
-
-/** Input positions a sequence takes in a run: its inputs up to its last scored token. */
-export const segmentInputs = (seq: Seq): number => Math.min(inputLength(seq), seq.tokens.length - 1);
-
-/**
- * First-fit decreasing of sequences of `lengths` positions into rows of `rowLength`: the longest first,
- * into the first row with room (ties in the given order); one longer than `rowLength` gets a row of its
- * own. Returns the indices of each row's sequences, longest first.
- */
-export function firstFitDecreasing(lengths: readonly number[], rowLength: number): number[][] {
-  const order = lengths.map((len, i) => ({ len, i })).sort((a, b) => b.len - a.len || a.i - b.i);
-  const rows: { items: number[]; used: number }[] = [];
-  for (const { len, i } of order) {
-    const row = rows.find((r) => r.used + len <= rowLength);
-    if (row === undefined) rows.push({ items: [i], used: len });
-    else {
-      row.items.push(i);
-      row.used += len;
-    }
-  }
-  return rows.map((r) => r.items);
-}
-
-/** Rows of several sequences, each row at most `rowLength` input positions (`firstFitDecreasing`). */
-export function segmentRows(items: readonly Placed[], rowLength: number): Placed[][] {
-  const rows = firstFitDecreasing(
-    items.map((x) => segmentInputs(x.seq)),
-    rowLength,
-  );
-  return rows.map((row) => row.map((i) => items[i] as Placed));
-}
-
-/** A full segment run: `rows` rows of `rowLength` positions. */
-export interface SegmentRunShape {
-  readonly rows: number;
-  readonly rowLength: number;
-}
-
-/** Whether these sequences fill at most one run of `shape` (`firstFitDecreasing`, as the learner packs). */
-export function fitsSegmentRun(seqs: readonly Seq[], shape: SegmentRunShape): boolean {
-  const lengths = seqs.map(segmentInputs);
-  if (lengths.some((n) => n > shape.rowLength)) return seqs.length <= 1;
-  return firstFitDecreasing(lengths, shape.rowLength).length <= shape.rows;
-}
-
-/** Rows of `rowLength` one segment run holds: at most `limits.rows` and `limits.tokens` positions, at least one. */
-export const segmentRunRows = (limits: MicroBatchLimits, rowLength: number): number =>
-  Math.max(1, Math.min(limits.rows, Math.floor(limits.tokens / rowLength)));
-
-/**
- * Micro-batches of segment rows (`segmentRows` at `rowLength`): consecutive runs of at most
- * `limits.rows` rows and `limits.tokens` positions (at least one row). Row counts are not rounded to
- * a power of two, so a run's shape is [rows, rowLength] with rows from 1 to that limit.
- */
-export function segmentMicroBatches(
-  items: readonly Placed[],
-  limits: MicroBatchLimits,
-  rowLength: number,
-): Placed[][][] {
-  const perRun = segmentRunRows(limits, rowLength);
-  const rows = segmentRows(items, rowLength);
-  const out: Placed[][][] = [];
-  for (let i = 0; i < rows.length; i += perRun) out.push(rows.slice(i, i + perRun));
-  return out;
-}
-
-/**
- * Packs rows of several sequences into a [rows, T] run, T the bucket length of its fullest row (a run
- * of full rows has the rows' length, a lone half-empty row a shorter one): every sequence starts at
- * position 0 of its own (`segments.positionIds`) and attends causally to itself only
- * (`segments.mask`); the padding after a row's last sequence is one more such segment. Targets and
- * outputs are per position, as in `pack`.
- */
-export function packSegments(rows: readonly (readonly Placed[])[], maxPositions: number): Packed {
-  const B = rows.length;
-  const lengths = rows.map((r) => r.reduce((n, x) => n + segmentInputs(x.seq), 0));
-  const T = Math.max(...lengths.map((n) => bucketOf(Math.max(1, n), Math.max(n, maxPositions))));
-  const ids = new BigInt64Array(B * T);
-  const targets = new BigInt64Array(B * T);
-  const positionIds = new BigInt64Array(B * T);
-  const mask = new Float32Array(B * T * T).fill(MASK_NEG);
-  const packed: PackedRow[] = [];
-  rows.forEach((row, b) => {
-    let start = 0;
-    const segment = (from: number, to: number) => {
-      for (let i = from; i < to; i++) {
-        positionIds[b * T + i] = BigInt(i - from);
-        mask.fill(0, (b * T + i) * T + from, (b * T + i) * T + i + 1);
-      }
-    };
-    for (const { seq, offset } of row) {
-      const n = segmentInputs(seq);
-      for (let t = 0; t < n; t++) {
-        ids[b * T + start + t] = BigInt(seq.tokens[t] as number);
-        targets[b * T + start + t] = BigInt(seq.tokens[t + 1] as number);
-      }
-      segment(start, start + n);
-      const positions = new Int32Array(spanTokens(seq));
-      let k = 0;
-      for (const span of seq.spans) {
-        for (let j = 0; j < span.length; j++) positions[k++] = b * T + start + span.start - 1 + j;
-      }
-      packed.push({ offset, positions });
-      start += n;
-    }
-    segment(start, T);
-  });
-  return { B, T, ids, targets, rows: packed, segments: { positionIds, mask } };
 }
 
 /** `values` at `positions` (a packed sequence's outputs out of a run's flat [B·T] output). */

@@ -19,10 +19,9 @@ import {
   type Packed,
   type Placed,
   pack,
-  packSegments,
-  segmentMicroBatches,
 } from './batching';
 import { inputLength, type Seq } from './rows';
+import { packSegments, segmentMicroBatches } from './segments';
 
 /** What the learner's graph runs need: where they run, the model, and the micro-batch limits. */
 export interface GraphContext {
@@ -35,7 +34,7 @@ export interface GraphContext {
   /** Large-vocabulary graphs: the LM head only at the scored tokens (`Packed.scored`). */
   readonly scoredHead: boolean;
   /**
-   * Training runs hold several sequences per row (`packSegments`; not with `scoredHead`): rows of the
+   * Scoring and training runs hold several sequences per row (`packSegments`; not with `scoredHead`): rows of the
    * bucket length of the update's longest sequence, or of `segmentRowLength`, filled first-fit decreasing.
    */
   readonly segmentRows: boolean;
@@ -46,18 +45,14 @@ export interface GraphContext {
 }
 
 /** Packs a micro-batch for this context's graphs. */
-export const packFor = (ctx: GraphContext, items: readonly Placed[]): Packed =>
+const packFor = (ctx: GraphContext, items: readonly Placed[]): Packed =>
   pack(items, ctx.config.maxPositions, ctx.scoredHead);
 
 /**
- * The training runs of a mini-batch: micro-batches of similar lengths (`microBatches`), or with
+ * The scoring or training runs of sequences: micro-batches of similar lengths (`microBatches`), or with
  * `segmentRows` rows of several sequences of `rowLength` positions (`segmentMicroBatches`).
  */
-export function* trainingRuns(
-  ctx: GraphContext,
-  placed: readonly Placed[],
-  rowLength: number,
-): Generator<Packed> {
+export function* runsOf(ctx: GraphContext, placed: readonly Placed[], rowLength: number): Generator<Packed> {
   if (ctx.segmentRows && !ctx.scoredHead) {
     for (const rows of segmentMicroBatches(placed, ctx.limits, rowLength))
       yield packSegments(rows, ctx.config.maxPositions);

@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createLocalRunner, type GraphRunner } from '../runtime/runner';
 import { TINY_CONFIG, TINY_LEARNER } from '../testing/tiny-config.test-helper';
 import { createByteTokenizer } from '../tokenizer/tokenizer';
-import { fitsSegmentRun, type SegmentRunShape } from './batching';
 import { createOnnxLearner, type OnnxLearner, type OnnxLearnerOptions } from './onnx-learner';
 import { seqOf } from './rows';
+import { fitsSegmentRun, type SegmentRunShape } from './segments';
 
 const config = TINY_CONFIG;
 const tokenizer = createByteTokenizer();

@@ -22,7 +22,7 @@ import { createLocalRunner, createWorkerRunner, type GraphRunner } from '../runt
 import { createGenerator, type GeneratorStats } from '../sampling/generator';
 import { DEFAULT_PREFIX_CACHE_BYTES } from '../sampling/prefix-cache';
 import type { TokenizerV1 } from '../tokenizer/tokenizer';
-import { bucketOf, type SegmentRunShape, segmentRunRows } from './batching';
+import { bucketOf } from './batching';
 import { loadCheckpointWeights, loadLearnerCheckpoint, saveLearnerCheckpoint } from './checkpoint-io';
 import type { GraphContext } from './graphs';
 import { createLearnerParams, handOverWeights, type LearnerParams, syncWeights } from './params';
@@ -30,6 +30,7 @@ import { createLearnerPolicy } from './policy';
 import { seqOf, validateRows } from './rows';
 import { createSampledResponses } from './sampled';
 import { scoreSeqs } from './scoring';
+import { type SegmentRunShape, segmentRunRows } from './segments';
 import { type LearnerState, runUpdate, type UpdateContext } from './update';
 
 export interface OnnxLearnerOptions {
@@ -85,7 +86,8 @@ export interface OnnxLearnerOptions {
    */
   readonly scoredHead?: boolean;
   /**
-   * Training runs pack several sequences into each row, each attending only to itself (default off):
+   * Scoring and training runs pack several sequences into each row, each attending only to itself
+   * (default off):
    * `true` — rows of the bucket length of the update's longest sequence, so an update's runs share one
    * or a few [rows, length] sessions and carry little padding; `{ rowLength }` — rows of up to that
    * many positions (rounded up to a bucket length) whatever the update holds, so that a caller whose

@@ -24,10 +24,10 @@ import {
   type GraphContext,
   loadTrainingGraph,
   type PpoTokenInputs,
+  runsOf,
   segmentRowLength,
   type TokenInputs,
   trainingFeeds,
-  trainingRuns,
 } from './graphs';
 import { type LearnerParams, syncWeights } from './params';
 import { spanTokens, type Unit, unitOf, validateRows } from './rows';
@@ -183,7 +183,7 @@ function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput
 /**
  * Back-propagates −Σ w·log p − Σ entropyWeight·H over micro-batches into `grads` (overwritten: the
  * micro-batches' gradients add up) and adds the scored tokens' entropies to the totals. With
- * `logprobs`, fills it with the training pass's log-probs. `rowLength`: see `trainingRuns`.
+ * `logprobs`, fills it with the training pass's log-probs. `rowLength`: see `runsOf`.
  */
 async function backward(
   ctx: GraphContext,
@@ -196,7 +196,7 @@ async function backward(
   logprobs: Float32Array | undefined,
 ): Promise<void> {
   let first = true;
-  for (const p of trainingRuns(ctx, placed, rowLength)) {
+  for (const p of runsOf(ctx, placed, rowLength)) {
     const key = await loadTrainingGraph(ctx, p, !('weights' in tokenInputs));
     const out = await ctx.runner.run(key, trainingFeeds(p, tokenInputs, entropyWeight));
     if (logprobs !== undefined) {

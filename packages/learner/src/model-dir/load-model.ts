@@ -8,7 +8,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CheckpointError, pathExists, readJsonFile } from '@mage-rl/core';
 import { importHfModel, loadHfTokenizer } from '../hf';
-import { createOnnxLearner, type MemoryLimits, type OnnxLearner } from '../learner';
+import { createOnnxLearner, type MemoryLimits, type OnnxLearner, type OnnxLearnerOptions } from '../learner';
 import type { LoraOptions } from '../lora';
 import { countParams, type ModelConfig } from '../model';
 import type { AdamWOptions } from '../optim';
@@ -48,6 +48,8 @@ export interface LoadModelOptions {
   readonly inferenceOnly?: boolean;
   /** The temperature of its log-probs (`OnnxLearnerOptions.logprobTemperature`; default 1). */
   readonly logprobTemperature?: number;
+  /** Scoring and training runs of several sequences per row (`OnnxLearnerOptions.segmentRows`). */
+  readonly segmentRows?: OnnxLearnerOptions['segmentRows'];
 }
 
 /** The LoRA options `loadModel` gives a Hugging Face model of `config` (undefined: full fine-tuning). */
@@ -92,6 +94,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
       ...(options.memory ? { memory: options.memory } : {}),
       ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
       ...(options.logprobTemperature === undefined ? {} : { logprobTemperature: options.logprobTemperature }),
+      ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
     });
   }
   const model = await importHfModel(dir);
@@ -109,6 +112,7 @@ export async function loadModel(dir: string, options: LoadModelOptions = {}): Pr
     ...(options.memory ? learnerMemoryOptions(options.memory) : {}),
     ...(options.inferenceOnly === undefined ? {} : { inferenceOnly: options.inferenceOnly }),
     ...(options.logprobTemperature === undefined ? {} : { logprobTemperature: options.logprobTemperature }),
+    ...(options.segmentRows === undefined ? {} : { segmentRows: options.segmentRows }),
   });
 }
 

@@ -48,7 +48,7 @@ export interface ModelLossOptions {
   readonly attentionBlocks?: number;
   /**
    * Rows of several sequences each (inputs `position_ids` and `attention_mask`, see the module comment;
-   * built by `batching.ts`'s `packSegments`). Default: one sequence per row, at positions 0…T−1.
+   * built by `segments.ts`' `packSegments`). Default: one sequence per row, at positions 0…T−1.
    */
   readonly segments?: boolean;
   /**
