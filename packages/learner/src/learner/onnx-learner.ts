@@ -86,8 +86,9 @@ export interface OnnxLearnerOptions {
    */
   readonly scoredHead?: boolean;
   /**
-   * Scoring and training runs pack several sequences into each row, each attending only to itself
-   * (default off):
+   * Scoring and training runs pack several sequences into each row, each attending only to itself and
+   * sharing the prefix it has in common with an earlier sequence of its row (default `true`; `false` runs
+   * one sequence per row, padded, in power-of-two row counts):
    * `true` — rows of the bucket length of the update's longest sequence, so an update's runs share one
    * or a few [rows, length] sessions and carry little padding; `{ rowLength }` — rows of up to that
    * many positions (rounded up to a bucket length) whatever the update holds, so that a caller whose
@@ -147,7 +148,7 @@ function resolveRunner(options: OnnxLearnerOptions): GraphRunner {
 /** Where the learner's graphs run, for which model and parameters, in micro-batches of which size. */
 function graphContext(options: OnnxLearnerOptions, runner: GraphRunner, params: LearnerParams): GraphContext {
   const rows = options.microBatchRows ?? 8;
-  const { segmentRows = false } = options;
+  const { segmentRows = true } = options;
   const { maxPositions } = options.config;
   let segmentRowLength: number | undefined;
   if (typeof segmentRows === 'object') {
