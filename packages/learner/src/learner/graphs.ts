@@ -82,10 +82,12 @@ const temperatureOf = (ctx: GraphContext) =>
     : { suffix: `@t${ctx.temperature}`, options: { temperature: ctx.temperature } };
 
 /**
- * The session options of a [B, T] bucket: its estimated memory; no memory pattern for the
- * large-vocabulary graphs (see `LoadOptions.memPattern`).
+ * The session options of a [B, T] bucket: its estimated memory; no memory arena (the buckets' runs share
+ * the process heap instead of each keeping its largest run's memory, `LoadOptions.memArena`); no memory
+ * pattern for the large-vocabulary graphs (see `LoadOptions.memPattern`).
  */
 const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
+  memArena: false,
   ...(p.scored === undefined ? {} : { memPattern: false }),
   bytes: estimateSessionBytes(ctx.config, {
     kind,

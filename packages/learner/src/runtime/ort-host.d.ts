@@ -23,6 +23,8 @@ export interface HostSessionOptions {
   readonly flushDenormals?: boolean;
   /** onnxruntime's memory pattern (default on; see `LoadOptions.memPattern`). */
   readonly memPattern?: boolean;
+  /** onnxruntime's CPU memory arena (default on; see `LoadOptions.memArena`). */
+  readonly memArena?: boolean;
 }
 
 export interface OrtHost {

@@ -23,6 +23,7 @@ export function sessionOptionsOf(options) {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     enableMemPattern: options.memPattern ?? true,
+    enableCpuMemArena: options.memArena ?? true,
     ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
   };
 }

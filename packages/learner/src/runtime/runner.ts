@@ -53,6 +53,13 @@ export interface LoadOptions {
    * once warm; touching fresh memory is slow on a VM), for no steady-state gain.
    */
   readonly memPattern?: boolean;
+  /**
+   * onnxruntime's CPU memory arena (default on). An arena grows to its session's largest run and keeps
+   * that memory; the learner's many training and scoring sessions (one per bucket) each held their own,
+   * most of a training process's peak RSS. Without it their runs allocate from the process heap, which
+   * they share (architecture/learner.md, "Session memory").
+   */
+  readonly memArena?: boolean;
 }
 
 export interface PersistentOptions {
@@ -130,7 +137,7 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
         cache.touch(key);
         return;
       }
-      const { threads, bytes, memPattern } = options;
+      const { threads, bytes, memPattern, memArena } = options;
       const victims = cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES);
       for (const victim of victims) await backend.evict(victim);
       try {
@@ -141,6 +148,7 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
           ...base,
           ...(threads === undefined ? {} : { threads }),
           ...(memPattern === undefined ? {} : { memPattern }),
+          ...(memArena === undefined ? {} : { memArena }),
         });
         if (sessionLoadChannel.hasSubscribers) {
           sessionLoadChannel.publish({
