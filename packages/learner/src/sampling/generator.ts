@@ -337,6 +337,8 @@ export function createGenerator(options: GeneratorOptions): Generator {
     graphOptions: options.graphOptions ?? {},
     sessionOptions: (rows, tokens, keys) => ({
       ...(rows * tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
+      // The sessions share the process heap (`LoadOptions.memArena`), as the learner's do.
+      memArena: false,
       bytes: estimateSessionBytes(options.config, {
         kind: 'forward',
         rows,
