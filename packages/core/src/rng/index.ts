@@ -1,1 +1,2 @@
 export { createRng, type Rng, type RngState, restoreRng } from './rng';
+export { samplingWeights } from './sampling-weights';

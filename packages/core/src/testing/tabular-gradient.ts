@@ -5,6 +5,7 @@
 
 import type { LearnerRowV1, TokenLossInput } from '@mage-rl/spec';
 import { at } from '@mage-rl/spec';
+import { tokenLossInputOf } from '../training/token-loss-input';
 import { entryFor, logprobsOf, type TabularState } from './tabular-state';
 
 /** A row of the mini-batch with its table key. */
@@ -18,31 +19,16 @@ const BETA2 = 0.999;
 const EPS = 1e-8;
 
 /** The loss function's input: every response token's current, old and reference log-probs and advantage. */
-export function tokenLossInput(
-  state: TabularState,
-  batch: readonly KeyedRow[],
-  tokens: number,
-): TokenLossInput {
-  const logprobs = new Float32Array(tokens);
-  const oldLogprobs = new Float32Array(tokens);
-  const advantages = new Float32Array(tokens);
-  const rowOfToken = new Int32Array(tokens);
-  const hasRef = batch.every(({ row }) => row.refLogprobs !== undefined);
-  const refLogprobs = hasRef ? new Float32Array(tokens) : undefined;
+export function tokenLossInput(state: TabularState, batch: readonly KeyedRow[]): TokenLossInput {
   const lp = new Float64Array(state.candidates.length);
-  let k = 0;
-  for (const [i, { row, key }] of batch.entries()) {
+  const current = batch.map(({ row, key }) => {
     logprobsOf(state, key, lp);
-    for (const [j, t] of row.responseTokens.entries()) {
-      logprobs[k] = at(lp, t);
-      oldLogprobs[k] = row.oldLogprobs[j] ?? Number.NaN;
-      if (refLogprobs) refLogprobs[k] = row.refLogprobs?.[j] ?? Number.NaN;
-      advantages[k] = row.advantage;
-      rowOfToken[k] = i;
-      k++;
-    }
-  }
-  return { logprobs, oldLogprobs, advantages, rowOfToken, ...(refLogprobs ? { refLogprobs } : {}) };
+    return row.responseTokens.map((t) => at(lp, t));
+  });
+  return tokenLossInputOf(
+    batch.map(({ row }) => row),
+    current,
+  );
 }
 
 /**

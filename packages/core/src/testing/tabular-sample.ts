@@ -2,7 +2,7 @@
 
 import type { PolicyRequestV1, PolicyResponseV1, SamplingOptions } from '@mage-rl/spec';
 import { at } from '@mage-rl/spec';
-import { createRng } from '../rng';
+import { createRng, samplingWeights } from '../rng';
 import { encodePromptKey } from './tabular-prompt-key';
 import { logprobsOf, type TabularState } from './tabular-state';
 
@@ -45,19 +45,11 @@ function draw(
   request: PolicyRequestV1,
   sampling: SamplingOptions,
 ): Ranked {
-  const top = at(allowed, 0).logprob;
-  const weights = allowed.map((r) => Math.exp((r.logprob - top) / temperature));
-  if (sampling.topP !== undefined && sampling.topP < 1) {
-    const total = weights.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    let keep = 0;
-    for (const w of weights) {
-      if (acc >= sampling.topP * total) break;
-      acc += w;
-      keep++;
-    }
-    weights.length = Math.max(1, keep);
-  }
+  const weights = samplingWeights(
+    allowed.map((r) => r.logprob),
+    temperature,
+    sampling.topP,
+  );
   const rng =
     request.seed === undefined ? state.rng.split(`unseeded-${state.unseeded++}`) : createRng(request.seed);
   return at(allowed, rng.weighted(weights));

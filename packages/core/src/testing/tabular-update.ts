@@ -42,7 +42,7 @@ function trainMiniBatch(
   const tokens = rows.reduce((acc, r) => acc + r.responseTokens.length, 0);
   if (tokens === 0) return;
   const batch: KeyedRow[] = rows.map((row) => ({ row, key: decodePromptKey(row.promptTokens) }));
-  const out = request.loss(tokenLossInput(state, batch, tokens));
+  const out = request.loss(tokenLossInput(state, batch));
   if (out.weights.length !== tokens) {
     throw new InvalidArgumentError(
       `The token loss returned ${out.weights.length} weights for ${tokens} tokens.`,

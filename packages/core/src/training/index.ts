@@ -84,4 +84,5 @@ export {
   recordRunProcess,
 } from './run-machines';
 export { type RunRecordV1, readRunRecord } from './run-record';
+export { tokenLossInputOf } from './token-loss-input';
 export { emptyUpdateTotals, type UpdateTotals, updateResultOf } from './update-totals';
