@@ -5,8 +5,7 @@
  * new session must end exactly where the uninterrupted run does.
  */
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AbortedError,
@@ -24,10 +23,11 @@ import {
 } from '@mage-rl/core/testing';
 import { computeAdvantageColumns, ppoTokenLoss, rowsToAdvantageInputs } from '@mage-rl/gigpo';
 import { createMemory } from '@mage-rl/reflection';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTinkerClient } from './client/tinker-client';
 import { createTinkerLearner, type TinkerLearner } from './learner/tinker-learner';
-import { type FakeTinker, startFakeTinker } from './testing/fake-service';
+import type { FakeTinker } from './testing/fake-service';
+import { useFakeTinker } from './testing/fake-tinker.test-helper';
 import { createTestTokenizer } from './testing/test-tokenizer';
 
 const tokenizer = createTestTokenizer(['<action>1</action>', '<action>2</action>']);
@@ -36,20 +36,7 @@ const fakeOptions = {
   decode: tokenizer.decode,
   eosTokenIds: tokenizer.eosTokenIds,
 };
-let fake: FakeTinker | undefined;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mage-tinker-run-'));
-  dirs.push(dir);
-  return dir;
-}
+const tinker = useFakeTinker();
 
 function learnerOn(f: FakeTinker, learningRate = 0.2): Promise<TinkerLearner> {
   return createTinkerLearner({
@@ -96,7 +83,7 @@ async function metricsOf(runDir: string): Promise<unknown[]> {
 
 describe('training through the Tinker learner (fake service; slow: thousands of HTTP round trips)', () => {
   it("runs core's MAGE loop end to end and learns to win more often", { timeout: 120_000 }, async () => {
-    fake = await startFakeTinker(fakeOptions);
+    const fake = await tinker.start(fakeOptions);
     const learner = await learnerOn(fake, 0.5);
     const evals: EvalStatsV1[] = [];
     const events: TrainingEvent[] = [];
@@ -137,14 +124,14 @@ describe('training through the Tinker learner (fake service; slow: thousands of 
   it('resumes a run aborted after a checkpoint in a new session and ends where the uninterrupted run ends', {
     timeout: 120_000,
   }, async () => {
-    fake = await startFakeTinker(fakeOptions);
+    const fake = await tinker.start(fakeOptions);
     const checkpoints = { every: 1, keep: 2 };
 
-    const whole = await tempDir();
+    const whole = await tinker.tempDir('mage-tinker-run-');
     const uninterrupted = await learnerOn(fake);
     await runTraining({ ...nimOptions(uninterrupted, { runDir: whole, checkpoints }) });
 
-    const split = await tempDir();
+    const split = await tinker.tempDir('mage-tinker-run-');
     const killed = await learnerOn(fake);
     const controller = new AbortController();
     const run = runTraining({

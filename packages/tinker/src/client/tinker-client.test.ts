@@ -1,20 +1,16 @@
 import { AbortedError } from '@mage-rl/core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createModelResponseSchema, loadWeightsResponseSchema } from '../api/wire';
-import { type FakeTinker, type FakeTinkerOptions, startFakeTinker } from '../testing/fake-service';
+import type { FakeTinker, FakeTinkerOptions } from '../testing/fake-service';
+import { useFakeTinker } from '../testing/fake-tinker.test-helper';
 import { createTinkerClient, type TinkerClientOptions, type TinkerRetry } from './tinker-client';
 import { TinkerError } from './tinker-error';
 
-let fake: FakeTinker | undefined;
-
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-});
+const tinker = useFakeTinker();
 
 /** A fake service and a client whose waits are recorded and return at once. */
 async function setup(options: Partial<TinkerClientOptions> = {}, fakeOptions: FakeTinkerOptions = {}) {
-  fake = await startFakeTinker(fakeOptions);
+  const fake = await tinker.start(fakeOptions);
   const sleeps: number[] = [];
   const retries: TinkerRetry[] = [];
   // The clock moves only by the recorded waits.

@@ -5,7 +5,7 @@
  * per-token input (weights, sampling log-probs, advantages) is 0 on prompt positions.
  */
 
-import { InvalidArgumentError, type LearnerRowV1, type TokenLossInput } from '@mage-rl/core';
+import { InvalidArgumentError, type LearnerRowV1 } from '@mage-rl/core';
 import { type Datum, modelInputOf, type TensorData, tensor } from '../api/wire';
 
 /** The tokens of a row to score or train. */
@@ -52,31 +52,4 @@ export function responseValues(row: ScoredRow, output: TensorData | undefined, w
     );
   }
   return Float32Array.from(output.data.slice(row.promptTokens.length - 1));
-}
-
-/** The token-loss input of a mini-batch, with the current log-probs of its response tokens. */
-export function tokenLossInputOf(
-  rows: readonly LearnerRowV1[],
-  current: readonly Float32Array[],
-): TokenLossInput {
-  const n = rows.reduce((k, r) => k + r.responseTokens.length, 0);
-  const logprobs = new Float32Array(n);
-  const oldLogprobs = new Float32Array(n);
-  const advantages = new Float32Array(n);
-  const rowOfToken = new Int32Array(n);
-  const hasRef = rows.every((r) => r.refLogprobs !== undefined);
-  const refLogprobs = hasRef ? new Float32Array(n) : undefined;
-  let k = 0;
-  for (const [i, row] of rows.entries()) {
-    const lp = current[i];
-    for (let j = 0; j < row.responseTokens.length; j++) {
-      logprobs[k] = lp?.[j] ?? Number.NaN;
-      oldLogprobs[k] = row.oldLogprobs[j] ?? Number.NaN;
-      if (refLogprobs) refLogprobs[k] = row.refLogprobs?.[j] ?? Number.NaN;
-      advantages[k] = row.advantage;
-      rowOfToken[k] = i;
-      k++;
-    }
-  }
-  return { logprobs, oldLogprobs, advantages, rowOfToken, ...(refLogprobs ? { refLogprobs } : {}) };
 }

@@ -1,23 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CheckpointError, type LearnerRowV1, NumericInstabilityError, type TokenLossFn } from '@mage-rl/core';
 import { ppoTokenLoss } from '@mage-rl/gigpo';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createTinkerClient } from '../client/tinker-client';
-import { type FakeTinker, startFakeTinker } from '../testing/fake-service';
+import type { FakeTinker } from '../testing/fake-service';
+import { useFakeTinker } from '../testing/fake-tinker.test-helper';
 import { createTestTokenizer } from '../testing/test-tokenizer';
 import { createTinkerLearner, type TinkerLearnerOptions } from './tinker-learner';
 
 const tokenizer = createTestTokenizer(['yes', 'no']);
-let fake: FakeTinker | undefined;
-const dirs: string[] = [];
-
-afterEach(async () => {
-  await fake?.close();
-  fake = undefined;
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
+const tinker = useFakeTinker();
 
 async function learnerOn(f: FakeTinker, options: Partial<TinkerLearnerOptions> = {}) {
   const client = createTinkerClient({ baseURL: f.baseURL, heartbeatMs: 0 });
@@ -44,7 +35,7 @@ function rows(): LearnerRowV1[] {
 
 describe('the Tinker learner', () => {
   it('scores response tokens with the service and raises the rewarded response after an update', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
     const learner = await learnerOn(fake);
     const [before] = await learner.logprobs([rows()[0] as LearnerRowV1]);
     expect([...(before ?? [])]).toEqual([Math.fround(-Math.log(3)), Math.fround(-Math.log(3))]);
@@ -66,7 +57,7 @@ describe('the Tinker learner', () => {
   });
 
   it("maps MAGE's PPO loss onto Tinker's ppo loss: the same step as the exact mapping", async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
     const exact = await learnerOn(fake);
     const builtin = await learnerOn(fake, { loss: { kind: 'ppo', clipLow: 0.2, clipHigh: 0.2 } });
     const sampled = rows();
@@ -85,7 +76,7 @@ describe('the Tinker learner', () => {
   });
 
   it('maps importance sampling onto Tinker’s importance_sampling loss', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
     const learner = await learnerOn(fake, { loss: { kind: 'importance_sampling' } });
     await learner.update({ rows: rows(), loss: ppoTokenLoss() });
     const sent = fake.requests.find((r) => r.endpoint === '/api/v1/forward_backward')?.body as {
@@ -102,9 +93,8 @@ describe('the Tinker learner', () => {
   });
 
   it('saves the remote state path and resumes it in a new session with the optimizer state', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
-    const dir = await mkdtemp(join(tmpdir(), 'mage-tinker-'));
-    dirs.push(dir);
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
+    const dir = await tinker.tempDir('mage-tinker-');
     const first = await learnerOn(fake);
     await first.update({ rows: rows(), loss: ppoTokenLoss() });
     await first.save(dir);
@@ -124,9 +114,8 @@ describe('the Tinker learner', () => {
   });
 
   it('refuses a checkpoint of another base model or rank', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
-    const dir = await mkdtemp(join(tmpdir(), 'mage-tinker-'));
-    dirs.push(dir);
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
+    const dir = await tinker.tempDir('mage-tinker-');
     await (await learnerOn(fake)).save(dir);
     const other = await learnerOn(fake, { loraRank: 8 });
     await expect(other.load(dir)).rejects.toThrow(CheckpointError);
@@ -134,7 +123,7 @@ describe('the Tinker learner', () => {
   });
 
   it('skips steps whose loss is not finite and throws after three in a row', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
     const learner = await learnerOn(fake);
     const nan: TokenLossFn = (input) => ({
       weights: new Float32Array(input.logprobs.length),
@@ -151,7 +140,7 @@ describe('the Tinker learner', () => {
   });
 
   it('refuses bad options with a config error naming the option', async () => {
-    fake = await startFakeTinker({ vocabSize: tokenizer.vocabSize });
+    const fake = await tinker.start({ vocabSize: tokenizer.vocabSize });
     await expect(learnerOn(fake, { loraRank: 0 })).rejects.toThrow(/loraRank must be an integer >= 1, got 0/);
     await expect(learnerOn(fake, { baseModel: '' })).rejects.toThrow(/baseModel must be a non-empty string/);
   });

@@ -15,11 +15,12 @@ import {
   type Rng,
   type TokenLossOutput,
   throwIfAborted,
+  tokenLossInputOf,
   type UpdateTotals,
   updateResultOf,
 } from '@mage-rl/core';
 import type { AdamParams } from '../api/wire';
-import { datumOf, responseValues, type ScoredRow, tokenLossInputOf } from './datums';
+import { datumOf, responseValues, type ScoredRow } from './datums';
 import { builtinLossInput, type TinkerLossMapping, weightedCrossEntropyInput } from './loss-mapping';
 import type { ModelCalls } from './model-calls';
 

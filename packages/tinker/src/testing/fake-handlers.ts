@@ -6,15 +6,9 @@
  */
 
 import { createRng } from '@mage-rl/core';
-import type { ForwardBackwardInput, SamplingParams } from '../api/wire';
+import type { AdamParams, ForwardBackwardInput, SamplingParams } from '../api/wire';
 import { FakeUserError, forwardBackward } from './fake-losses';
-import {
-  adamStep,
-  type FakeAdamParams,
-  type FakeModelWeights,
-  type FakeOptimizerState,
-  sampleSequence,
-} from './fake-model';
+import { adamStep, type FakeModelWeights, type FakeOptimizerState, sampleSequence } from './fake-model';
 
 export interface FakeBackendOptions {
   readonly vocabSize: number;
@@ -168,7 +162,7 @@ function trainingHandlers(b: Backend): Record<string, Handler> {
     },
     '/api/v1/optim_step': (body) => {
       const [id, model] = modelOf(body);
-      const params = body.adam_params as FakeAdamParams;
+      const params = body.adam_params as AdamParams;
       return future(id, () => {
         if (typeof params?.learning_rate !== 'number')
           throw new FakeUserError('adam_params.learning_rate is required');

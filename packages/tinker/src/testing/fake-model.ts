@@ -7,7 +7,8 @@
  * refused as targets with a nonzero weight or advantage.
  */
 
-import { at, type Rng } from '@mage-rl/core';
+import { at, type Rng, samplingWeights } from '@mage-rl/core';
+import type { AdamParams } from '../api/wire';
 
 export interface FakeModelWeights {
   /** Context key (ids joined by `,`) → logits. */
@@ -18,15 +19,6 @@ export interface FakeOptimizerState {
   step: number;
   readonly m: Map<string, Float64Array>;
   readonly v: Map<string, Float64Array>;
-}
-
-export interface FakeAdamParams {
-  readonly learning_rate: number;
-  readonly beta1: number;
-  readonly beta2: number;
-  readonly eps: number;
-  readonly weight_decay: number;
-  readonly grad_clip_norm: number;
 }
 
 export const contextKey = (tokens: readonly number[], end: number): string => tokens.slice(0, end).join(',');
@@ -69,7 +61,7 @@ export function adamStep(
   weights: FakeModelWeights,
   optimizer: FakeOptimizerState,
   grads: Map<string, Float64Array>,
-  params: FakeAdamParams,
+  params: AdamParams,
   vocabSize: number,
 ): { gradNorm: number } {
   let squares = 0;
@@ -143,18 +135,10 @@ function draw(lp: Float64Array, sampling: FakeSampling, rng: Rng): number {
   const ranked = [...lp.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
   if (sampling.temperature <= 0) return at(ranked, 0)[0];
   const kept = sampling.topK > 0 ? ranked.slice(0, sampling.topK) : ranked;
-  const top = at(kept, 0)[1];
-  const weights = kept.map(([, l]) => Math.exp((l - top) / sampling.temperature));
-  if (sampling.topP < 1) {
-    const total = weights.reduce((a, b) => a + b, 0);
-    let acc = 0;
-    let keep = 0;
-    for (const w of weights) {
-      if (acc >= sampling.topP * total) break;
-      acc += w;
-      keep++;
-    }
-    weights.length = Math.max(1, keep);
-  }
+  const weights = samplingWeights(
+    kept.map(([, l]) => l),
+    sampling.temperature,
+    sampling.topP,
+  );
   return at(kept, rng.weighted(weights))[0];
 }
