@@ -1,19 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { closeRemoteEnvs } from '@mage-rl/env-remote';
 import { EXPERIMENT_FORMAT, type ExperimentSpecV1 } from '@mage-rl/trainer';
 import { checkExperiment, evalPath, experimentPolicies, policyMemories } from '@mage-rl/trainer/internals';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  commandLine,
-  runCaptured,
-  runJson,
-  saveTinyModel,
-  useTempDir,
-  waitFor,
-} from '../testing/cli.test-helper';
+import { describe, expect, it } from 'vitest';
+import { commandLine, runCaptured, runJson, saveTinyModel, useTempDir } from '../testing/cli.test-helper';
+import { useNumberGame } from '../testing/number-game.test-helper';
 import { gridAxis } from './experiment';
 
 describe('mage experiment', () => {
@@ -382,24 +373,7 @@ describe('mage experiment', () => {
 
   describe('--model on an env without a warm-start teacher (slow: OpenEnv number game, one smoke iteration)', () => {
     const tmp = useTempDir('mage-experiment-openenv-');
-    let game: { url: string; child: ChildProcess };
-    beforeAll(async () => {
-      // The number-guessing OpenEnv server of env-remote's fixtures, in a child process (the env client
-      // blocks this thread while it waits).
-      const server = fileURLToPath(
-        new URL('../../../env-remote/src/__fixtures__/openenv-number-game.mjs', import.meta.url),
-      );
-      const child = spawn(process.execPath, [server], { stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      child.stdout?.on('data', (c: Buffer) => {
-        out += c.toString();
-      });
-      game = { url: (await waitFor(() => out, /listening (\S+)/, 20_000))[1] as string, child };
-    });
-    afterAll(() => {
-      closeRemoteEnvs();
-      game.child.kill('SIGKILL');
-    });
+    const game = useNumberGame();
 
     it('trains from the model, evaluates it and the trained run, and records the model in the protocol', async () => {
       const model = await saveTinyModel(join(tmp.path, 'model'), 1);

@@ -1,10 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { closeRemoteEnvs } from '@mage-rl/env-remote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   capture,
@@ -13,25 +10,9 @@ import {
   runJson,
   saveTinyModel,
   useTempDir,
-  waitFor,
 } from '../testing/cli.test-helper';
+import { useNumberGame } from '../testing/number-game.test-helper';
 import { serveEnv } from './env-serve';
-
-/** The number-guessing OpenEnv server of env-remote's fixtures (written from OpenEnv's protocol, no mage code). */
-const NUMBER_GAME = fileURLToPath(
-  new URL('../../../env-remote/src/__fixtures__/openenv-number-game.mjs', import.meta.url),
-);
-
-/** The number game in a child process (the env client blocks this thread while it waits); its address. */
-async function numberGame(args: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [NUMBER_GAME, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => {
-    out += c.toString();
-  });
-  const m = await waitFor(() => out, /listening (\S+)/, 20_000);
-  return { url: m[1] as string, child };
-}
 
 /**
  * An OpenAI-compatible policy server that plays the number game by binary search: it guesses the middle
@@ -75,18 +56,13 @@ function binarySearchPolicy(): Promise<{ server: Server; url: string; requests: 
 }
 
 describe('mage eval --env openenv against an OpenEnv server mage-rl did not write the env of', () => {
-  let game: Awaited<ReturnType<typeof numberGame>>;
-  let misfit: Awaited<ReturnType<typeof numberGame>>;
+  const game = useNumberGame();
+  const misfit = useNumberGame(['--action-field', 'guess']);
   let policy: Awaited<ReturnType<typeof binarySearchPolicy>>;
   beforeAll(async () => {
-    game = await numberGame();
-    misfit = await numberGame(['--action-field', 'guess']);
     policy = await binarySearchPolicy();
   });
   afterAll(async () => {
-    closeRemoteEnvs();
-    game.child.kill('SIGKILL');
-    misfit.child.kill('SIGKILL');
     await new Promise((r) => policy.server.close(r));
   });
 
@@ -142,14 +118,7 @@ describe('mage eval --env openenv against an OpenEnv server mage-rl did not writ
 
 describe('mage train --env openenv from a model of its own (slow: one smoke iteration)', () => {
   const tmp = useTempDir('mage-openenv-');
-  let game: Awaited<ReturnType<typeof numberGame>>;
-  beforeAll(async () => {
-    game = await numberGame();
-  });
-  afterAll(() => {
-    closeRemoteEnvs();
-    game.child.kill('SIGKILL');
-  });
+  const game = useNumberGame();
 
   it('rolls out on the OpenEnv server, updates and evaluates', async () => {
     const model = await saveTinyModel(join(tmp.path, 'model'), 1);
