@@ -7,7 +7,7 @@
 
 import type { FinishedAttemptFactsV1, PolicyV1, Rng } from '@mage-rl/core';
 import { type DoorsEnv, parseDoorsEvent } from '@mage-rl/envs/doors';
-import { type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, type TeacherOptions } from './teacher-policy';
 
 /** The reading teacher's door: a recorded prize door, else a random door not recorded empty. */
 export function doorsReaderDoor(doors: number, earlier: readonly FinishedAttemptFactsV1[], rng: Rng): number {
@@ -20,16 +20,9 @@ export function doorsReaderDoor(doors: number, earlier: readonly FinishedAttempt
 }
 
 export function doorsTeacher(env: DoorsEnv, options: TeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
-  return teacherPolicy({
-    id: 'teacher-doors',
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const value = observation.info.doors;
-      const doors = typeof value === 'number' ? value : 3;
-      const door = notes.adaptive ? doorsReaderDoor(doors, notes.earlier, rng) : 1 + rng.int(doors);
-      return env.formatAction(door, style);
-    },
+  return envTeacher(env, 'teacher-doors', options, (observation, rng, notes) => {
+    const value = observation.info.doors;
+    const doors = typeof value === 'number' ? value : 3;
+    return notes.adaptive ? doorsReaderDoor(doors, notes.earlier, rng) : 1 + rng.int(doors);
   });
 }

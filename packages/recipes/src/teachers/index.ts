@@ -16,7 +16,9 @@ export {
   sokobanTeacherMoves,
 } from './sokoban-teacher';
 export {
+  envTeacher,
   type FinishedFacts,
+  type TeacherNotes,
   type TeacherOptions,
   type TeacherSpec,
   teacherPolicy,

@@ -36,7 +36,7 @@ import {
   type TabularStrategy,
   tablePolicy,
 } from '@mage-rl/opponents';
-import { infoString, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, infoString, type TeacherOptions } from './teacher-policy';
 
 export const KUHN_TEACHER_ITERATIONS = 2000;
 
@@ -123,28 +123,22 @@ function adaptiveAgents(
 }
 
 export function kuhnTeacher(env: KuhnPokerEnv, options: KuhnTeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
   const id = 'teacher-kuhn-poker';
   const strategy = kuhnEquilibriumStrategy(options.iterations);
   const agentFor = adaptiveAgents(options.population ?? POPULATION_PRESETS['kuhn-poker'].balanced ?? []);
-  return teacherPolicy({
-    id,
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const card = infoString(observation, 'card', id);
-      const history = infoString(observation, 'history', id);
-      const player = infoString(observation, 'seat', id) === 'second' ? 1 : 0;
-      if (notes.adaptive) {
-        const seen = notes.earlier.flatMap((a) => kuhnNoteObservation(a) ?? []);
-        const c = card as KuhnCard;
-        const state: KuhnState = { cards: player === 0 ? [c, null] : [null, c], history };
-        const action = agentFor(player)
-          .next(seen, 1)
-          .get(kuhnGame.informationStateKey?.(state, player) ?? '');
-        if (action === 'PASS' || action === 'BET') return env.formatAction(action, style);
-      }
-      return env.formatAction(kuhnTeacherAction(strategy, card, history, player, rng), style);
-    },
+  return envTeacher(env, id, options, (observation, rng, notes) => {
+    const card = infoString(observation, 'card', id);
+    const history = infoString(observation, 'history', id);
+    const player = infoString(observation, 'seat', id) === 'second' ? 1 : 0;
+    if (notes.adaptive) {
+      const seen = notes.earlier.flatMap((a) => kuhnNoteObservation(a) ?? []);
+      const c = card as KuhnCard;
+      const state: KuhnState = { cards: player === 0 ? [c, null] : [null, c], history };
+      const action = agentFor(player)
+        .next(seen, 1)
+        .get(kuhnGame.informationStateKey?.(state, player) ?? '');
+      if (action === 'PASS' || action === 'BET') return action;
+    }
+    return kuhnTeacherAction(strategy, card, history, player, rng);
   });
 }

@@ -11,7 +11,7 @@
 import { type FinishedAttemptFactsV1, InvalidArgumentError, type PolicyV1 } from '@mage-rl/core';
 import { parseRpsEvent, RPS_THROWS, type RpsEnv, type RpsThrow } from '@mage-rl/envs/rps';
 import { POPULATION_PRESETS, RPS_BOTS, RpsPlanner } from '@mage-rl/opponents';
-import { infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, infoStrings, type TeacherOptions } from './teacher-policy';
 
 type Round = readonly [mine: RpsThrow, theirs: RpsThrow];
 
@@ -75,19 +75,12 @@ const asThrow = (value: string, teacher: string): RpsThrow => {
 };
 
 export function rpsTeacher(env: RpsEnv, options: TeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
   const id = 'teacher-rps';
   const throws = typeof env.options.maxTurns === 'number' ? env.options.maxTurns : 3;
-  return teacherPolicy({
-    id,
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const mine = infoStrings(observation, 'you', id).map((t) => asThrow(t, id));
-      const theirs = infoStrings(observation, 'opp', id).map((t) => asThrow(t, id));
-      const current = theirs.map((t, i): Round => [mine[i] ?? 'rock', t]);
-      const best = rpsTeacherThrows(throws, notes.adaptive ? notes.earlier : undefined, current);
-      return env.formatAction(rng.pick(best), style);
-    },
+  return envTeacher(env, id, options, (observation, rng, notes) => {
+    const mine = infoStrings(observation, 'you', id).map((t) => asThrow(t, id));
+    const theirs = infoStrings(observation, 'opp', id).map((t) => asThrow(t, id));
+    const current = theirs.map((t, i): Round => [mine[i] ?? 'rock', t]);
+    return rng.pick(rpsTeacherThrows(throws, notes.adaptive ? notes.earlier : undefined, current));
   });
 }

@@ -10,13 +10,14 @@ import {
   isSolved,
   parseSokoban,
   SOKOBAN_MOVES,
+  type SokobanAction,
   type SokobanEnv,
   type SokobanMove,
   type SokobanState,
   solveSokoban,
   tryMove,
 } from '@mage-rl/envs/sokoban';
-import { infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, infoStrings, type TeacherOptions } from './teacher-policy';
 
 export interface SokobanTeacherOptions extends TeacherOptions {
   /** Probability that a move is a uniformly random legal move instead of the solver's. Default 0.1. */
@@ -71,7 +72,6 @@ export function sokobanTeacherMoves(
 }
 
 export function sokobanTeacher(env: SokobanEnv, options: SokobanTeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
   const id = 'teacher-sokoban';
   const perTurn = env.options.movesPerTurn;
   const moveOptions: SokobanTeacherMoveOptions = {
@@ -79,15 +79,10 @@ export function sokobanTeacher(env: SokobanEnv, options: SokobanTeacherOptions =
     noise: options.noise ?? 0.1,
     shortTurns: options.shortTurns ?? 0.1,
   };
-  return teacherPolicy({
-    id,
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const state = parseSokoban(infoStrings(observation, 'room', id));
-      const exploit = notes.adaptive && notes.earlier.length > 0;
-      const moves = sokobanTeacherMoves(state, rng, exploit ? { ...moveOptions, noise: 0 } : moveOptions);
-      return env.formatAction(moves.length > 0 ? moves : ['up'], style);
-    },
+  return envTeacher<SokobanAction>(env, id, options, (observation, rng, notes) => {
+    const state = parseSokoban(infoStrings(observation, 'room', id));
+    const exploit = notes.adaptive && notes.earlier.length > 0;
+    const moves = sokobanTeacherMoves(state, rng, exploit ? { ...moveOptions, noise: 0 } : moveOptions);
+    return moves.length > 0 ? moves : ['up'];
   });
 }

@@ -120,6 +120,26 @@ export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
   };
 }
 
+/**
+ * The teacher `id` of an env from a rule that picks the action of a play turn: the action is written in
+ * the env's format and the style of `options` (default `compact`), whose shares decide when the rule reads
+ * its notes.
+ */
+export function envTeacher<A>(
+  env: { formatAction(action: A, style: PromptStyle): string },
+  id: string,
+  options: TeacherOptions,
+  pick: (observation: EnvObservationV1, rng: Rng, notes: TeacherNotes) => A,
+): PolicyV1 {
+  const style = options.style ?? 'compact';
+  return teacherPolicy({
+    id,
+    style,
+    ...teacherShares(options),
+    play: (observation, rng, notes) => env.formatAction(pick(observation, rng, notes), style),
+  });
+}
+
 /** A string-array field of an observation's `info`, or a clear error. */
 export function infoStrings(observation: EnvObservationV1, field: string, teacher: string): string[] {
   const value = observation.info[field];

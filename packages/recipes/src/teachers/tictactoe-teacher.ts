@@ -8,7 +8,7 @@
 import type { FinishedAttemptFactsV1, PolicyV1, Rng } from '@mage-rl/core';
 import { parseTicTacToeEvent, type TicTacToeEnv } from '@mage-rl/envs/tictactoe';
 import { PATTERN_NAMES, patternOrder } from '@mage-rl/opponents';
-import { infoString, infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, infoString, infoStrings, type TeacherOptions } from './teacher-policy';
 
 /** Cells (row-major, 0-based) of every line of an n×n board: rows, columns, both diagonals. */
 function lines(n: number): number[][] {
@@ -159,27 +159,20 @@ export function adaptiveTicTacToeMove(
 }
 
 export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
   const mistakes = options.mistakes ?? 0;
   const id = 'teacher-tictactoe';
-  return teacherPolicy({
-    id,
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const board = infoStrings(observation, 'board', id);
-      if (mistakes > 0) {
-        const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
-        if (taken.length > 0 && rng.next() < mistakes) return env.formatAction(rng.pick(taken), style);
-      }
-      if (notes.adaptive) {
-        const second = infoString(observation, 'seat', id) === 'second';
-        const adapted = adaptiveTicTacToeMove(board, second, notes.earlier);
-        if (adapted !== null) return env.formatAction(adapted, style);
-      }
-      const move = ticTacToeTeacherMove(board, rng);
-      // A full board never reaches a play turn; answer something parseable anyway.
-      return env.formatAction(move?.cell ?? 0, style);
-    },
+  return envTeacher(env, id, options, (observation, rng, notes) => {
+    const board = infoStrings(observation, 'board', id);
+    if (mistakes > 0) {
+      const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
+      if (taken.length > 0 && rng.next() < mistakes) return rng.pick(taken);
+    }
+    if (notes.adaptive) {
+      const second = infoString(observation, 'seat', id) === 'second';
+      const adapted = adaptiveTicTacToeMove(board, second, notes.earlier);
+      if (adapted !== null) return adapted;
+    }
+    // A full board never reaches a play turn; answer something parseable anyway.
+    return ticTacToeTeacherMove(board, rng)?.cell ?? 0;
   });
 }

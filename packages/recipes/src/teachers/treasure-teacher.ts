@@ -14,7 +14,7 @@ import {
   type TreasureProbeFacts,
   treasurePlan,
 } from '@mage-rl/envs/treasure';
-import { infoStrings, type TeacherOptions, teacherPolicy, teacherShares } from './teacher-policy';
+import { envTeacher, infoStrings, type TeacherOptions } from './teacher-policy';
 
 /** Attempts the reading teacher plans for, from the current one on (the default meta-episode's three). */
 const PLAN_ATTEMPTS = 3;
@@ -82,22 +82,16 @@ function infoNumber(info: Readonly<Record<string, unknown>>, field: string, fall
 }
 
 export function treasureTeacher(env: TreasureEnv, options: TeacherOptions = {}): PolicyV1 {
-  const style = options.style ?? 'compact';
   const id = 'teacher-treasure';
   const turns = typeof env.options.maxTurns === 'number' ? env.options.maxTurns : 1;
-  return teacherPolicy({
-    id,
-    style,
-    ...teacherShares(options),
-    play(observation, rng, notes) {
-      const width = infoNumber(observation.info, 'width', 3);
-      const height = infoNumber(observation.info, 'height', 3);
-      if (notes.adaptive) {
-        const current = infoStrings(observation, 'probes', id);
-        const cell = treasureReaderProbe(width, height, turns, notes.earlier, current);
-        if (cell !== null) return env.formatAction(cell, style);
-      }
-      return env.formatAction(rng.int(width * height), style);
-    },
+  return envTeacher(env, id, options, (observation, rng, notes) => {
+    const width = infoNumber(observation.info, 'width', 3);
+    const height = infoNumber(observation.info, 'height', 3);
+    if (notes.adaptive) {
+      const current = infoStrings(observation, 'probes', id);
+      const cell = treasureReaderProbe(width, height, turns, notes.earlier, current);
+      if (cell !== null) return cell;
+    }
+    return rng.int(width * height);
   });
 }
