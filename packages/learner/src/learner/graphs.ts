@@ -9,7 +9,7 @@ import type { LoraOptions } from '../lora/lora';
 import type { ModelConfig } from '../model/config';
 import { estimateSessionBytes } from '../model/memory-estimate';
 import { addModelLoss, buildTrainingGraph } from '../model/training-graph';
-import type { GraphRunner } from '../runtime/runner';
+import { arenaFor, type GraphRunner } from '../runtime/runner';
 import type { TensorValue } from '../runtime/session';
 import {
   atPositions,
@@ -90,12 +90,12 @@ const temperatureOf = (ctx: GraphContext) =>
     : { suffix: `@t${ctx.temperature}`, options: { temperature: ctx.temperature } };
 
 /**
- * The session options of a [B, T] bucket: its estimated memory; no memory arena (the buckets' runs share
- * the process heap instead of each keeping its largest run's memory, `LoadOptions.memArena`); no memory
- * pattern for the large-vocabulary graphs (see `LoadOptions.memPattern`).
+ * The session options of a [B, T] bucket: its estimated memory; a memory arena only for runs of at least
+ * `ARENA_MIN_POSITIONS` (`arenaFor`); no memory pattern for the large-vocabulary graphs (see
+ * `LoadOptions.memPattern`).
  */
 const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
-  memArena: false,
+  memArena: arenaFor(p.B * p.T),
   ...(p.scored === undefined ? {} : { memPattern: false }),
   bytes: estimateSessionBytes(ctx.config, {
     kind,

@@ -13,7 +13,7 @@ import type { ModelConfig } from '../model/config';
 import { estimateSessionBytes } from '../model/memory-estimate';
 import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
-import type { GraphRunner } from '../runtime/runner';
+import { arenaFor, type GraphRunner } from '../runtime/runner';
 import { outputData, type TensorValue } from '../runtime/session';
 import { zip } from '../util/arrays';
 import type { GenerateContext, PrefixCacheState, RowState } from './generate-context';
@@ -337,8 +337,7 @@ export function createGenerator(options: GeneratorOptions): Generator {
     graphOptions: options.graphOptions ?? {},
     sessionOptions: (rows, tokens, keys) => ({
       ...(rows * tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
-      // The sessions share the process heap (`LoadOptions.memArena`), as the learner's do.
-      memArena: false,
+      memArena: arenaFor(rows * tokens),
       bytes: estimateSessionBytes(options.config, {
         kind: 'forward',
         rows,
