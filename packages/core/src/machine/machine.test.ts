@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EXAMPLE_MACHINE } from '../testing/machine-fixtures';
 import { describeMachine, machineLabel, SIMD_FLAGS, simdFlagsOf } from './machine';
 
 describe('describeMachine', () => {
@@ -63,17 +64,7 @@ describe('describeMachine', () => {
 
 describe('machineLabel', () => {
   it('prints a description on one line', () => {
-    expect(
-      machineLabel({
-        cpu: 'AMD EPYC 7763 64-Core Processor',
-        cores: 2,
-        memoryGiB: 8,
-        simd: ['sse4_2', 'avx', 'avx2', 'fma'],
-        platform: 'linux-x64',
-        node: 'v22.12.0',
-        runtime: { 'onnxruntime-node': '1.30.0' },
-      }),
-    ).toBe(
+    expect(machineLabel(EXAMPLE_MACHINE)).toBe(
       'AMD EPYC 7763 64-Core Processor, 2 cores, 8 GiB, SIMD sse4_2 avx avx2 fma, linux-x64, Node v22.12.0, onnxruntime-node 1.30.0',
     );
   });

@@ -7,6 +7,7 @@ export {
   checkEnvConformance,
   GARBAGE_RESPONSES,
 } from './conformance';
+export { EXAMPLE_MACHINE } from './machine-fixtures';
 export { createNimEnv, type NimAction, type NimOptions, type NimState, nimGame, parseNimAction } from './nim';
 export { nimOpponents, nimPileOf } from './nim-fixtures';
 export { rowRecord } from './records';
