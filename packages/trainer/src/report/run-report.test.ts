@@ -8,7 +8,7 @@ import {
   RUN_MACHINES_FORMAT,
   runTraining,
 } from '@mage-rl/core';
-import { createTabularLearner } from '@mage-rl/core/testing';
+import { createTabularLearner, EXAMPLE_MACHINE } from '@mage-rl/core/testing';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
 import { resolveTrainConfig, trainingOptionsOf } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
@@ -17,15 +17,7 @@ import { codeLines, machineLines, readRun, writeReport } from './run-report';
 const tmp = useTempDir('mage-run-report-');
 let dirs = 0;
 
-const A = {
-  cpu: 'AMD EPYC 7763 64-Core Processor',
-  cores: 2,
-  memoryGiB: 8,
-  simd: ['sse4_2', 'avx', 'avx2', 'fma'],
-  platform: 'linux-x64',
-  node: 'v22.12.0',
-  runtime: { 'onnxruntime-node': '1.30.0' },
-};
+const A = EXAMPLE_MACHINE;
 const B = { ...A, cpu: 'Intel(R) Xeon(R) Platinum 8481C', simd: [...A.simd, 'avx512f', 'amx_tile'] };
 const LABEL_A =
   'AMD EPYC 7763 64-Core Processor, 2 cores, 8 GiB, SIMD sse4_2 avx avx2 fma, linux-x64, Node v22.12.0, onnxruntime-node 1.30.0';
