@@ -1,7 +1,7 @@
 """The PyTorch side of the `update-shapes` bench: one PPO update iteration of a captured recipe in eager
 PyTorch, on the same model, rows and algorithm as our learner.
 
-    /usr/bin/python3 update_bench.py <capture.json> <iterations> <same-passes | one-pass>
+    /usr/bin/python3 update_bench.py <capture.json> <iterations> <scoring-pass | one-pass>
 
 Reads the capture (`bench/src/update-shapes/capture.ts`: the trainer's packed rows with their old
 log-probs and advantages, the loss and optimizer settings, the update's mini-batches as row indices,
@@ -12,16 +12,19 @@ AdamW (restored untimed). An iteration:
 
 - the KL reference (a frozen copy of the warm start) scores every row without gradients;
 - per mini-batch (the capture's: the learner's seeded shuffle, the same rows per mini-batch and epochs),
-  `same-passes` runs our learner's passes: a scoring forward without gradients for the current
-  log-probs, the PPO token weights w = -d loss / d log p computed from them (clipped ratio with dual
-  clip, k3 KL to the reference continued along its tangent beyond the clamp, token-mean), then a
-  forward + backward of -sum w log p - (entropyCoef / tokens) sum H; `one-pass` is how a PyTorch PPO
-  is usually written: one forward with gradients and the same loss by autograd (the same gradient);
+  `one-pass` runs one forward with gradients and the PPO token loss by autograd (clipped ratio with dual
+  clip, k3 KL to the reference continued along its tangent beyond the clamp, token-mean), minus the
+  entropy bonus (entropyCoef / tokens) sum H, and its backward: the passes of our learner, which
+  computes the PPO weights inside its training pass (`TokenLossFn.weightForm`). `scoring-pass` runs our
+  learner's passes from before that: a scoring forward without gradients for the current log-probs, the
+  token weights w = -d loss / d log p from them, then a forward + backward of
+  -sum w log p - (entropyCoef / tokens) sum H (the same gradient);
 - gradient-norm clipping and an AdamW step (no decay on the norms, as our optimizer).
 
-Micro-batches follow the learner's rule (rows sorted by length; at most 8 rows and 8 x 256 padded
-positions per run, measured on its length buckets), but each is padded only to its own longest row:
-eager PyTorch needs no static shapes. float32, `MAGE_BENCH_TORCH_THREADS` threads (default 2),
+Micro-batches: rows sorted by length, at most 8 rows and 8 x 256 positions per run counted on the
+learner's length buckets and power-of-two row counts (how our learner formed them before segment rows),
+each padded only to its own longest row (eager PyTorch needs no static shapes; no packing of several
+sequences into a row). float32, `MAGE_BENCH_TORCH_THREADS` threads (default 2),
 `OMP_WAIT_POLICY` PASSIVE unless set (see below). Prints one JSON line.
 """
 
@@ -265,7 +268,7 @@ def update_iteration(model, p, ref_p, batches, all_rows, cap, opt_of, mode):
     for batch in batches:
         batch.ref = ref[batch.ref_index].double()
         ent_w = req["entropyCoef"] / batch.n
-        if mode == "same-passes":
+        if mode == "scoring-pass":
             s0 = time.perf_counter()
             with torch.no_grad():
                 current, _ = batch.run(model, p, False)
@@ -298,8 +301,8 @@ def update_iteration(model, p, ref_p, batches, all_rows, cap, opt_of, mode):
 
 def main():
     path, count, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    if mode not in ("same-passes", "one-pass"):
-        raise ValueError(f"mode must be same-passes or one-pass, got {mode}")
+    if mode not in ("scoring-pass", "one-pass"):
+        raise ValueError(f"mode must be scoring-pass or one-pass, got {mode}")
     with open(path) as f:
         cap = json.load(f)
     cfg = cap["model"]
@@ -367,7 +370,7 @@ def main():
         )
     passes = {
         "reference": {"runs": len(all_rows.micro), "positions": all_rows.positions},
-        ("score" if mode == "same-passes" else "none"): {
+        ("score" if mode == "scoring-pass" else "none"): {
             "runs": sum(len(b.micro) for b in batches),
             "positions": sum(b.positions for b in batches),
         },

@@ -24,6 +24,11 @@ import { type CapturedUpdate, capturePath, RECIPES } from '../update-shapes/reci
 const ITERATIONS = Number(process.env.MAGE_BENCH_UPDATE_ITERATIONS ?? 2);
 const ROUNDS = Number(process.env.MAGE_BENCH_UPDATE_ROUNDS ?? 2);
 const ONLY = process.env.MAGE_BENCH_UPDATE_RECIPES?.split(',');
+/**
+ * `update_bench.py`'s modes to run: `one-pass` (our learner's passes), `scoring-pass` (a scoring forward
+ * first, as our learner ran before it computed the PPO weights in its training pass).
+ */
+const TORCH_MODES = (process.env.MAGE_BENCH_UPDATE_TORCH_MODES ?? 'one-pass').split(',');
 const script = (name: string) => fileURLToPath(new URL(`../update-shapes/${name}`, import.meta.url));
 const TORCH_SCRIPT = fileURLToPath(new URL('../../pytorch/update_bench.py', import.meta.url));
 
@@ -117,6 +122,9 @@ function sideResults(
   ];
 }
 
+/** The PyTorch side's label for a mode of `update_bench.py`. */
+const torchLabel = (mode: string) => (mode === 'one-pass' ? 'PyTorch' : `PyTorch, ${mode}`);
+
 async function runRecipe(id: string, python: string | undefined): Promise<BenchResult[]> {
   const path = capturePath(id);
   if (!existsSync(path) || process.env.MAGE_BENCH_UPDATE_RECAPTURE === '1') {
@@ -125,75 +133,66 @@ async function runRecipe(id: string, python: string | undefined): Promise<BenchR
   }
   const cap = JSON.parse(await readFile(path, 'utf8')) as CapturedUpdate;
   const spans = cap.rows.reduce((n, r) => n + r.spans.length, 0);
+  const scored = cap.rows.reduce((n, r) => n + r.spans.reduce((m, sp) => m + sp.length, 0), 0);
   const real = cap.rows.reduce((n, r) => {
     const last = r.spans.at(-1);
     return n + (last ? last.start + last.length - 1 : 0);
   }, 0);
   process.stdout.write(
-    `${id}: ${cap.rows.length} packed rows (${spans} turns), ${cap.miniBatches.flat().length} mini-batches; the trainer's own update: ${s(cap.trainer.updateMs)} s + reference ${s(cap.trainer.referenceMs)} s, ${cap.trainer.steps} steps, ${cap.trainer.tokens} tokens (cold sessions)\n`,
+    `${id}: ${cap.rows.length} packed rows (${spans} turns, ${real} input positions, ${scored} scored tokens), ${cap.miniBatches.flat().length} mini-batches\n`,
   );
   const ours: SideRun[] = [];
-  const same: SideRun[] = [];
-  const one: SideRun[] = [];
+  const torch = new Map<string, SideRun[]>(TORCH_MODES.map((m) => [m, []]));
   for (let round = 0; round < ROUNDS; round++) {
     const o = await side(`${id} ours`, runJsonChild<SideRun>(script('ours.ts'), [path, String(ITERATIONS)]));
     if (o) ours.push(o);
     if (!python) continue;
-    const torch = (mode: string) =>
-      side(
-        `${id} PyTorch ${mode}`,
-        runJsonCommand<SideRun>(python, [TORCH_SCRIPT, path, String(ITERATIONS), mode]),
-      );
-    const a = await torch('same-passes');
-    if (a) same.push(a);
-    const b = await torch('one-pass');
-    if (b) one.push(b);
+    for (const mode of TORCH_MODES) {
+      const args = [TORCH_SCRIPT, path, String(ITERATIONS), mode];
+      const t = await side(`${id} ${torchLabel(mode)}`, runJsonCommand<SideRun>(python, args));
+      if (t) torch.get(mode)?.push(t);
+    }
   }
   const results: BenchResult[] = [
     {
       name: `${id}: the trainer's own update (capture)`,
       value: (cap.trainer.referenceMs + cap.trainer.updateMs) / 1000,
       unit: 's',
-      note: `iteration 0 of the captured run: reference ${s(cap.trainer.referenceMs)} s + update ${s(cap.trainer.updateMs)} s, sessions compiled on the way, the first mini-batch's current log-probs the sampler's (no scoring pass); ${cap.trainer.steps} steps, ${cap.trainer.tokens} tokens, loss ${cap.trainer.loss.toFixed(6)}`,
+      note: `iteration 0 of the captured run, sessions compiled on the way: reference ${s(cap.trainer.referenceMs)} s + update ${s(cap.trainer.updateMs)} s; ${cap.trainer.steps} steps, ${cap.trainer.tokens} tokens, loss ${cap.trainer.loss.toFixed(6)}`,
     },
     ...sideResults(id, 'ours', ours, real),
-    ...sideResults(id, 'PyTorch, same passes', same, real),
-    ...sideResults(id, 'PyTorch, one pass', one, real),
+    ...TORCH_MODES.flatMap((m) => sideResults(id, torchLabel(m), torch.get(m) ?? [], real)),
   ];
-  const best = (runs: SideRun[]) => timed(runs)[0];
-  const o = best(ours);
-  for (const [label, runs] of [
-    ['same passes', same],
-    ['one pass', one],
-  ] as const) {
-    const t = best(runs);
+  const o = timed(ours)[0];
+  for (const mode of TORCH_MODES) {
+    const t = timed(torch.get(mode) ?? [])[0];
     if (o && t)
       results.push({
-        name: `${id}: time ours / PyTorch (${label})`,
+        name: `${id}: time ours / ${torchLabel(mode)}`,
         value: o.ms / t.ms,
         unit: '×',
-        note: `CPU time ${(o.cpuMs / t.cpuMs).toFixed(2)}×; first mini-batch loss ${o.miniBatchLosses[0]?.toFixed(6)} vs ${t.miniBatchLosses[0]?.toFixed(6)}, iteration loss ${o.loss.toFixed(6)} vs ${t.loss.toFixed(6)}`,
+        note: `best against best; CPU time ${(o.cpuMs / t.cpuMs).toFixed(2)}×; first mini-batch loss ${o.miniBatchLosses[0]?.toFixed(6)} vs ${t.miniBatchLosses[0]?.toFixed(6)}, iteration loss ${o.loss.toFixed(6)} vs ${t.loss.toFixed(6)}`,
       });
   }
   for (const [label, runs] of [
-    ['ours', ours],
-    ['PyTorch, same passes', same],
-    ['PyTorch, one pass', one],
-  ] as const) {
+    ['ours', ours] as const,
+    ...TORCH_MODES.map((m) => [torchLabel(m), torch.get(m) ?? []] as const),
+  ]) {
     if (runs.length === 0) continue;
     results.push({
       name: `${id}: peak RSS (${label})`,
       value: mib(Math.max(...runs.map((r) => r.maxRssBytes))),
       unit: 'MiB',
+      note: `largest of ${runs.map((r) => mib(r.maxRssBytes).toFixed(0)).join(' / ')} MiB`,
     });
   }
-  const refs = [...ours.slice(0, 1), ...same.slice(0, 1)];
-  for (const r of refs)
+  const first = [ours[0], ...TORCH_MODES.map((m) => torch.get(m)?.[0])].filter((r) => r !== undefined);
+  for (const r of first)
     results.push({
       name: `${id}: reference log-probs max |${r.side} − trainer|`,
       value: r.refMaxAbsVsTrainer,
       unit: 'nats',
-      note: `${cap.rows.reduce((n, x) => n + x.spans.reduce((m, sp) => m + sp.length, 0), 0)} scored tokens`,
+      note: `${scored} scored tokens`,
     });
   return results;
 }

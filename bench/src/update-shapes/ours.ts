@@ -90,14 +90,13 @@ const rows: PackedRowV1[] = cap.rows.map((r) => ({
 }));
 const ppo = ppoTokenLoss(cap.loss);
 let miniBatchLosses: number[] = [];
-const loss: TokenLossFn = Object.assign(
-  (input: Parameters<TokenLossFn>[0]) => {
-    const out = ppo(input);
-    miniBatchLosses.push(out.loss);
-    return out;
-  },
-  ppo.usesCurrentLogprobs === undefined ? {} : { usesCurrentLogprobs: ppo.usesCurrentLogprobs },
-);
+// The trainer's loss with its properties (`weightForm`: the learner then computes the PPO weights in
+// its training pass), recording each mini-batch's loss.
+const loss: TokenLossFn = Object.assign((input: Parameters<TokenLossFn>[0]) => {
+  const out = ppo(input);
+  miniBatchLosses.push(out.loss);
+  return out;
+}, ppo);
 
 const iterations: Record<string, unknown>[] = [];
 let refMaxAbs = 0;
