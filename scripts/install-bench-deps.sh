@@ -2,7 +2,8 @@
 # Installs what the benches' PyTorch sides (`qwen3`, `checkpoint-load`, `update-shapes`) need on Debian:
 # python3-torch, and OpenBLAS as the system BLAS. Debian's torch calls whatever libblas.so.3 is
 # selected, and the default one (reference BLAS) multiplies matrices at ~1 GFLOP/s, which would make the
-# comparison meaningless; the OpenMP build of OpenBLAS follows torch.set_num_threads. Root only; otherwise it says what to run.
+# comparison meaningless; the OpenMP build of OpenBLAS follows torch.set_num_threads. Root only;
+# otherwise it says what to run.
 set -euo pipefail
 if /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 && [ -e /usr/lib/x86_64-linux-gnu/openblas-openmp ]; then
   echo "install-bench-deps: python3-torch and OpenBLAS are installed" >&2
