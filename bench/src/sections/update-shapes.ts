@@ -3,10 +3,11 @@
  * model, rows and algorithm. For each recipe (`src/update-shapes/recipes.ts`: the Higher-Lower recipe
  * and Tic-Tac-Toe `laptop`) a real rollout from the recipe's warm start is captured once
  * (`src/update-shapes/capture.ts`: the rows, advantages and loss settings the trainer's update phase
- * passed to `learner.update`); then, alternating, one process each: our learner (`ours.ts`), PyTorch
- * with our learner's passes and PyTorch in one pass (`pytorch/update_bench.py`), each timing a warm-up
- * and `MAGE_BENCH_UPDATE_ITERATIONS` iterations from the same starting state. Best of all timed
- * iterations per side; peak RSS per side; the reference log-probs of both sides against the trainer's.
+ * passed to `learner.update`); then, alternating, one process each: our learner (`ours.ts`) and
+ * PyTorch eager with the same passes (`pytorch/update_bench.py`; other modes with
+ * `MAGE_BENCH_UPDATE_TORCH_MODES`), each timing a warm-up and `MAGE_BENCH_UPDATE_ITERATIONS` iterations
+ * from the same starting state. Best of all timed iterations per side; peak RSS per side; the reference
+ * log-probs of both sides against the trainer's.
  */
 
 import { existsSync } from 'node:fs';
