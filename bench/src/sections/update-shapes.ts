@@ -30,6 +30,9 @@ const ONLY = process.env.MAGE_BENCH_UPDATE_RECIPES?.split(',');
  * first, as our learner ran before it computed the PPO weights in its training pass).
  */
 const TORCH_MODES = (process.env.MAGE_BENCH_UPDATE_TORCH_MODES ?? 'one-pass').split(',');
+// Our update paths: `default`, and `padded` (one padded sequence per row and a scoring pass before each
+// mini-batch, as before the in-graph PPO weights and segment rows), for the ratio of the two in one run.
+const OUR_PATHS = (process.env.MAGE_BENCH_UPDATE_OURS ?? 'default,padded').split(',');
 const script = (name: string) => fileURLToPath(new URL(`../update-shapes/${name}`, import.meta.url));
 const TORCH_SCRIPT = fileURLToPath(new URL('../../pytorch/update_bench.py', import.meta.url));
 
@@ -143,10 +146,14 @@ async function runRecipe(id: string, python: string | undefined): Promise<BenchR
     `${id}: ${cap.rows.length} packed rows (${spans} turns, ${real} input positions, ${scored} scored tokens), ${cap.miniBatches.flat().length} mini-batches\n`,
   );
   const ours: SideRun[] = [];
+  const paddedRuns: SideRun[] = [];
   const torch = new Map<string, SideRun[]>(TORCH_MODES.map((m) => [m, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    const o = await side(`${id} ours`, runJsonChild<SideRun>(script('ours.ts'), [path, String(ITERATIONS)]));
-    if (o) ours.push(o);
+    for (const p of OUR_PATHS) {
+      const label = p === 'padded' ? `${id} ours, padded` : `${id} ours`;
+      const o = await side(label, runJsonChild<SideRun>(script('ours.ts'), [path, String(ITERATIONS), p]));
+      if (o) (p === 'padded' ? paddedRuns : ours).push(o);
+    }
     if (!python) continue;
     for (const mode of TORCH_MODES) {
       const args = [TORCH_SCRIPT, path, String(ITERATIONS), mode];
@@ -162,9 +169,18 @@ async function runRecipe(id: string, python: string | undefined): Promise<BenchR
       note: `iteration 0 of the captured run, sessions compiled on the way: reference ${s(cap.trainer.referenceMs)} s + update ${s(cap.trainer.updateMs)} s; ${cap.trainer.steps} steps, ${cap.trainer.tokens} tokens, loss ${cap.trainer.loss.toFixed(6)}`,
     },
     ...sideResults(id, 'ours', ours, real),
+    ...sideResults(id, 'ours, padded', paddedRuns, real),
     ...TORCH_MODES.flatMap((m) => sideResults(id, torchLabel(m), torch.get(m) ?? [], real)),
   ];
   const o = timed(ours)[0];
+  const old = timed(paddedRuns)[0];
+  if (o && old)
+    results.push({
+      name: `${id}: time ours, padded / ours`,
+      value: old.ms / o.ms,
+      unit: '×',
+      note: `best against best; CPU time ${(old.cpuMs / o.cpuMs).toFixed(2)}×; iteration loss ${old.loss.toFixed(6)} vs ${o.loss.toFixed(6)}`,
+    });
   for (const mode of TORCH_MODES) {
     const t = timed(torch.get(mode) ?? [])[0];
     if (o && t)
@@ -177,6 +193,7 @@ async function runRecipe(id: string, python: string | undefined): Promise<BenchR
   }
   for (const [label, runs] of [
     ['ours', ours] as const,
+    ['ours, padded', paddedRuns] as const,
     ...TORCH_MODES.map((m) => [torchLabel(m), torch.get(m) ?? []] as const),
   ]) {
     if (runs.length === 0) continue;

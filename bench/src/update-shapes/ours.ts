@@ -27,7 +27,11 @@ import {
 import { memoryLimitsOfConfig } from '@mage-rl/trainer/internals';
 import type { CapturedUpdate } from './recipes';
 
-const [file, countArg] = process.argv.slice(2) as [string, string | undefined];
+const [file, countArg, pathArg] = process.argv.slice(2) as [string, string | undefined, string | undefined];
+// `padded`: the update path before the learner computed PPO weights in its training pass and packed
+// sequences into segment rows — one padded sequence per row, a scoring pass before each mini-batch.
+const padded = pathArg === 'padded';
+const pathOptions = padded ? { segmentRows: false } : {};
 const count = Number(countArg ?? 3);
 const cap = JSON.parse(await readFile(file, 'utf8')) as CapturedUpdate;
 
@@ -70,6 +74,7 @@ const learner = await loadModel(cap.warmStart, {
   optimizer: l.optimizer,
   memory,
   ...temperature,
+  ...pathOptions,
 });
 const reference = await loadModel(cap.warmStart, {
   runner: 'local',
@@ -77,6 +82,7 @@ const reference = await loadModel(cap.warmStart, {
   memory,
   inferenceOnly: true,
   ...temperature,
+  ...pathOptions,
 });
 const loadMs = performance.now() - loadStart;
 const tmp = await mkdtemp(join(tmpdir(), 'mage-bench-update-shapes-'));
@@ -91,12 +97,15 @@ const rows: PackedRowV1[] = cap.rows.map((r) => ({
 const ppo = ppoTokenLoss(cap.loss);
 let miniBatchLosses: number[] = [];
 // The trainer's loss with its properties (`weightForm`: the learner then computes the PPO weights in
-// its training pass), recording each mini-batch's loss.
-const loss: TokenLossFn = Object.assign((input: Parameters<TokenLossFn>[0]) => {
-  const out = ppo(input);
-  miniBatchLosses.push(out.loss);
-  return out;
-}, ppo);
+// its training pass; not on the padded path), recording each mini-batch's loss.
+const loss: TokenLossFn = Object.assign(
+  (input: Parameters<TokenLossFn>[0]) => {
+    const out = ppo(input);
+    miniBatchLosses.push(out.loss);
+    return out;
+  },
+  padded ? {} : ppo,
+);
 
 const iterations: Record<string, unknown>[] = [];
 let refMaxAbs = 0;
@@ -164,7 +173,7 @@ await reference.dispose();
 await rm(tmp, { recursive: true, force: true });
 process.stdout.write(
   `${JSON.stringify({
-    side: 'ours',
+    side: padded ? 'ours, padded' : 'ours',
     loadMs,
     refMaxAbsVsTrainer: refMaxAbs,
     iterations,
