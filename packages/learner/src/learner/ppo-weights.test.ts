@@ -103,6 +103,24 @@ describe('in-graph PPO weights', () => {
     });
   }
 
+  it('calls the token loss once per mini-batch, with or without its closed form', async () => {
+    const learner = await createOnnxLearner({ ...TINY_LEARNER, runner: 'local' });
+    const ppo = ppoTokenLoss({ klCoef: 0.1 });
+    for (const form of [true, false]) {
+      let calls = 0;
+      const counted: TokenLossFn = Object.assign(
+        (input: Parameters<TokenLossFn>[0]) => {
+          calls++;
+          return ppo(input);
+        },
+        form ? ppo : {},
+      );
+      const r = await learner.update({ rows: rowsWithSpread(), loss: counted, miniBatchRows: 3 });
+      expect(calls, form ? 'with the form' : 'without').toBe(r.steps);
+    }
+    await learner.dispose();
+  });
+
   it('refuses a KL coefficient without reference log-probs before any run', async () => {
     const { runner, keys } = recordingRunner();
     const learner = await createOnnxLearner({ ...TINY_LEARNER, runner });

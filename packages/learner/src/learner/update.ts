@@ -102,10 +102,16 @@ async function trainMiniBatch(
       : await scoreFlat(ctx.graphs, batch);
   if (nTok === 0) return;
   const lossInput: TokenLossInput = { logprobs, ...lossInputsOf(batch, nTok) };
-  const tokenInputs =
-    form === undefined
-      ? { weights: checkedWeights(request.loss(lossInput), nTok) }
-      : ppoInputsOf(form, lossInput);
+  // Without a closed form the loss runs now for the weights; its output is the one reported unless the
+  // training pass's log-probs replace the ones it saw (deferred).
+  let before: TokenLossOutput | undefined;
+  let tokenInputs: TokenInputs;
+  if (form === undefined) {
+    before = request.loss(lossInput);
+    tokenInputs = { weights: checkedWeights(before, nTok) };
+  } else {
+    tokenInputs = ppoInputsOf(form, lossInput);
+  }
   const entropyWeight = (request.entropyCoef ?? 0) / nTok;
   await backward(
     ctx.graphs,
@@ -117,7 +123,7 @@ async function trainMiniBatch(
     totals,
     deferred ? logprobs : undefined,
   );
-  const lossOut = request.loss(lossInput);
+  const lossOut = before !== undefined && !deferred ? before : request.loss(lossInput);
   if (deferred) checkedWeights(lossOut, nTok);
   const result = ctx.state.optimizer.step(ctx.params.trainStore, grads);
   await recordStep(ctx, totals, lossOut, nTok, result);
