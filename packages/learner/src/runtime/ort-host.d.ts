@@ -25,6 +25,8 @@ export interface HostSessionOptions {
   readonly memPattern?: boolean;
   /** onnxruntime's CPU memory arena (default on; see `LoadOptions.memArena`). */
   readonly memArena?: boolean;
+  /** Whether the intra-op threads spin while waiting for work (default on; see `LoadOptions.spinning`). */
+  readonly spinning?: boolean;
 }
 
 export interface OrtHost {

@@ -24,7 +24,12 @@ export function sessionOptionsOf(options) {
     executionMode: 'sequential',
     enableMemPattern: options.memPattern ?? true,
     enableCpuMemArena: options.memArena ?? true,
-    ...(options.flushDenormals ? { extra: { session: { set_denormal_as_zero: '1' } } } : {}),
+    extra: {
+      session: {
+        ...(options.flushDenormals ? { set_denormal_as_zero: '1' } : {}),
+        ...(options.spinning === false ? { 'intra_op.allow_spinning': '0' } : {}),
+      },
+    },
   };
 }
 

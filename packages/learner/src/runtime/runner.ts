@@ -60,6 +60,14 @@ export interface LoadOptions {
    * they share (architecture/learner.md, "Session memory").
    */
   readonly memArena?: boolean;
+  /**
+   * Whether onnxruntime's intra-op threads spin while they wait for work (default on). Spinning threads
+   * of one session keep a core busy after its run; in an update, training runs alternate with the
+   * optimizer on the main thread and with the reference model's scoring, so the spinning took the cores
+   * those needed: a Higher-Lower recipe update iteration took 1.52–1.54 s without it against 2.13–2.63 s
+   * with it, alternated in one period (architecture/learner.md).
+   */
+  readonly spinning?: boolean;
 }
 
 /**
@@ -149,7 +157,7 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
         cache.touch(key);
         return;
       }
-      const { threads, bytes, memPattern, memArena } = options;
+      const { threads, bytes, memPattern, memArena, spinning } = options;
       const victims = cache.admit(key, bytes ?? UNKNOWN_SESSION_BYTES);
       for (const victim of victims) await backend.evict(victim);
       try {
@@ -161,6 +169,7 @@ function cachedRunner(backend: Backend, base: HostSessionOptions, limits: Sessio
           ...(threads === undefined ? {} : { threads }),
           ...(memPattern === undefined ? {} : { memPattern }),
           ...(memArena === undefined ? {} : { memArena }),
+          ...(spinning === undefined ? {} : { spinning }),
         });
         if (sessionLoadChannel.hasSubscribers) {
           sessionLoadChannel.publish({
