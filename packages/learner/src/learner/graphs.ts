@@ -196,18 +196,21 @@ export function trainingFeeds(
           scales: placed(tokenInputs.scales),
           ppo_params: { data: tokenInputs.params, dims: [tokenInputs.params.length] },
         };
-  return { ...packedFeeds(p), ...weightFeeds, entropy_weights: { data: entropyWeights, dims: [M] } };
+  return { ...inputFeeds(p), ...weightFeeds, entropy_weights: { data: entropyWeights, dims: [M] } };
 }
 
 /** The feeds of a packed micro-batch with zero loss and entropy weights (a scoring run's). */
 export function packedFeeds(p: Packed): Record<string, TensorValue> {
+  const zeros = { data: new Float32Array(p.targets.length), dims: [p.targets.length] };
+  return { ...inputFeeds(p), weights: zeros, entropy_weights: zeros };
+}
+
+/** The token, target, scored-position and segment feeds of a packed micro-batch. */
+function inputFeeds(p: Packed): Record<string, TensorValue> {
   const M = p.targets.length;
-  const zeros = new Float32Array(M);
   return {
     input_ids: { data: p.ids, dims: [p.B, p.T] },
     targets: { data: p.targets, dims: [M] },
-    weights: { data: zeros, dims: [M] },
-    entropy_weights: { data: zeros, dims: [M] },
     ...(p.scored === undefined ? {} : { scored: { data: p.scored, dims: [M] } }),
     ...(p.segments === undefined
       ? {}

@@ -16,7 +16,7 @@ import {
   type UpdateTotals,
   updateResultOf,
 } from '@mage-rl/core';
-import { PPO_PARAMS } from '../model/ppo-weights';
+import { ppoParams } from '../model/ppo-weights';
 import type { AdamW, StepResult } from '../optim/adamw';
 import { outputData } from '../runtime/session';
 import { gatherAt, miniBatches, type Placed, placeSeqs } from './batching';
@@ -151,18 +151,9 @@ function ppoInputsOf(form: PpoWeightFormV1, input: TokenLossInput): PpoTokenInpu
     refLogprobs: input.refLogprobs ?? new Float32Array(input.oldLogprobs.length),
     advantages: input.advantages,
     scales: Float32Array.from(form.scales(input.rowOfToken)),
-    params: Float32Array.from(PPO_PARAMS, (name) => ppoParam(form, name)),
+    params: ppoParams(form),
   };
 }
-
-const ppoParam = (form: PpoWeightFormV1, name: (typeof PPO_PARAMS)[number]): number =>
-  name === 'klLo'
-    ? form.klEdges.lo
-    : name === 'klHi'
-      ? form.klEdges.hi
-      : name === 'releaseAdvantaged'
-        ? Number(form.releaseAdvantaged)
-        : form[name];
 
 /** Loss inputs span by span (every span is a row of `rowOfToken`), as for the plain rows. */
 function lossInputsOf(batch: readonly Unit[], nTok: number): Omit<TokenLossInput, 'logprobs'> {

@@ -9,6 +9,7 @@
  * whatever the loss's settings.
  */
 
+import type { PpoWeightFormV1 } from '@mage-rl/core';
 import type { Graph } from '../graph/graph';
 import type { Tensor } from '../graph/tensor';
 
@@ -22,6 +23,20 @@ export const PPO_PARAMS = [
   'klHi',
   'releaseAdvantaged',
 ] as const;
+
+/** The `ppo_params` feed of a loss's closed form, in `PPO_PARAMS` order. */
+export function ppoParams(form: PpoWeightFormV1): Float32Array {
+  const values: Record<(typeof PPO_PARAMS)[number], number> = {
+    ratioLow: form.ratioLow,
+    ratioHigh: form.ratioHigh,
+    dualClip: form.dualClip,
+    klCoef: form.klCoef,
+    klLo: form.klEdges.lo,
+    klHi: form.klEdges.hi,
+    releaseAdvantaged: Number(form.releaseAdvantaged),
+  };
+  return Float32Array.from(PPO_PARAMS, (name) => values[name]);
+}
 
 /**
  * log ρ is capped here before exp, so that ρ stays finite in float32. Where the cap binds the token's
