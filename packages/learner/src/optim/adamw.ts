@@ -4,6 +4,7 @@
  */
 
 import { InvalidArgumentError, NumericInstabilityError } from '@mage-rl/core';
+import { type KernelConstants, WasmMoments } from './adamw-wasm';
 
 export type LrSchedule = (step: number) => number;
 
@@ -48,12 +49,27 @@ export interface AdamWOptions {
   readonly noDecay?: (name: string) => boolean;
   /** Consecutive NaN/Inf steps before `NumericInstabilityError` (default 3). */
   readonly maxConsecutiveSkips?: number;
+  /**
+   * Bytes of WebAssembly memory for the moments (default `DEFAULT_WASM_MOMENT_BYTES`). Tensors whose
+   * moments fit update with its SIMD kernels (`adamw-wasm.ts`); the rest in JavaScript, about 4× slower.
+   */
+  readonly wasmMomentBytes?: number;
 }
+
+/**
+ * Default `AdamWOptions.wasmMomentBytes`: 2 GiB, half of what a WebAssembly memory can address, room for
+ * the moments of about 170 M trained parameters.
+ */
+export const DEFAULT_WASM_MOMENT_BYTES = 2 ** 31;
 
 export interface AdamWState {
   /** Optimizer steps taken (skipped steps excluded). */
   step: number;
   consecutiveSkips: number;
+  /**
+   * The first and second moments by tensor. After a step they may be views of the optimizer's
+   * WebAssembly memory, replaced by new views when it grows: read them from the map, do not keep them.
+   */
   readonly m: Map<string, Float32Array>;
   readonly v: Map<string, Float32Array>;
 }
@@ -102,31 +118,37 @@ export function globalNorm(grads: Iterable<Float32Array>, scale = 1): number {
   return Math.sqrt(sum) * Math.abs(scale);
 }
 
-/** One AdamW update of `w` in place (bias corrections folded into `stepSize` and `invBc2`). */
+/** One AdamW update of `w` in place in JavaScript (the kernel of tensors without WebAssembly moments). */
 function adamwKernel(
   w: Float32Array,
   g: Float32Array,
   m: Float32Array,
   v: Float32Array,
-  scale: number,
-  b1: number,
-  b2: number,
-  decay: number,
-  stepSize: number,
-  invBc2: number,
-  eps: number,
+  c: KernelConstants,
 ): void {
-  const c1 = 1 - b1;
-  const c2 = 1 - b2;
+  const { b1, c1, b2, c2, decay, stepSize, sib, eps } = c;
   const n = w.length;
   for (let i = 0; i < n; i++) {
-    const gi = (g[i] as number) * scale;
+    const gi = g[i] as number;
     const mi = b1 * (m[i] as number) + c1 * gi;
     const vi = b2 * (v[i] as number) + c2 * gi * gi;
     m[i] = mi;
     v[i] = vi;
-    w[i] = (w[i] as number) * decay - (stepSize * mi) / (Math.sqrt(vi * invBc2) + eps);
+    w[i] = (w[i] as number) * decay - (stepSize * mi) / (Math.sqrt(vi) * sib + eps);
   }
+}
+
+/** The moments of a tensor that has none yet in JavaScript (zeros). */
+function jsMoments(s: AdamWState, name: string, n: number): [Float32Array, Float32Array] {
+  let m = s.m.get(name);
+  let v = s.v.get(name);
+  if (m === undefined || v === undefined) {
+    m = new Float32Array(n);
+    v = new Float32Array(n);
+    s.m.set(name, m);
+    s.v.set(name, v);
+  }
+  return [m, v];
 }
 
 export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
@@ -140,12 +162,26 @@ export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
   const noDecay = options.noDecay ?? defaultNoDecay;
   const maxSkips = options.maxConsecutiveSkips ?? 3;
   const s: AdamWState = state ?? { step: 0, consecutiveSkips: 0, m: new Map(), v: new Map() };
+  const wasm = new WasmMoments(options.wasmMomentBytes ?? DEFAULT_WASM_MOMENT_BYTES);
 
   return {
     state: s,
     step(params, grads, gradScale = 1) {
       const lr = schedule(s.step);
-      const norm = globalNorm(grads.values(), gradScale);
+      for (const [name, g] of grads) {
+        const w = params.get(name);
+        if (w === undefined || w.length !== g.length) {
+          throw new InvalidArgumentError(`AdamW: no parameter '${name}' of ${g.length} values.`);
+        }
+        const m = s.m.get(name);
+        if (m !== undefined && (m.length !== g.length || s.v.get(name)?.length !== g.length)) {
+          throw new InvalidArgumentError(`AdamW: the moments of '${name}' do not have ${g.length} values.`);
+        }
+      }
+      wasm.place(new Map([...grads].map(([name, g]) => [name, g.length])), s.m, s.v);
+      let sum = 0;
+      for (const [name, g] of grads) sum += wasm.has(name) ? wasm.sumSquares(name, g) : sumSquares(g);
+      const norm = Math.sqrt(sum) * Math.abs(gradScale);
       if (!Number.isFinite(norm)) {
         s.consecutiveSkips++;
         if (s.consecutiveSkips >= maxSkips) {
@@ -160,24 +196,20 @@ export function createAdamW(options: AdamWOptions, state?: AdamWState): AdamW {
       const clip = norm > maxNorm ? maxNorm / (norm + 1e-6) : 1;
       const scale = gradScale * clip;
       s.step++;
-      const bc1 = 1 - b1 ** s.step;
-      const bc2 = 1 - b2 ** s.step;
-      const stepSize = lr / bc1;
+      const shared = {
+        b1,
+        c1: (1 - b1) * scale,
+        b2,
+        c2: (1 - b2) * scale * scale,
+        stepSize: lr / (1 - b1 ** s.step),
+        sib: 1 / Math.sqrt(1 - b2 ** s.step),
+        eps,
+      };
       for (const [name, g] of grads) {
-        const w = params.get(name);
-        if (w === undefined || w.length !== g.length) {
-          throw new InvalidArgumentError(`AdamW: no parameter '${name}' of ${g.length} values.`);
-        }
-        let m = s.m.get(name);
-        let v = s.v.get(name);
-        if (m === undefined || v === undefined) {
-          m = new Float32Array(w.length);
-          v = new Float32Array(w.length);
-          s.m.set(name, m);
-          s.v.set(name, v);
-        }
-        const decay = noDecay(name) ? 1 : 1 - lr * wd;
-        adamwKernel(w, g, m, v, scale, b1, b2, decay, stepSize, 1 / bc2, eps);
+        const w = params.get(name) as Float32Array;
+        const c: KernelConstants = { ...shared, decay: noDecay(name) ? 1 : 1 - lr * wd };
+        if (wasm.has(name)) wasm.update(name, w, c);
+        else adamwKernel(w, g, ...jsMoments(s, name, w.length), c);
       }
       return { skipped: false, gradNorm: norm, lr };
     },
