@@ -90,13 +90,13 @@ const temperatureOf = (ctx: GraphContext) =>
     : { suffix: `@t${ctx.temperature}`, options: { temperature: ctx.temperature } };
 
 /**
- * The session options of a [B, T] bucket: its estimated memory; a memory arena only for runs of at least
- * `ARENA_MIN_POSITIONS` (`arenaFor`); threads that do not spin between runs (`LoadOptions.spinning`: the
+ * The session options of a [B, T] bucket: its estimated memory; a memory arena only for training runs of
+ * at least `ARENA_MIN_POSITIONS` (`arenaFor`; scoring runs none); threads that do not spin between runs (`LoadOptions.spinning`: the
  * runs alternate with the optimizer and other sessions); no memory pattern for the large-vocabulary graphs
  * (see `LoadOptions.memPattern`).
  */
 const bucketBytes = (ctx: GraphContext, p: Packed, kind: 'train' | 'forward') => ({
-  memArena: arenaFor(p.B * p.T),
+  memArena: kind === 'train' && arenaFor(p.B * p.T),
   spinning: false,
   ...(p.scored === undefined ? {} : { memPattern: false }),
   bytes: estimateSessionBytes(ctx.config, {

@@ -71,15 +71,16 @@ export interface LoadOptions {
 }
 
 /**
- * Runs of fewer positions than this get no memory arena (`arenaFor`). Their buffers are small enough for
- * the process heap to hand the same memory back run after run, so the sessions (one per bucket) share it
- * instead of each keeping its largest run's: a Higher-Lower recipe run peaked at 0.56 instead of 1.5 GB,
- * its update as fast. Larger runs keep an arena: without one, warm-start updates of 4 × 512 positions
- * ran 1.4–1.6× slower (their buffers come from fresh pages every run).
+ * Training runs of fewer positions than this get no memory arena (`arenaFor`). Their buffers are small
+ * enough for the process heap to hand the same memory back run after run, so the sessions (one per bucket)
+ * share it instead of each keeping its largest run's: a Higher-Lower recipe run peaked at 0.56 instead of
+ * 1.5 GB, its update as fast. Larger training runs keep an arena: without one, warm-start updates of
+ * 4 × 512 positions ran 1.4–1.6× slower (their buffers come from fresh pages every run). Forward-only
+ * sessions (scoring, generation) never get one (architecture/learner.md, "Session memory").
  */
 export const ARENA_MIN_POSITIONS = 2048;
 
-/** Whether a session whose runs hold `positions` (rows × length) gets a memory arena. */
+/** Whether a training session whose runs hold `positions` (rows × length) gets a memory arena. */
 export const arenaFor = (positions: number): boolean => positions >= ARENA_MIN_POSITIONS;
 
 export interface PersistentOptions {

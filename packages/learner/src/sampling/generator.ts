@@ -13,7 +13,7 @@ import type { ModelConfig } from '../model/config';
 import { estimateSessionBytes } from '../model/memory-estimate';
 import { countParams } from '../model/params';
 import { MASK_NEG } from '../model/transformer';
-import { arenaFor, type GraphRunner } from '../runtime/runner';
+import type { GraphRunner } from '../runtime/runner';
 import { outputData, type TensorValue } from '../runtime/session';
 import { zip } from '../util/arrays';
 import type { GenerateContext, PrefixCacheState, RowState } from './generate-context';
@@ -335,9 +335,10 @@ export function createGenerator(options: GeneratorOptions): Generator {
     runner: options.runner,
     prefix: options.keyPrefix ?? 'model',
     graphOptions: options.graphOptions ?? {},
+    // No memory arena: every session would keep its largest run's memory (`ARENA_MIN_POSITIONS`).
     sessionOptions: (rows, tokens, keys) => ({
       ...(rows * tokens * flopsPerToken < SMALL_RUN_FLOPS ? { threads: 1 } : {}),
-      memArena: arenaFor(rows * tokens),
+      memArena: false,
       bytes: estimateSessionBytes(options.config, {
         kind: 'forward',
         rows,
