@@ -79,13 +79,14 @@ export function chartSpec(chart: ChartDef, size: { width?: number; height?: numb
       ? { scale: { domain: [0, 1] }, axis: { format: '.0%' } }
       : { scale: { zero: false }, axis: { format: '.4~g' } }),
   };
-  // The x axis spans the data (attempts start at 1, iterations at 0), in whole steps.
+  // The x axis spans the data (attempts start at 1, iterations at 0), in whole steps labelled as integers
+  // (a lone point's padded domain would otherwise be labelled `300.000000`).
   const x = {
     field: 'x',
     type: 'quantitative' as const,
     title: chart.xTitle,
     scale: { zero: false },
-    axis: { tickMinStep: 1 },
+    axis: { tickMinStep: 1, format: 'd' },
   };
   const color = {
     field: 'label',
