@@ -69,9 +69,28 @@ export const envDefinition: EnvDefinitionV1<HigherLowerState, number> = {
   },
   // Everything else comes from the generic env layer: no opponents, the agent plays first.
   defaults: {
-    advantage: { trajGamma: 0.9, invalidPenalty: 0.5 },
-    // Out-of-domain: numbers up to 32 with the same five guesses.
+    // One guess per attempt among 1..6: only the notes carry what an attempt found to the next.
+    env: { options: { maxTurns: 1, max: 6 } },
+    // The credit under which MAGE learned to read its notes here: a probe is credited with the later
+    // attempts it makes win, each attempt is compared with the same attempt of the other rollouts, and
+    // the notes stay out of the loss with the KL term keeping them faithful.
+    advantage: {
+      trajGamma: 0.9,
+      invalidPenalty: 0.5,
+      episodeScore: 'return',
+      episodeBaseline: 'attempt',
+      reflectWeight: 0,
+    },
+    ppo: { klCoef: 0.1 },
+    // Out-of-domain: numbers up to 32.
     eval: { outOfDomainEnvOptions: [{ max: 32 }] },
+  },
+  // `mage train --env-package <this> --seed N` runs the `reading` budget (300 iterations, mini-batches of 8
+  // rows) with laptop's warm-start corpus, as the published runs did; `--preset laptop` is a quick run.
+  recipe: {
+    preset: 'reading',
+    values: { warmStart: { iterations: 8 } },
+    results: 'docs/results/adaptation-from-scratch',
   },
   warmStart: {
     teacher: higherLowerTeacher,

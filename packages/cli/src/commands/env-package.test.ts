@@ -46,7 +46,8 @@ describe('--env-package', () => {
       'smoke',
       '--show-config',
     ]);
-    expect(config.env).toEqual({ id: 'higher-lower', options: {}, package: example });
+    // Its defaults' options (one guess per attempt among 1..6) and the package that named them.
+    expect(config.env).toEqual({ id: 'higher-lower', options: { maxTurns: 1, max: 6 }, package: example });
     // The printed config reproduces itself through --config (which loads the package it names).
     const file = join(tmp.path, 'config.json');
     await writeFile(file, JSON.stringify(config));

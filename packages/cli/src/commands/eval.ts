@@ -9,14 +9,7 @@ import {
   type PairedPassBenefitV1,
   storedPath,
 } from '@mage-rl/core';
-import {
-  envDefinition,
-  MEMORY_KINDS,
-  METHOD_IDS,
-  mergeConfig,
-  RUN_PRESET_IDS,
-  useEnvPackage,
-} from '@mage-rl/recipes';
+import { envDefinition, MEMORY_KINDS, METHOD_IDS, mergeConfig, useEnvPackage } from '@mage-rl/recipes';
 import {
   ceilingShare,
   createTrainer,
@@ -33,7 +26,16 @@ import { type Cell, formatTable, printJson } from '../output/format';
 import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
 import { oneOf, positiveInt } from './game-options';
-import { addEnvFlags, chosenEnv, commaList, ENV_URL_HELP, envUrlOverride, seedOf } from './learning-flags';
+import {
+  addEnvFlags,
+  chosenEnv,
+  commaList,
+  ENV_URL_HELP,
+  envUrlOverride,
+  presetFlagHelp,
+  presetOption,
+  seedOf,
+} from './learning-flags';
 import { envOptionsOf } from './train-overrides';
 
 interface EvalFlags {
@@ -52,7 +54,7 @@ interface EvalFlags {
   readonly opponents?: string;
   readonly episodes: string;
   readonly attempts: string;
-  readonly preset: string;
+  readonly preset?: string;
   readonly seed: string;
   readonly json?: boolean;
 }
@@ -103,11 +105,7 @@ export function evalCommand(program: Command, io: Io): void {
     )
     .option('--episodes <n>', 'meta-episodes per opponent', String(EVALUATE_DEFAULTS.episodes))
     .option('--attempts <k>', 'attempts per meta-episode (K)', String(EVALUATE_DEFAULTS.attempts))
-    .option(
-      '--preset <id>',
-      `run preset for prompt layout and sampling: ${RUN_PRESET_IDS.join(' | ')}`,
-      'laptop',
-    )
+    .option('--preset <id>', presetFlagHelp('run preset for prompt layout and sampling'))
     .option('--seed <n>', 'evaluation seed', String(EVALUATE_DEFAULTS.seed))
     .option('--json', 'print JSON')
     .action((opts: EvalFlags, command: Command) => runEval(opts, command, io));
@@ -119,7 +117,7 @@ async function runEval(opts: EvalFlags, command: Command, io: Io): Promise<void>
   const chosen = chosenEnv(command, opts.env, definition?.id);
   const trainer = createTrainer({
     ...(chosen === undefined ? {} : { env: envDefinition(chosen).id }),
-    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    ...presetOption(opts.preset),
     overrides: mergeConfig(
       envUrlOverride(opts.envUrl),
       opts.option ? { env: { options: envOptionsOf(opts.option) } } : {},

@@ -2,7 +2,7 @@
 
 import { join, resolve } from 'node:path';
 import { ConfigError } from '@mage-rl/core';
-import { envDefinition, MEMORY_KINDS, mergeConfig, RUN_PRESET_IDS, useEnvPackage } from '@mage-rl/recipes';
+import { defaultPresetOf, envDefinition, MEMORY_KINDS, mergeConfig, useEnvPackage } from '@mage-rl/recipes';
 import {
   DEFAULT_CACHE_DIR,
   EVAL_MEMORIES,
@@ -26,6 +26,8 @@ import {
   ENV_URL_HELP,
   envFlag,
   envUrlOverride,
+  presetFlagHelp,
+  presetOption,
   seedOf,
   TRAINING_METHOD_IDS,
 } from './learning-flags';
@@ -48,7 +50,7 @@ interface ExperimentFlags {
   env: string;
   envPackage?: string;
   envUrl?: string;
-  preset: string;
+  preset?: string;
   methods: string;
   seeds: string;
   out?: string;
@@ -72,7 +74,7 @@ export function experimentCommand(program: Command, io: Io): void {
       ),
   )
     .option('--env-url <url>', ENV_URL_HELP)
-    .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
+    .option('--preset <id>', presetFlagHelp())
     .option(
       '--methods <ids>',
       `comma-separated: warm-start (the untrained warm start, evaluated) | ${TRAINING_METHOD_IDS.join(' | ')}`,
@@ -118,10 +120,11 @@ async function experimentSpecOf(opts: ExperimentFlags, command: Command): Promis
       envUrlOverride(opts.envUrl),
     ),
   );
+  const env = envDefinition(envFlag(command, opts.env, definition?.id)).id;
   return {
     format: EXPERIMENT_FORMAT,
-    env: envDefinition(envFlag(command, opts.env, definition?.id)).id,
-    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    env,
+    preset: presetOption(opts.preset).preset ?? defaultPresetOf(env),
     methods: commaList(opts.methods),
     seeds: commaList(opts.seeds).map(seedOf),
     overrides,

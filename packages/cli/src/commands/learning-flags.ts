@@ -1,8 +1,17 @@
 /** The flags the learning commands (`pretrain`, `train`, `eval`, `experiment`) share: env, env package, seed. */
 
 import { ConfigError } from '@mage-rl/core';
-import { envRegistry, METHOD_IDS, METHODS, REMOTE_ENV_IDS, type TrainConfigInput } from '@mage-rl/recipes';
+import {
+  envRegistry,
+  METHOD_IDS,
+  METHODS,
+  REMOTE_ENV_IDS,
+  RUN_PRESET_IDS,
+  type RunPresetId,
+  type TrainConfigInput,
+} from '@mage-rl/recipes';
 import type { Command } from 'commander';
+import { oneOf } from './game-options';
 
 /**
  * Which envs a command takes: `all`; `warm-start`, those mage-tiny can be warm-started on (a teacher in
@@ -22,6 +31,24 @@ export function envFlagHelp(which: EnvChoice = 'all'): string {
     )
     .map((d) => d.id);
   return `${ids.join(' | ')}, or the env of --env-package`;
+}
+
+/**
+ * Help of `--preset`: the run presets and, since the flag has no fixed default, the preset each env's recipe
+ * chooses when it is not given (`mage train --env treasure --seed 13` runs Treasure's recipe).
+ */
+export function presetFlagHelp(what = 'run preset'): string {
+  const byPreset = new Map<string, string[]>();
+  for (const d of envRegistry().definitions) {
+    if (d.recipe) byPreset.set(d.recipe.preset, [...(byPreset.get(d.recipe.preset) ?? []), d.id]);
+  }
+  const recipes = [...byPreset].map(([preset, ids]) => `${preset} for ${ids.join(', ')}`).join('; ');
+  return `${what}: ${RUN_PRESET_IDS.join(' | ')} (default: the env's recipe${recipes ? `, ${recipes}` : ''}, the one an --env-package names; laptop for the others)`;
+}
+
+/** `--preset` as typed, checked, as a trainer option; none when not given (the env's recipe preset is used). */
+export function presetOption(preset: string | undefined): { readonly preset?: RunPresetId } {
+  return preset === undefined ? {} : { preset: oneOf(preset, '--preset', RUN_PRESET_IDS) };
 }
 
 /** The methods that update the model, the only ones `train` and `experiment` take (the others: `eval`). */

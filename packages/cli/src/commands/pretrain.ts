@@ -1,7 +1,7 @@
 /** `mage pretrain`: the supervised warm start of mage-tiny, with progress bars and a summary. */
 
 import { ConfigError } from '@mage-rl/core';
-import { envDefinition, RUN_PRESET_IDS, type TrainConfigInput, useEnvPackage } from '@mage-rl/recipes';
+import { envDefinition, type TrainConfigInput, useEnvPackage } from '@mage-rl/recipes';
 import {
   createTrainer,
   DEFAULT_CACHE_DIR,
@@ -16,14 +16,21 @@ import type { Progress } from '../output/progress';
 import { progressFor } from '../output/progress';
 import { pct } from '../output/training-lines';
 import type { Io } from '../program/error-boundary';
-import { oneOf, positiveInt } from './game-options';
-import { ENV_PACKAGE_HELP, envFlag, envFlagHelp, seedOf } from './learning-flags';
+import { positiveInt } from './game-options';
+import {
+  ENV_PACKAGE_HELP,
+  envFlag,
+  envFlagHelp,
+  presetFlagHelp,
+  presetOption,
+  seedOf,
+} from './learning-flags';
 import { OVERRIDE_FLAG_HELP, overridesFromFlags } from './train-overrides';
 
 interface PretrainFlags {
   readonly env: string;
   readonly envPackage?: string;
-  readonly preset: string;
+  readonly preset?: string;
   readonly seed: string;
   readonly out?: string;
   readonly cacheDir: string;
@@ -42,7 +49,7 @@ export function pretrainCommand(program: Command, io: Io): void {
     )
     .option('--env <ids>', `comma-separated envs: ${envFlagHelp('warm-start')}`, 'tictactoe')
     .option('--env-package <name-or-path>', ENV_PACKAGE_HELP)
-    .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
+    .option('--preset <id>', presetFlagHelp())
     .option('--seed <n>', 'seed of the corpus, tokenizer and weights', '1')
     .option('--out <dir>', 'output directory (default: the cache entry under --cache-dir)')
     .option('--cache-dir <dir>', 'cache root', DEFAULT_CACHE_DIR)
@@ -66,7 +73,7 @@ async function runPretrain(opts: PretrainFlags, command: Command, io: Io): Promi
   const envs = envText.split(',').map((e) => envDefinition(e.trim()).id);
   const trainer = createTrainer({
     env: envs[0] as string,
-    preset: oneOf(opts.preset, '--preset', RUN_PRESET_IDS),
+    ...presetOption(opts.preset),
     seed: seedOf(opts.seed),
     cacheDir: opts.cacheDir,
     overrides: warmStartOverrides(opts),

@@ -153,7 +153,8 @@ export function overridesFromFlags(flags: OverrideFlags): TrainConfigInput {
 export interface RunIdentity {
   readonly env: string;
   readonly method: string;
-  readonly preset: string;
+  /** Undefined: neither the flag nor the config values name one (the env's recipe preset is used). */
+  readonly preset?: string | undefined;
   readonly seed: string;
 }
 
@@ -167,12 +168,12 @@ export function identityOf(
   typed: (flag: keyof RunIdentity) => boolean,
   overrides: TrainConfigInput,
 ): RunIdentity {
-  const pick = (flag: keyof RunIdentity, inConfig: unknown): string =>
+  const pick = <K extends keyof RunIdentity>(flag: K, inConfig: unknown): RunIdentity[K] | string =>
     typed(flag) || inConfig === undefined ? flags[flag] : String(inConfig);
   return {
-    env: pick('env', overrides.env?.id),
-    method: pick('method', overrides.method),
+    env: pick('env', overrides.env?.id) as string,
+    method: pick('method', overrides.method) as string,
     preset: pick('preset', overrides.preset),
-    seed: pick('seed', overrides.seed),
+    seed: pick('seed', overrides.seed) as string,
   };
 }

@@ -7,7 +7,6 @@ import {
   METHOD_IDS,
   type MethodId,
   mergeConfig,
-  RUN_PRESET_IDS,
   type RunPresetId,
   recordedEnvPackage,
   type TrainConfigInput,
@@ -28,6 +27,8 @@ import {
   ENV_URL_HELP,
   envFlag,
   envUrlOverride,
+  presetFlagHelp,
+  presetOption,
   seedOf,
   TRAINING_METHOD_IDS,
 } from './learning-flags';
@@ -38,7 +39,7 @@ interface TrainFlags extends OverrideFlags {
   readonly envPackage?: string;
   readonly envUrl?: string;
   readonly method: string;
-  readonly preset: string;
+  readonly preset?: string;
   readonly seed: string;
   readonly runDir?: string;
   readonly resume?: boolean;
@@ -80,7 +81,7 @@ export function trainCommand(program: Command, io: Io): void {
       `training method: ${TRAINING_METHOD_IDS.join(' | ')} (the others need no training: mage eval)`,
       'mage',
     )
-    .option('--preset <id>', `run preset: ${RUN_PRESET_IDS.join(' | ')}`, 'laptop')
+    .option('--preset <id>', presetFlagHelp())
     .option('--seed <n>', 'run seed (warm start, tasks, sampling)', '1')
     .option('--run-dir <dir>', 'run directory (default runs/<env>-<method>-<preset>-s<seed>)')
     .option('--resume', 'continue a killed run from its last complete checkpoint')
@@ -99,7 +100,8 @@ export function trainCommand(program: Command, io: Io): void {
 interface TrainCall {
   readonly env: string;
   readonly method: MethodId;
-  readonly preset: RunPresetId;
+  /** Undefined: the env's recipe preset. */
+  readonly preset?: RunPresetId;
   readonly seed: number;
   readonly overrides: TrainConfigInput;
 }
@@ -119,7 +121,7 @@ async function trainCallOf(opts: TrainFlags, command: Command): Promise<TrainCal
   return {
     env: envDefinition(id.env).id,
     method: oneOf(id.method, '--method', METHOD_IDS),
-    preset: oneOf(id.preset, '--preset', RUN_PRESET_IDS),
+    ...presetOption(id.preset),
     seed: seedOf(id.seed),
     overrides,
   };

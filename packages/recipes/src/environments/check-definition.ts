@@ -1,6 +1,7 @@
 /** Run-time check of an env definition from a package: clear errors instead of failures deep in a run. */
 
 import { ConfigError, type EnvDefinitionV1, isJsonSafe } from '@mage-rl/core';
+import { RUN_PRESET_IDS, RUN_PRESETS } from '../presets/run-presets';
 
 type Plain = Record<string, unknown>;
 
@@ -12,6 +13,35 @@ const ID = /^[A-Za-z0-9][\w.-]*$/;
 
 /** The config keys that identify a run: chosen by the user, never by an env's defaults. */
 const IDENTITY_KEYS = ['method', 'preset', 'seed'] as const;
+
+/** The dotted paths of the leaves of `value` (arrays are leaves). */
+function leafPaths(value: Plain, prefix = ''): string[] {
+  return Object.entries(value).flatMap(([key, v]) =>
+    isPlain(v) ? leafPaths(v, `${prefix}${key}.`) : [`${prefix}${key}`],
+  );
+}
+
+/** What a recipe's values may set: the paths a run preset sets (scale, sampling, optimisation). */
+const PRESET_PATHS = new Set(leafPaths(RUN_PRESETS.laptop).filter((p) => p !== 'provisional'));
+
+/** A problem with `recipe` (an `EnvRecipeV1`), as a sentence fragment, or null. */
+function recipeProblemOf(recipe: unknown): string | null {
+  if (!isPlain(recipe)) return 'has a recipe that is not an object ({ preset, values? })';
+  if (!(RUN_PRESET_IDS as readonly unknown[]).includes(recipe.preset)) {
+    return `has recipe.preset ${JSON.stringify(recipe.preset)}; known run presets: ${RUN_PRESET_IDS.join(', ')}`;
+  }
+  if (recipe.results !== undefined && typeof recipe.results !== 'string') {
+    return 'has recipe.results that is not a string';
+  }
+  if (recipe.values === undefined) return null;
+  if (!isPlain(recipe.values) || !isJsonSafe(recipe.values)) {
+    return 'has recipe.values that are not a JSON object (config values over the run preset)';
+  }
+  const other = leafPaths(recipe.values).find((p) => !PRESET_PATHS.has(p));
+  return other === undefined
+    ? null
+    : `sets recipe.values.${other}, which no run preset sets; a recipe changes the preset's scale, sampling and optimisation numbers, and the rest belongs in defaults`;
+}
 
 /** A problem with the definition, as a sentence fragment (`create must be a function`), or null. */
 function problemOf(d: Plain): string | null {
@@ -32,6 +62,10 @@ function problemOf(d: Plain): string | null {
   const env = d.defaults.env;
   if (isPlain(env) && ('id' in env || 'package' in env)) {
     return 'sets defaults.env.id or defaults.env.package, which come from the registry';
+  }
+  if (d.recipe !== undefined) {
+    const problem = recipeProblemOf(d.recipe);
+    if (problem !== null) return problem;
   }
   if (d.opponents !== undefined) {
     const o = d.opponents;

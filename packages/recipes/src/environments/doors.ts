@@ -19,7 +19,7 @@ import {
 } from '@mage-rl/envs/doors';
 import type { TrainConfigInput } from '../presets/schema';
 import { doorsTeacher } from '../teachers/doors-teacher';
-import { HIDDEN_TARGET_DEFAULTS } from './hidden-target-defaults';
+import { HIDDEN_TARGET_DEFAULTS, hiddenTargetRecipe } from './hidden-target-defaults';
 import { textWords } from './words';
 
 /** Results, door words, outcome labels and the compact rules of every door count. */
@@ -45,6 +45,8 @@ export const doorsEnvDefinition: EnvDefinitionV1<DoorsState, DoorsAction> = {
       outOfDomainEnvOptions: [{ doors: 4 }],
     },
   } satisfies TrainConfigInput,
+  // The reading budget as it is (the README's Doors row: docs/results/adaptation-from-scratch).
+  recipe: hiddenTargetRecipe(),
   warmStart: { teacher: doorsTeacher, words: compactWords() },
   adaptationCeiling: (options, attempts) =>
     hiddenTargetLevels(createDoors(options as DoorsOptions), attempts)?.bayes ?? [],

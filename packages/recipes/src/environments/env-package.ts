@@ -162,9 +162,15 @@ export async function loadEnvPackage(spec: string, cwd: string = process.cwd()):
   const definition = addEnvDefinition(value, { package: spec });
   try {
     resolveTrainConfig({}, { env: definition.id, preset: 'smoke' });
+    // Its recipe's values over the preset they are for.
+    if (definition.recipe) resolveTrainConfig({}, { env: definition.id });
   } catch (error) {
     if (!MageError.isInstance(error)) throw error;
-    throw fail(spec, `the defaults of env '${definition.id}' do not resolve: ${error.message}`, error);
+    throw fail(
+      spec,
+      `the defaults or recipe of env '${definition.id}' do not resolve: ${error.message}`,
+      error,
+    );
   }
   return definition;
 }

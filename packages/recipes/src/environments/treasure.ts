@@ -19,7 +19,7 @@ import {
 } from '@mage-rl/envs/treasure';
 import type { TrainConfigInput } from '../presets/schema';
 import { treasureTeacher } from '../teachers/treasure-teacher';
-import { HIDDEN_TARGET_DEFAULTS } from './hidden-target-defaults';
+import { HIDDEN_TARGET_DEFAULTS, hiddenTargetRecipe } from './hidden-target-defaults';
 import { textWords } from './words';
 
 /** Answers, grid and probe words, outcome labels and the compact rules of every grid size. */
@@ -53,6 +53,9 @@ export const treasureEnvDefinition: EnvDefinitionV1<TreasureState, TreasureActio
       outOfDomainEnvOptions: [{ width: 4, height: 4 }],
     },
   } satisfies TrainConfigInput,
+  // The reading budget at twice the meta-episodes per iteration and ppo.lr 3e-4: with 8 groups nothing read
+  // (the README's Treasure row: docs/results/adaptation-from-scratch).
+  recipe: hiddenTargetRecipe({ rollout: { groups: 16 }, ppo: { lr: 3e-4 } }),
   warmStart: { teacher: treasureTeacher, words: compactWords() },
   adaptationCeiling: (options, attempts) =>
     hiddenTargetLevels(createTreasure(options as TreasureOptions), attempts)?.bayes ?? [],

@@ -1,11 +1,13 @@
 export { formatByteSize, memoryBudgetOf, parseByteSize } from './byte-size';
 export { configErrorFromZod } from './config-errors';
 export { ENV_DEFAULTS } from './env-defaults';
+export { DEFAULT_RUN_PRESET, defaultPresetOf, recipeLayerOf } from './env-recipe';
 export { METHOD_IDS, METHODS, type MethodId, type MethodPreset } from './methods';
 export { type AblationSwitches, overrideAt, switchOverrides } from './overrides';
 export {
   mergeConfig,
   methodLayer,
+  presetValuesFor,
   type ResolveTrainConfigOptions,
   resolveTrainConfig,
 } from './resolve-config';

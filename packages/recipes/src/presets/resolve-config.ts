@@ -1,6 +1,7 @@
 /**
  * `resolveTrainConfig(partial, { preset, method, env })`: the whole train/eval configuration, merged
- * in layers — base defaults → run preset → per-env defaults → method → user values — and validated.
+ * in layers — base defaults → run preset → the env's recipe values → per-env defaults → method → user
+ * values — and validated.
  * Bad values throw `ConfigError` (dotted path, value, what is allowed); unknown ids `UnknownIdError`.
  */
 
@@ -10,12 +11,13 @@ import { envRegistry } from '../environments/registry';
 import { checkOpponentId, createEnvById, populationNames } from '../wiring';
 import { configErrorFromZod } from './config-errors';
 import { envDefaultsOf } from './env-defaults';
+import { defaultPresetOf, recipeLayerOf } from './env-recipe';
 import { METHOD_IDS, METHODS, type MethodId } from './methods';
-import { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId } from './run-presets';
+import { RUN_PRESET_IDS, RUN_PRESETS, type RunPresetId, type RunPresetValues } from './run-presets';
 import { CONFIG_LIMITS, type TrainConfig, type TrainConfigInput, trainConfigSchema } from './schema';
 
 export interface ResolveTrainConfigOptions {
-  /** Default: `partial.preset`, else `laptop`. */
+  /** Default: `partial.preset`, else the env's recipe preset (`defaultPresetOf`: `laptop` for most envs). */
   readonly preset?: string;
   /** Default: `partial.method`, else `mage`. */
   readonly method?: string;
@@ -82,8 +84,21 @@ function pick<T extends string>(kind: string, id: string, known: readonly T[]): 
   return id as T;
 }
 
-/** The method's layer over a run preset. */
-export function methodLayer(method: MethodId, preset: RunPresetId): TrainConfigInput {
+/** A run preset's values as env `envId` runs it: the preset with the env's recipe values over it. */
+export function presetValuesFor(preset: RunPresetId, envId: string): Omit<RunPresetValues, 'provisional'> {
+  const { provisional: _, ...values } = RUN_PRESETS[preset];
+  return mergeConfig<object>(values, recipeLayerOf(envId, preset)) as Omit<RunPresetValues, 'provisional'>;
+}
+
+/**
+ * The method's layer over a run preset; `groupSize` is the group size below it (default: the preset's; an
+ * env's recipe may change it), which the method scales.
+ */
+export function methodLayer(
+  method: MethodId,
+  preset: RunPresetId,
+  groupSize: number = RUN_PRESETS[preset].rollout.groupSize,
+): TrainConfigInput {
   const m = METHODS[method];
   return {
     method,
@@ -91,7 +106,7 @@ export function methodLayer(method: MethodId, preset: RunPresetId): TrainConfigI
     rollout: {
       memory: m.memory,
       attempts: m.attempts,
-      groupSize: RUN_PRESETS[preset].rollout.groupSize * m.groupSizeScale,
+      groupSize: groupSize * m.groupSizeScale,
     },
     advantage: {
       ...(m.metaReward ? { metaReward: m.metaReward } : {}),
@@ -268,22 +283,25 @@ function packageOf(envId: string, asked: unknown): string | undefined {
   return source;
 }
 
-/** Merges preset → env defaults → method → `partial` and validates the result. */
+/**
+ * Merges preset → the env's recipe values (under that preset) → env defaults → method → `partial` and
+ * validates the result.
+ */
 export function resolveTrainConfig(
   partial: TrainConfigInput = {},
   options: ResolveTrainConfigOptions = {},
 ): TrainConfig {
   checkIdentity(partial, options);
-  const preset = pick('preset', options.preset ?? partial.preset ?? 'laptop', RUN_PRESET_IDS);
   const method = pick('method', options.method ?? partial.method ?? 'mage', METHOD_IDS);
   const envId = envRegistry().get(options.env ?? partial.env?.id ?? 'tictactoe').id;
+  const preset = pick('preset', options.preset ?? partial.preset ?? defaultPresetOf(envId), RUN_PRESET_IDS);
   const envPackage = packageOf(envId, partial.env?.package);
-  const { provisional: _, ...presetValues } = RUN_PRESETS[preset];
+  const presetValues = presetValuesFor(preset, envId);
   const merged = mergeConfig(
     BASE,
     presetValues,
     ...envDefaultsOf(envId),
-    methodLayer(method, preset),
+    methodLayer(method, preset, presetValues.rollout.groupSize),
     partial,
     {
       preset,

@@ -1,12 +1,14 @@
 /**
  * Run-scale presets: `paper` (the paper's scale), `laptop` (mage-tiny on a 2-core CPU, sized
- * for the README main job; the numbers it reaches are in the root README) and
- * `smoke` (tiny: a whole train + eval runs in seconds, for tests and CI).
+ * for the README main job; the numbers it reaches are in the root README), `reading` (laptop's model and
+ * rollouts at the budget under which RL taught mage-tiny to read its notes: the README's results rows) and
+ * `smoke` (tiny: a whole train + eval runs in seconds, for tests and CI). An env may name the preset its
+ * runs use by default and its own scale under it (`EnvDefinitionV1.recipe`, architecture/recipes.md).
  */
 
 import type { TrainConfig } from './schema';
 
-export const RUN_PRESET_IDS = ['paper', 'laptop', 'smoke'] as const;
+export const RUN_PRESET_IDS = ['paper', 'laptop', 'reading', 'smoke'] as const;
 export type RunPresetId = (typeof RUN_PRESET_IDS)[number];
 
 /** What a run preset sets: scale, sampling and optimisation numbers (env- and method-independent). */
@@ -42,6 +44,33 @@ const PPO = {
 /** The evaluation protocol of every preset (the number of episodes varies with scale). */
 const EVAL_SAMPLING = { attempts: 3, temperature: 0.7, topP: 0.8, topK: 20, earlyStop: true } as const;
 
+/** mage-tiny (~0.75 M parameters, compact transcripts) on 2 CPU cores: the README main job in ~14 min. */
+const LAPTOP: RunPresetValues = {
+  provisional: false,
+  rollout: {
+    groups: 8,
+    groupSize: 4,
+    ...rolloutSampling('transcript', 'compact'),
+    maxTokens: { play: 16, reflect: 128 },
+  },
+  ppo: { lr: 1e-4, miniBatchRows: 64, ...PPO },
+  train: { iterations: 16, evalEvery: 0, checkpointEvery: 4, evaluate: true },
+  eval: { episodes: 16, ...EVAL_SAMPLING },
+  warmStart: {
+    groups: 32,
+    groupSize: 2,
+    iterations: 8,
+    epochs: 4,
+    lr: 2e-3,
+    batchRows: 32,
+    batchTokens: 2048,
+    noise: 0.1,
+    mistakes: 0.1,
+    adaptive: 0,
+    earlyStop: true,
+  },
+};
+
 export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
   /** The paper's: 16 groups × 8 slots, K = 3, 150 iterations, lr 1e-6, clip 0.2, mini-batch 64, 1 epoch. */
   paper: {
@@ -70,31 +99,18 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
       earlyStop: true,
     },
   },
-  /** mage-tiny (~0.75 M parameters, compact transcripts) on 2 CPU cores: the README main job in ~14 min. */
-  laptop: {
-    provisional: false,
-    rollout: {
-      groups: 8,
-      groupSize: 4,
-      ...rolloutSampling('transcript', 'compact'),
-      maxTokens: { play: 16, reflect: 128 },
-    },
-    ppo: { lr: 1e-4, miniBatchRows: 64, ...PPO },
-    train: { iterations: 16, evalEvery: 0, checkpointEvery: 4, evaluate: true },
-    eval: { episodes: 16, ...EVAL_SAMPLING },
-    warmStart: {
-      groups: 32,
-      groupSize: 2,
-      iterations: 8,
-      epochs: 4,
-      lr: 2e-3,
-      batchRows: 32,
-      batchTokens: 2048,
-      noise: 0.1,
-      mistakes: 0.1,
-      adaptive: 0,
-      earlyStop: true,
-    },
+  laptop: LAPTOP,
+  /**
+   * laptop's model, rollouts and warm-start recipe at the budget of docs/results/adaptation-from-scratch:
+   * 300 iterations (a checkpoint every 50), mini-batches of 8 rows (9–20 optimizer steps per iteration
+   * instead of 2–3) and four times the warm-start corpus (32 iterations), which made the note-blind
+   * teachers' notes faithful on Treasure and Doors. 1–2.5 h a run on a shared 2-core machine.
+   */
+  reading: {
+    ...LAPTOP,
+    ppo: { ...LAPTOP.ppo, miniBatchRows: 8 },
+    train: { ...LAPTOP.train, iterations: 300, checkpointEvery: 50 },
+    warmStart: { ...LAPTOP.warmStart, iterations: 32 },
   },
   /** Tiny: seconds per run. */
   smoke: {

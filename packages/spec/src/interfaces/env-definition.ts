@@ -25,6 +25,11 @@ export interface EnvDefinitionV1<S = unknown, A = unknown> {
    * eval: { outOfDomainEnvOptions: [{ boxes: 3 }] } }`. The trainer validates the merged config.
    */
   readonly defaults: JsonObject;
+  /**
+   * The run the env's published results were made with: the run preset a run of this env uses when none is
+   * asked for, and the env's own scale under that preset. Absent: the `laptop` preset as it is.
+   */
+  readonly recipe?: EnvRecipeV1;
   /** Who the agent plays against. Absent for single-agent envs. */
   readonly opponents?: EnvOpponentsV1<S, A>;
   /** What the embedded model's supervised warm start needs. Absent: train from a model of your own. */
@@ -36,6 +41,21 @@ export interface EnvDefinitionV1<S = unknown, A = unknown> {
    * known exactly (the hidden-target tasks): experiment reports measure the memory benefit against it.
    */
   adaptationCeiling?(options: Readonly<Record<string, unknown>>, attempts: number): readonly number[];
+}
+
+/**
+ * An env's recipe: `preset` is chosen when the user names none (`mage train --env <id> --seed N` runs it), and
+ * `values` are config values layered right over that preset whenever a run of this env uses it (named or
+ * not): the env's scale, such as `{ rollout: { groups: 16 }, ppo: { lr: 3e-4 } }`. They may set only what a
+ * run preset sets (scale, sampling and optimisation numbers); what belongs to the game stays in `defaults`.
+ */
+export interface EnvRecipeV1 {
+  /** A run preset id (`laptop`, `reading` …). */
+  readonly preset: string;
+  /** Values over that preset for this env. Absent: none. */
+  readonly values?: JsonObject;
+  /** Where the results this recipe reproduces are written up (a path or URL), for help texts. */
+  readonly results?: string;
 }
 
 export interface EnvOpponentsV1<S = unknown, A = unknown> {

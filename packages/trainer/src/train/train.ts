@@ -88,13 +88,15 @@ export interface TrainPipelineResult {
 
 /** The resolved config of a `mage train` call (also validates it). */
 export function trainConfigOf(
-  options: Pick<TrainPipelineOptions, 'method' | 'preset' | 'seed' | 'overrides'> & {
+  options: Pick<TrainPipelineOptions, 'method' | 'seed' | 'overrides'> & {
     /** Default: the registry's default env. */
     readonly env?: string;
+    /** Default: the env's recipe preset (`defaultPresetOf`). */
+    readonly preset?: RunPresetId;
   },
 ): TrainConfig {
   const config = resolveTrainConfig(options.overrides ?? {}, {
-    preset: options.preset,
+    ...(options.preset === undefined ? {} : { preset: options.preset }),
     method: options.method,
     ...(options.env === undefined ? {} : { env: options.env }),
     seed: options.seed,

@@ -30,7 +30,7 @@ export interface TrainerConfig {
   readonly env?: string | EnvDefinitionV1;
   /** Default `mage` (`evaluate`: a run's own method, else `reflexion`, unless this is given). */
   readonly method?: MethodId;
-  /** Default `laptop`. */
+  /** Default: the env's recipe preset (`defaultPresetOf`: `reading` for Doors and Treasure, else `laptop`). */
   readonly preset?: RunPresetId;
   /** Default 1. */
   readonly seed?: number;
@@ -152,7 +152,6 @@ function listeners(onEvent: ((event: TrainerEvent) => void) | undefined) {
 export function createTrainer(options: TrainerConfig = {}): Trainer {
   const env = envIdOf(options.env);
   const method = options.method ?? 'mage';
-  const preset = options.preset ?? 'laptop';
   const seed = options.seed ?? 1;
   const overrides = options.overrides ?? {};
   // Without an env, env options in the overrides are for the env a run trained on, which `evaluate` reads
@@ -162,10 +161,12 @@ export function createTrainer(options: TrainerConfig = {}): Trainer {
   const config = trainConfigOf({
     ...(env === undefined ? {} : { env }),
     method,
-    preset,
+    ...(options.preset === undefined ? {} : { preset: options.preset }),
     seed,
     overrides: own,
   });
+  // Without one, the preset is the one the config resolved to: the env's recipe preset.
+  const preset = config.preset;
   const runDir = resolve(options.runDir ?? join('runs', `${config.env.id}-${method}-${preset}-s${seed}`));
   const model = options.model === undefined ? {} : { model: resolve(options.model) };
   const cacheDir = options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir };

@@ -16,6 +16,7 @@ import {
   envRegistry,
   RUN_PRESETS,
   type RunPresetId,
+  recipeLayerOf,
   type TrainConfig,
   type TrainConfigInput,
 } from '@mage-rl/recipes';
@@ -34,20 +35,21 @@ export const DEFAULT_CACHE_DIR = '.mage-cache';
 type WarmStartInputs = Pick<PretrainOptions, 'envs' | 'preset' | 'seed' | 'warmStart' | 'envOptions'>;
 
 /**
- * The warm-start numbers a key holds: the preset's, under the envs' own defaults (envs sorted by id), under
- * the caller's. A reader's opening of 0 makes the same corpus as none, so it is left out, and keys made
- * before envs had warm-start defaults stay the same.
+ * The warm-start numbers a key holds: the preset's, under the envs' recipe values for that preset, under
+ * their own defaults (envs sorted by id), under the caller's. A reader's opening of 0 makes the same corpus
+ * as none, so it is left out, and keys made before envs had warm-start defaults stay the same.
  */
 function warmStartValues(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'warmStart'>,
   registry: ReturnType<typeof envRegistry>,
 ): JsonObject {
-  const envDefaults = [...options.envs]
-    .sort()
-    .map((env) => (registry.get(env).defaults.warmStart ?? {}) as JsonObject);
+  const envs = [...options.envs].sort();
+  const recipes = envs.map((env) => (recipeLayerOf(env, options.preset).warmStart ?? {}) as JsonObject);
+  const envDefaults = envs.map((env) => (registry.get(env).defaults.warmStart ?? {}) as JsonObject);
   const { readerOpening, ...rest } = Object.assign(
     {},
     RUN_PRESETS[options.preset].warmStart,
+    ...recipes,
     ...envDefaults,
     options.warmStart,
   ) as JsonObject;
@@ -57,11 +59,14 @@ function warmStartValues(
 /** A key of everything that determines a warm start (for caching). */
 export function warmStartKey(options: WarmStartInputs): string {
   // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
-  // Envs from packages add the package they came from.
+  // Envs from packages add the package they came from and the env options their defaults set (a package
+  // may change them between versions; a first-party env's are fixed with this key).
   const registry = envRegistry();
   const packages = [...options.envs].sort().flatMap((env) => {
     const source = registry.packageOf(env);
-    return source === undefined ? [] : [`${env}=${source}`];
+    if (source === undefined) return [];
+    const defaults = (registry.get(env).defaults.env as { options?: JsonObject } | undefined)?.options ?? {};
+    return [`${env}=${source}`, ...(Object.keys(defaults).length > 0 ? [JSON.stringify(defaults)] : [])];
   });
   const text = JSON.stringify({
     v: 4,
