@@ -23,7 +23,7 @@ function checkSpecShape<S, A>({ env }: Suite<S, A>): void {
   if (env.game.specificationVersion !== 'v1') fail('game.specificationVersion must be v1');
 }
 
-/** Two runs of two attempts with the same inputs give the same observations and steps. */
+/** Two runs of two attempts with the same inputs give the same observations, steps and reveals. */
 function checkDeterminism<S, A>(suite: Suite<S, A>): void {
   const { env } = suite;
   for (const t of suite.tasks) {
@@ -166,10 +166,15 @@ function checkStableAnchors<S, A>(suite: Suite<S, A>): void {
   }
 }
 
-/** Observations and steps are JSON-safe; `rules()` is non-empty text, `reveal()` text or undefined. */
+/**
+ * Observations and steps are JSON-safe; `rules()` is non-empty text; `reveal()` is nothing while an attempt
+ * runs and text or undefined once it is over.
+ */
 function checkJsonSafe<S, A>(suite: Suite<S, A>): void {
   for (const t of suite.tasks) {
     const ep = makeEpisode(suite, t);
+    ep.reset(0);
+    if (ep.reveal() !== undefined) fail('reveal() must be undefined while an attempt runs');
     const trace = playAttempt(suite.env, ep, 0, suite.rng.split(`json/${t.seed}`));
     if (!isJsonSafe(trace.initial)) fail('reset() observation is not JSON-safe');
     trace.steps.forEach((s, i) => {

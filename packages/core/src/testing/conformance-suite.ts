@@ -70,6 +70,8 @@ export function makeEpisode<S, A>(suite: Suite<S, A>, task: SuiteTask): EnvEpiso
 export interface Trace {
   readonly initial: unknown;
   readonly steps: EnvStepV1[];
+  /** What the episode revealed once the attempt was over (`null` for nothing). */
+  readonly reveal: string | null;
 }
 
 /** Plays one attempt with a seeded mix of legal moves and garbage. Returns everything it saw. */
@@ -89,5 +91,5 @@ export function playAttempt<S, A>(
         : env.formatAction(rng.pick(legal), episode.task.style);
     steps.push(episode.step(episode.parse(response)));
   }
-  return { initial, steps };
+  return { initial, steps, reveal: episode.reveal() ?? null };
 }

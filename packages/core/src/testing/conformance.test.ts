@@ -86,6 +86,14 @@ const BROKEN: Record<string, { env: Nim; fails: ConformanceCheckName }> = {
     })),
     fails: 'json-safe',
   },
+  'reveal during the attempt': {
+    env: broken(() => ({ reveal: () => 'showdown' })),
+    fails: 'json-safe',
+  },
+  'non-deterministic reveal': {
+    env: broken((inner) => ({ reveal: () => (inner.done ? `nonce ${globalCounter++}` : undefined) })),
+    fails: 'determinism',
+  },
 };
 
 describeEnvConformance('nim (reference env)', () => createNimEnv());

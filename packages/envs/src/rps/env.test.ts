@@ -13,7 +13,7 @@ import {
   roundScore,
   rpsGame,
 } from './game';
-import { parseRpsAction, parseRpsEvent, renderRps, rpsEvent } from './text';
+import { parseRpsAction, parseRpsEvent, renderRps, rpsEvent, rpsRoundsLine } from './text';
 
 describeEnvConformance('rps 3 throws', () => createRps());
 describeEnvConformance('rps 1 throw, seat first', () => createRps({ maxTurns: 1 }), { seats: ['first'] });
@@ -139,6 +139,43 @@ describe('rps rules', () => {
     expect(bad).toMatchObject({ valid: false, reward: 0, done: false, event: 'invalid' });
     const last = ep.step(ep.parse(throwText('paper')));
     expect(last).toMatchObject({ reward: 10, done: true, outcome: { label: 'truncated', success: false } });
+  });
+
+  it('a finished attempt reveals its rounds on one line, in order: its final state as rendered', () => {
+    const ep = episode();
+    ep.reset(0);
+    const steps = (['paper', 'rock'] as const).map((t) => ep.step(ep.parse(throwText(t))));
+    expect(ep.reveal()).toBeUndefined();
+    const last = ep.step(ep.parse(throwText('paper')));
+    const line = 'end . you paper opp rock win . you rock opp scissors win . you paper opp paper draw';
+    expect(ep.reveal()).toBe(line);
+    expect(last.observation.text).toBe(line);
+    expect(line).toContain([...steps, last].map((s) => s.event).join(' . '));
+    // The next attempt reveals nothing until it is over.
+    ep.reset(1);
+    expect(ep.reveal()).toBeUndefined();
+
+    const verbose = episode({ maxTurns: 2 }, 'verbose');
+    verbose.reset(0);
+    verbose.step(verbose.parse(throwText('paper')));
+    verbose.step(verbose.parse(throwText('rock')));
+    expect(verbose.reveal()).toBe(
+      "This attempt's throws: You threw paper, the opponent threw rock: you win. You threw rock, the opponent threw scissors: you win.",
+    );
+  });
+
+  it('an attempt cut short by invalid answers reveals the rounds it played, or nothing', () => {
+    const ep = episode({ maxTurns: 2 });
+    ep.reset(0);
+    ep.step(ep.parse('<action>lizard</action>'));
+    ep.step(ep.parse(throwText('scissors')));
+    expect(ep.done).toBe(true);
+    expect(ep.reveal()).toBe('end . you scissors opp rock loss');
+    ep.reset(1);
+    ep.step(ep.parse('nothing'));
+    ep.step(ep.parse('nothing'));
+    expect(ep.reveal()).toBeUndefined();
+    expect(rpsRoundsLine({ throws: 2, played: [[], []] }, 'compact')).toBeUndefined();
   });
 
   it('the seat changes nothing: both throw at once', () => {

@@ -3,8 +3,8 @@
  * The opponent is a bot with a hidden rule, the same in every attempt of the meta-episode; each attempt
  * starts a fresh game, so the bot's state (which depends only on the throws of the attempt) starts afresh
  * too, and whatever the agent learned of the rule reaches the next attempt only through its notes. Each
- * throw won scores `winReward` (draws and losses 0); the attempt is a success when every throw wins. See
- * architecture/envs.md.
+ * throw won scores `winReward` (draws and losses 0); the attempt is a success when every throw wins. A
+ * finished attempt reveals its rounds on one line. See architecture/envs.md.
  */
 
 import type { AttemptOutcome, EnvStepV1, EnvTaskV1, EnvV1, JsonObject, ParsedAction } from '@mage-rl/spec';
@@ -24,7 +24,7 @@ import {
   rpsGame,
   rpsKey,
 } from './game';
-import { formatRpsAction, parseRpsAction, renderRps, rpsEvent, rpsRules } from './text';
+import { formatRpsAction, parseRpsAction, renderRps, rpsEvent, rpsRoundsLine, rpsRules } from './text';
 
 export const RPS_ENV_ID = 'rps';
 
@@ -86,6 +86,14 @@ class RpsEpisode extends SingleAgentEpisode<RpsState, RpsThrow, RpsResolvedOptio
     this.current = this.game.apply(thrown, theirs);
     const reward = roundScore(mine, theirs) > 0 ? this.options.winReward : 0;
     return this.result(reward, true, rpsEvent(mine, theirs, this.task.style));
+  }
+
+  /**
+   * After the attempt: its rounds on one line, in order (what the agent saw, gathered). The reflect prompt
+   * shows it right before the result, so a note can state the whole attempt by copying one line.
+   */
+  override reveal(): string | undefined {
+    return this.done ? rpsRoundsLine(this.current, this.task.style) : undefined;
   }
 
   protected render(s: RpsState): string {

@@ -31,5 +31,6 @@ export {
   renderRps,
   rpsEvent,
   rpsResult,
+  rpsRoundsLine,
   rpsRules,
 } from './text';

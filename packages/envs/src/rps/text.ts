@@ -1,7 +1,8 @@
 /**
  * The Rock-Paper-Scissors text face: a throw is `<action>rock</action>` (`paper`, `scissors`; the letters
  * `R`, `P`, `S` and any letter case parse too); each round's line names both throws and its result
- * (`you rock opp paper loss`), and the observation shows the throw to come and this attempt's rounds so far.
+ * (`you rock opp paper loss`), the observation shows the throw to come and this attempt's rounds so far, and
+ * a finished attempt reveals all its rounds on one line (`rpsRoundsLine`).
  */
 
 import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
@@ -58,6 +59,18 @@ export function renderRps(s: RpsState, style: PromptStyle): string {
   const head = next > s.throws ? 'All throws of this attempt are made.' : `Throw ${next} of ${s.throws}.`;
   if (played.length === 0) return `${head} No throws yet in this attempt.`;
   return `${head} So far: ${played.map(([m, t]) => rpsEvent(m, t, style)).join(' ')}`;
+}
+
+/**
+ * The attempt's rounds on one line, once it is over (the env's `reveal`): `end . you rock opp paper loss .
+ * you paper opp scissors win` (compact; a finished attempt's state as `renderRps` shows it) or sentences;
+ * `undefined` before any round was played (an attempt of invalid answers only).
+ */
+export function rpsRoundsLine(s: RpsState, style: PromptStyle): string | undefined {
+  const played = rounds(s);
+  if (played.length === 0) return undefined;
+  const lines = played.map(([m, t]) => rpsEvent(m, t, style));
+  return style === 'compact' ? ['end', ...lines].join(' . ') : `This attempt's throws: ${lines.join(' ')}`;
 }
 
 export function formatRpsAction(t: RpsThrow, style: PromptStyle): string {

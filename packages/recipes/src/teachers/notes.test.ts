@@ -1,5 +1,6 @@
 import { type EnvV1, runMetaEpisodes } from '@mage-rl/core';
 import { createKuhnPoker } from '@mage-rl/envs/kuhn-poker';
+import { createRps } from '@mage-rl/envs/rps';
 import { createSokoban } from '@mage-rl/envs/sokoban';
 import { createTicTacToe } from '@mage-rl/envs/tictactoe';
 import { createOpponent } from '@mage-rl/opponents';
@@ -7,8 +8,9 @@ import { COMPACT_VOCABULARY, createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
 import { ENV_COMPACT_WORDS } from '../vocabulary';
 import { createTeacher } from './create-teacher';
-import { factualNote } from './notes';
+import { factualNote, revealStatesAttempt } from './notes';
 
+const lost = { success: false, draw: false, truncated: false, label: 'loss' };
 const ALLOWED = new Set([...COMPACT_VOCABULARY, ...ENV_COMPACT_WORDS]);
 const isNumber = (w: string) => /^[+-]?\d+$/.test(w);
 
@@ -68,6 +70,72 @@ describe('factual notes', () => {
     ).toBe(
       '<remark>Attempt 2 was won (win). Turn 1: You played (2, 2); the opponent played (1, 1). Turn 2: invalid: (1, 1) is taken.</remark>',
     );
+  });
+
+  it('state the result and the reveal alone when the reveal restates every line of the attempt, in order', () => {
+    const events = ['you rock opp paper loss', 'you paper opp scissors loss', 'you rock opp rock draw'];
+    const reveal = `end . ${events.join(' . ')}`;
+    const finished = { outcome: lost, events, reveal };
+    expect(revealStatesAttempt(finished)).toBe(true);
+    expect(factualNote(finished, { attempt: 0, style: 'compact' })).toBe(
+      '<remark> attempt 1 lost . end . you rock opp paper loss . you paper opp scissors loss . you rock opp rock draw </remark>',
+    );
+    expect(
+      factualNote(
+        { ...finished, events: ['You threw rock.'], reveal: 'Throws: You threw rock.' },
+        {
+          attempt: 2,
+          style: 'verbose',
+        },
+      ),
+    ).toBe('<remark>Attempt 3 was lost (loss). Throws: You threw rock.</remark>');
+    // A reveal that leaves a line out, or states them in another order, comes after every turn's line.
+    for (const other of [
+      { ...finished, events: [...events, 'invalid'] },
+      { ...finished, events: [events[1] ?? '', events[0] ?? '', events[2] ?? ''] },
+      { ...finished, reveal: 'showdown you Q opp K' },
+    ]) {
+      expect(revealStatesAttempt(other)).toBe(false);
+      expect(factualNote(other, { attempt: 0, style: 'compact' })).toMatch(
+        /^<remark> attempt 1 lost . turn 1 -> /,
+      );
+    }
+  });
+
+  it('Rock-Paper-Scissors: every note is the result and the line of rounds the reflect prompt shows last', async () => {
+    for (const style of ['compact', 'verbose'] as const) {
+      const batch = await runMetaEpisodes({
+        env: createRps() as unknown as EnvV1,
+        policy: createTeacher(createRps() as unknown as EnvV1, { style }),
+        memory: createMemory({ mode: 'reflection' }),
+        opponents: ['cycle-rock', 'beat-last-paper'],
+        makeOpponent: (id: string) => createOpponent('rps', id) as never,
+        groups: 4,
+        groupSize: 2,
+        attempts: 3,
+        earlyStop: false,
+        style,
+        seed: 5,
+      });
+      const rows = batch.rows.filter((r) => r.phase === 'reflect');
+      expect(rows.length).toBe(16);
+      for (const row of rows) {
+        // The line right before the result lists the attempt's rounds.
+        const lines = row.promptText.split('\n').filter((l) => l.trim() !== '');
+        const result = lines.findLastIndex((l) => /^(result :|Result:)/.test(l));
+        const reveal = lines[result - 1] ?? '';
+        expect(reveal).toMatch(
+          style === 'compact' ? /^end( \. you \w+ opp \w+ (win|draw|loss)){3}$/ : /^This attempt's throws: /,
+        );
+        expect(row.responseText).toMatch(
+          style === 'compact'
+            ? /^<remark> attempt \d (won|lost) \. end \. /
+            : /^<remark>Attempt \d was (won|lost) \(\w+\)\. This attempt's throws: /,
+        );
+        expect(row.responseText).toContain(reveal);
+        expect(row.noteRecall).toBe(1);
+      }
+    }
   });
 
   it('verbose notes quote the env history lines and never give advice', async () => {

@@ -1,7 +1,8 @@
 /**
  * Templated *factual* reflection notes for the warm start: what happened in the finished attempt
  * — its result, every turn's move and the opponent's reply (the env's own history lines), and the revealed
- * cards — never strategic advice. Compact notes use only `COMPACT_VOCABULARY` words, the env's compact
+ * cards — never strategic advice. When the env's reveal restates every line of the attempt, the note is the
+ * result and the reveal. Compact notes use only `COMPACT_VOCABULARY` words, the env's compact
  * event words and numbers, so mage-tiny's word-level tokenizer covers them.
  */
 
@@ -15,13 +16,31 @@ export interface FactualNoteOptions {
   readonly style: PromptStyle;
 }
 
+/**
+ * Whether the env's reveal restates the whole attempt: every event line, in order (Rock-Paper-Scissors'
+ * rounds on one line). Such a note states the result and the reveal alone — one line of the reflect prompt
+ * to copy instead of lines scattered over the attempt.
+ */
+export function revealStatesAttempt(finished: FinishedFacts): boolean {
+  const reveal = finished.reveal;
+  if (!reveal || finished.events.length === 0) return false;
+  let from = 0;
+  for (const event of finished.events) {
+    const at = event.trim() === '' ? -1 : reveal.indexOf(event.trim(), from);
+    if (at < 0) return false;
+    from = at + event.trim().length;
+  }
+  return true;
+}
+
 /** The note body (without tags). */
 export function factualNoteBody(finished: FinishedFacts, options: FactualNoteOptions): string {
   const n = options.attempt + 1;
   const result = resultWord(finished.outcome);
+  const turns = revealStatesAttempt(finished) ? [] : finished.events;
   if (options.style === 'compact') {
     const parts = [`attempt ${n} ${result}`];
-    finished.events.forEach((event, i) => {
+    turns.forEach((event, i) => {
       parts.push(`turn ${i + 1} -> ${event}`);
     });
     if (finished.reveal) parts.push(finished.reveal);
@@ -29,7 +48,7 @@ export function factualNoteBody(finished: FinishedFacts, options: FactualNoteOpt
   }
   const verdict = result === 'won' ? 'was won' : result === 'draw' ? 'was a draw' : 'was lost';
   const parts = [`Attempt ${n} ${verdict} (${finished.outcome.label}).`];
-  finished.events.forEach((event, i) => {
+  turns.forEach((event, i) => {
     const line = event.trim();
     parts.push(`Turn ${i + 1}: ${line}${/[.!?]$/.test(line) ? '' : '.'}`);
   });

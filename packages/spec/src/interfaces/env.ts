@@ -90,7 +90,8 @@ export interface EnvEpisodeV1<S = unknown, A = unknown> {
   initialText(): string;
   /**
    * After an attempt ended: extra text the history record may reveal (Kuhn showdown cards when the env
-   * option allows it); `undefined` otherwise.
+   * option allows it, Rock-Paper-Scissors' rounds on one line); `undefined` otherwise, and always while
+   * the attempt runs.
    */
   reveal(): string | undefined;
 }

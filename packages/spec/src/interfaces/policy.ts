@@ -47,7 +47,7 @@ export interface FinishedAttemptFactsV1 {
   readonly outcome: AttemptOutcome;
   /** The env's history lines of the attempt, in order. */
   readonly events: readonly string[];
-  /** Extra text the env revealed after the attempt (Kuhn showdown cards), if any. */
+  /** Extra text the env revealed after the attempt (Kuhn showdown cards, Rock-Paper-Scissors' rounds), if any. */
   readonly reveal?: string;
 }
 

@@ -59,7 +59,7 @@ export interface MemoryAttemptV1 {
   readonly outcome: AttemptOutcome;
   /** Sum of the attempt's step rewards (R_k). */
   readonly return: number;
-  /** Extra text the env reveals after the attempt (Kuhn showdown cards), if any. */
+  /** Extra text the env reveals after the attempt (Kuhn showdown cards, Rock-Paper-Scissors' rounds), if any. */
   readonly reveal?: string;
   /** The reflect turn written after this attempt, once it ran. */
   readonly reflection?: MemoryReflectionV1;
