@@ -43,7 +43,7 @@ export function presetFlagHelp(what = 'run preset'): string {
     if (d.recipe) byPreset.set(d.recipe.preset, [...(byPreset.get(d.recipe.preset) ?? []), d.id]);
   }
   const recipes = [...byPreset].map(([preset, ids]) => `${preset} for ${ids.join(', ')}`).join('; ');
-  return `${what}: ${RUN_PRESET_IDS.join(' | ')} (default: the env's recipe${recipes ? `, ${recipes}` : ''}, the one an --env-package names; laptop for the others)`;
+  return `${what}: ${RUN_PRESET_IDS.join(' | ')} (default: the env's recipe preset${recipes ? ` — ${recipes}` : ''}; an --env-package env's own; else laptop)`;
 }
 
 /** `--preset` as typed, checked, as a trainer option; none when not given (the env's recipe preset is used). */

@@ -101,6 +101,6 @@ describe('mage train --preset smoke (slow: warm start + 2 iterations + resume)',
     expect(r.err).toMatch(/does not train.*mage eval --method reflexion/);
     const bad = await runCaptured(['train', '--preset', 'huge']);
     expect(bad.code).toBe(1);
-    expect(bad.err).toMatch(/--preset must be one of paper, laptop, smoke/);
+    expect(bad.err).toMatch(/--preset must be one of paper, laptop, reading, smoke/);
   });
 });

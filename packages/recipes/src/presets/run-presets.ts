@@ -102,9 +102,10 @@ export const RUN_PRESETS: Readonly<Record<RunPresetId, RunPresetValues>> = {
   laptop: LAPTOP,
   /**
    * laptop's model, rollouts and warm-start recipe at the budget of docs/results/adaptation-from-scratch:
-   * 300 iterations (a checkpoint every 50), mini-batches of 8 rows (9–20 optimizer steps per iteration
-   * instead of 2–3) and four times the warm-start corpus (32 iterations), which made the note-blind
-   * teachers' notes faithful on Treasure and Doors. 1–2.5 h a run on a shared 2-core machine.
+   * 300 iterations (a checkpoint every 50), mini-batches of 8 rows (12–35 optimizer steps per iteration in
+   * those runs, instead of 2–3) and four times the warm-start corpus (32 iterations), which made the note-blind
+   * teachers' notes faithful on Treasure and Doors. On a shared 2-core machine a run trained in 8–17 min
+   * (Higher-Lower, Doors) to 77–117 min (Treasure, at 16 groups).
    */
   reading: {
     ...LAPTOP,
