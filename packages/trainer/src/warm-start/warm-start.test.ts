@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { useTempDir } from '@mage-rl/core/testing/vitest';
-import { RUN_PRESETS } from '@mage-rl/recipes';
+import { addEnvDefinition, envDefinition, RUN_PRESETS } from '@mage-rl/recipes';
 import { describe, expect, it } from 'vitest';
 import { resolveWarmStart, warmStartDir, warmStartKey } from './warm-start';
 
@@ -43,6 +43,32 @@ describe('warmStartKey', () => {
     // A share of 0 makes the corpus of no share: keys made before the field existed still match.
     expect(warmStartKey({ ...doors, warmStart: { readerOpening: 0 } })).toBe(warmStartKey(doors));
     expect(warmStartKey({ ...doors, warmStart: { readerOpening: 0.5 } })).not.toBe(warmStartKey(doors));
+  });
+
+  it("holds the env's recipe values under the preset they are for, and a package env's default options", () => {
+    const create = envDefinition('doors').create;
+    const recipe = { preset: 'reading', values: { warmStart: { iterations: 8 } } } as const;
+    addEnvDefinition(
+      { specificationVersion: 'v1', id: 'doors-pkg', description: 'd', create, defaults: {}, recipe },
+      { package: 'pkg-a' },
+    );
+    const reading = { envs: ['doors-pkg'], preset: 'reading', seed: 1 } as const;
+    // Under reading the recipe's 8 corpus iterations key like asking for them; under laptop (8) they are laptop's.
+    expect(warmStartKey(reading)).toBe(warmStartKey({ ...reading, warmStart: { iterations: 8 } }));
+    expect(warmStartKey(reading)).not.toBe(warmStartKey({ ...reading, warmStart: { iterations: 32 } }));
+    const options = { env: { options: { doors: 4 } } };
+    addEnvDefinition(
+      { specificationVersion: 'v1', id: 'doors-opt', description: 'd', create, defaults: options },
+      { package: 'pkg-b' },
+    );
+    const laptop = { envs: ['doors-opt'], preset: 'laptop', seed: 1 } as const;
+    const before = warmStartKey(laptop);
+    addEnvDefinition(
+      { specificationVersion: 'v1', id: 'doors-opt', description: 'd', create, defaults: {} },
+      { package: 'pkg-b' },
+    );
+    // A package that changes its default env options makes another warm start.
+    expect(warmStartKey(laptop)).not.toBe(before);
   });
 });
 
