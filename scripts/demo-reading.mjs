@@ -28,9 +28,24 @@ const passRates = (metrics) => metrics.overall.perAttempt.map((a) => a.passAtK.r
  * each policy's own other meta-episodes when undefined). Writes `report.md` and `report.json` into `outDir`.
  */
 export async function evaluateReading(options) {
-  const { env, preset, overrides, warmStart, run, episodes, seed, noteDonor, outDir, title, log } = options;
+  const {
+    env,
+    envPackage,
+    preset,
+    overrides,
+    warmStart,
+    run,
+    episodes,
+    seed,
+    noteDonor,
+    outDir,
+    title,
+    log,
+  } = options;
   const { createTrainer } = await import(dist('trainer'));
-  const { pairedPassBenefit } = await import(dist('core'));
+  const { pairedPassBenefit, storedPath } = await import(dist('core'));
+  // An env package (a path) joins the env registry the trainer reads, as `mage --env-package` does.
+  if (envPackage !== undefined) await (await import(dist('recipes'))).loadEnvPackage(envPackage);
   const trainer = createTrainer({ env, preset, overrides });
   const evaluate = async (label, policy) => {
     const started = Date.now();
@@ -42,7 +57,9 @@ export async function evaluateReading(options) {
       foreignNotes: true,
       ...(noteDonor === undefined ? {} : { noteDonor }),
     });
-    log(`evaluated ${label}: ${episodes} tasks with notes, with no memory and with foreign notes (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    log(
+      `evaluated ${label}: ${episodes} tasks with notes, with no memory and with foreign notes (${((Date.now() - started) / 1000).toFixed(0)} s)`,
+    );
     return r;
   };
   const ws = await evaluate('the warm start', warmStart);
@@ -82,11 +99,14 @@ export async function evaluateReading(options) {
   const verdict = reads
     ? `MAGE reads its notes: own − foreign notes ${pts(reading)} points at ${at}, and ${pct(passRates(mage.result.metrics)[k - 1])}% against the warm start's ${pct(passRates(ws.result.metrics)[k - 1])}% with notes (${pts(gain)}), over ${versusWarmStart.pairs} paired tasks`
     : `MAGE did not show reading on this seed: own − foreign notes ${pts(reading)} points at ${at}, MAGE − warm start ${pts(gain)} (both intervals must be above 0)`;
-  const donor = noteDonor === 'teacher' ? "the warm-start teacher's play of the same tasks" : noteDonor ?? "the policy's own other meta-episodes";
+  const donor =
+    noteDonor === 'teacher'
+      ? "the warm-start teacher's play of the same tasks"
+      : (noteDonor ?? "the policy's own other meta-episodes");
   const md = [
     `# ${title}`,
     '',
-    `Warm start \`${warmStart}\`, MAGE run \`${run}\`; ${episodes} evaluation tasks (seed \`${seed}\`), ${k} attempts,`,
+    `Warm start \`${storedPath(warmStart)}\`, MAGE run \`${storedPath(run)}\`; ${episodes} evaluation tasks (seed \`${seed}\`), ${k} attempts,`,
     `MAGE's prompts and reflection notes; foreign notes from ${donor}.`,
     '',
     ...passTable,
@@ -107,8 +127,8 @@ export async function evaluateReading(options) {
   });
   const json = {
     format: 'mage-rl/demo-reading@1',
-    warmStart,
-    run,
+    warmStart: storedPath(warmStart),
+    run: storedPath(run),
     episodes,
     seed,
     noteDonor: noteDonor ?? null,
