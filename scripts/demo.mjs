@@ -47,16 +47,13 @@ function run(cmd, cmdArgs, title, vars = {}) {
   process.stdout.write(`==> ${title}: done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
-/** Runs `mage <args>` and returns its stdout (for `--json`). */
-function mageJson(cmdArgs, title) {
-  process.stdout.write(`\n==> ${title}\n`);
-  const started = Date.now();
+/** Runs `mage <args> --json` and returns what it printed. */
+function mageJson(cmdArgs) {
   const r = spawnSync('node', [...mage, ...cmdArgs], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
   if (r.status !== 0) {
-    process.stdout.write(`\ndemo: '${title}' failed (exit ${r.status ?? r.signal}).\n`);
+    process.stdout.write(`\ndemo: 'mage ${cmdArgs.join(' ')}' failed (exit ${r.status ?? r.signal}).\n`);
     process.exit(r.status || 1);
   }
-  process.stdout.write(`==> ${title}: done in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
   return JSON.parse(r.stdout.toString('utf8'));
 }
 
@@ -89,7 +86,7 @@ else await higherLower();
  * (docs/results/demo-memory): DEMO_ITERATIONS iterations and DEMO_EPISODES evaluation tasks.
  */
 async function higherLower() {
-  const DEMO_ITERATIONS = '200';
+  const DEMO_ITERATIONS = '150';
   const DEMO_EPISODES = 256;
   const iterations = flag('--iterations', DEMO_ITERATIONS);
   // The example env's recipe (`--preset reading`, its default): one guess per attempt, the credit and KL
@@ -107,10 +104,10 @@ async function higherLower() {
     ...cacheDir,
   ];
   // No evaluation of its own: the warm start is evaluated below, with MAGE, on the same tasks.
-  const warm = mageJson(
-    ['pretrain', ...task, '--seed', seed, '--eval-episodes', '0', '--json'],
-    'warm start (mage pretrain: note-blind teachers)',
-  );
+  const pretrain = ['pretrain', ...task, '--seed', seed, '--eval-episodes', '0'];
+  run('node', [...mage, ...pretrain], 'warm start (mage pretrain: note-blind teachers)');
+  // The same call again finds it in the cache and names its directory.
+  const warm = mageJson([...pretrain, '--json']);
   // Another iteration count is another run: its own directory (a run keeps its config).
   const out = `runs/demo-higher-lower5-s${seed}${iterations !== DEMO_ITERATIONS ? `-i${iterations}` : ''}`;
   // The run in mage/, the evaluation's report.md and report.json beside it.
