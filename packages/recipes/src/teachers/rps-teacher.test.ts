@@ -88,6 +88,34 @@ describe('Rock-Paper-Scissors teacher', () => {
     expect(rpsTeacherThrows(3, undefined, [])).toEqual(['rock', 'paper', 'scissors']);
   });
 
+  it('plays a function of what the prompt shows: ties go to the first of rock, paper, scissors', async () => {
+    const env = createRps();
+    const teacher = createTeacher(env, { style: 'compact' });
+    for (const bot of TRAINING.slice(0, 6)) {
+      const ep = env.createEpisode({
+        seed: 1,
+        seat: 'first',
+        style: 'compact',
+        rng: createRng(1),
+        opponent: createOpponent('rps', bot),
+      });
+      let observation = ep.reset(0);
+      while (!ep.done) {
+        const texts = new Set<string>();
+        for (let seed = 0; seed < 8; seed++) {
+          const facts = { slot: 's', taskSeed: seed, attempt: 0, observation };
+          const [r] = await teacher.generate([{ messages: [], phase: 'play', seed, facts }]);
+          texts.add(r?.text ?? '');
+        }
+        expect(texts.size).toBe(1);
+        const [text] = texts;
+        // Every opening ties: the first throw is rock.
+        if (ep.turn === 0) expect(text).toBe('<action> rock </action>');
+        observation = ep.step(ep.parse(text ?? '')).observation;
+      }
+    }
+  });
+
   it('note-blind it plays the same throw whatever facts.earlier holds', async () => {
     const env = createRps();
     const teacher = createTeacher(env, { style: 'compact' });
