@@ -36,7 +36,7 @@ describe('report charts (Vega-Lite specs rendered in Node)', () => {
     expect(ticks).not.toContain(0);
   });
 
-  it('labels a lone point\'s x as an integer', async () => {
+  it("labels a lone point's x as an integer", async () => {
     const chart = await chartOf([{ label: 'mage', x: 300, y: 0.5 }]);
     const labels = [...chart.svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
     expect(labels).toContain('300');
