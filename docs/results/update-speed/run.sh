@@ -8,7 +8,7 @@
 set -euo pipefail
 OUT=${OUT:-experiments/update-speed}
 mkdir -p "$OUT"
-HL=(--env-package ./examples/custom-env --env higher-lower --set env.options.maxTurns=1 --set env.options.max=6 --seed 13)
+HL=(--preset laptop --env-package ./examples/custom-env --env higher-lower --set env.options.maxTurns=1 --set env.options.max=6 --seed 13)
 RECIPE=(--set advantage.episodeBaseline=attempt --set ppo.klCoef=0.1 --set ppo.miniBatchRows=8 --set advantage.reflectWeight=0)
 here=$(pwd)
 for rep in 1 2; do
