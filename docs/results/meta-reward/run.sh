@@ -3,33 +3,53 @@
 # attempt is played and scored in training (rollout.earlyStop=false; with early stop and success-only
 # rewards differential and cumulative are one training). Per seed, from the same cached warm start: the
 # warm start's evaluation, then MAGE (the recipe with episodeScore=return) with the differential,
-# cumulative and single-episode meta-rewards; every policy evaluated on the same 256 tasks with its notes,
+# cumulative and single-episode meta-rewards, and GiGPO and GRPO (no notes, no credit across attempts) with
+# the same flags; every policy evaluated on the same 256 tasks with its notes,
 # with no memory and with a foreign meta-episode's notes (evaluation stops at a success, as pass@k does).
-# Usage: bash docs/results/meta-reward/run.sh [seed ...]   (from the repository root, after a build)
+# Usage: [VARIANTS='differential cumulative single gigpo grpo'] bash docs/results/meta-reward/run.sh [seed ...]
+# (from the repository root, after a build)
 # Resumable: a finished evaluation is skipped, an interrupted training resumes from its last checkpoint.
-# Table: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "differential=$OUT/evals/differential" ...
+# Tables: node docs/results/meta-reward/table.mjs docs/results/meta-reward/evals warm-start differential ...
+# and node docs/results/adaptation-from-scratch/aggregate.mjs 1 "differential=docs/results/meta-reward/evals/differential" ...
 set -euo pipefail
 OUT=${OUT:-experiments/meta-reward}
 source "$(dirname "$0")/../adaptation-from-scratch/protocol.sh"
 # The runs name their preset: the example env's own default (reading) came later and keys its warm start
 # apart; laptop with the recipe's flags is the same training.
+KEEP=docs/results/meta-reward
+mkdir -p "$KEEP/evals"
+# What is committed of a finished run: its config, metrics, first guesses per 100 iterations and evaluation.
+keep() {
+  local run=$1 name=$2
+  mkdir -p "$KEEP/runs/$name"
+  cp "$run/config.json" "$KEEP/runs/$name/"
+  gzip -c "$run/metrics.jsonl" > "$KEEP/runs/$name/metrics.jsonl.gz"
+  node docs/results/adaptation-from-scratch/first-moves.mjs "$run/episodes" 100 > "$KEEP/runs/$name/first-moves.txt"
+  cp "$OUT/evals/$name.json" "$KEEP/evals/"
+}
 HL6=("${HL[@]}" --preset laptop --set env.options.maxTurns=1 --set env.options.max=6)
 for s in "${@:-13}"; do
   [ -s "$OUT/pretrain-s$s.json" ] || $M pretrain "${HL6[@]}" --seed "$s" --json > "$OUT/pretrain-s$s.json"
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).dir)' "$OUT/pretrain-s$s.json")
   [ -s "$OUT/evals/warm-start-s$s.json" ] ||
     $M eval "${HL[@]}" --preset laptop --option maxTurns=1 --option max=6 --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/warm-start-s$s.json"
-  for reward in differential cumulative single; do
-    [ -s "$OUT/evals/$reward-s$s.json" ] && continue
-    run="$OUT/runs/$reward-s$s"
+  cp "$OUT/evals/warm-start-s$s.json" "$KEEP/evals/"
+  for variant in ${VARIANTS:-differential cumulative single gigpo grpo}; do
+    [ -s "$OUT/evals/$variant-s$s.json" ] && continue
+    run="$OUT/runs/$variant-s$s"
+    case $variant in
+      gigpo | grpo) method=(--method "$variant") ;;
+      *) method=(--method mage --set advantage.metaReward="$variant") ;;
+    esac
     # A finished run (its last checkpoint is iteration 299) is only evaluated.
     if ! grep -qs '"iteration": 299' "$run/checkpoints/latest.json"; then
       resume=()
       [ -d "$run/checkpoints" ] && resume=(--resume)
       # From the warm start pretrain made (--model): every variant of a seed starts from the same weights.
       $M train "${HL6[@]}" --seed "$s" --model "$warm" --run-dir "$run" "${RECIPE[@]}" \
-        --set advantage.episodeScore=return --set rollout.earlyStop=false --set advantage.metaReward="$reward" "${resume[@]}"
+        --set advantage.episodeScore=return --set rollout.earlyStop=false "${method[@]}" "${resume[@]}"
     fi
-    $M eval "${HL[@]}" --preset laptop --policy "$run" --method mage "${EVAL[@]}" > "$OUT/evals/$reward-s$s.json"
+    $M eval "${HL[@]}" --preset laptop --policy "$run" --method mage "${EVAL[@]}" > "$OUT/evals/$variant-s$s.json"
+    keep "$run" "$variant-s$s"
   done
 done
