@@ -66,7 +66,8 @@ export const rpsEnvDefinition: EnvDefinitionV1<RpsState, RpsThrow> = {
     populations,
     match: { model: rpsGame(3), root: initialRpsState(3) },
   },
-  warmStart: { teacher: rpsTeacher, words: compactWords() },
+  // Revision 2: tied throws drawn 4 : 2 : 1 (they went to rock before).
+  warmStart: { teacher: rpsTeacher, words: compactWords(), revision: 2 },
   adaptationCeiling: bayesPassAtK,
   labels: { name: 'Rock-Paper-Scissors', success: 'every throw of the attempt won' },
 };

@@ -1,5 +1,5 @@
 import { createRng, evaluate, type MetaEpisodeMetricsV1 } from '@mage-rl/core';
-import { createRps } from '@mage-rl/envs/rps';
+import { createRps, type RpsThrow } from '@mage-rl/envs/rps';
 import { createOpponent, POPULATION_PRESETS, RPS_OOD_BOTS } from '@mage-rl/opponents';
 import { createMemory } from '@mage-rl/reflection';
 import { describe, expect, it } from 'vitest';
@@ -88,9 +88,11 @@ describe('Rock-Paper-Scissors teacher', () => {
     expect(rpsTeacherThrows(3, undefined, [])).toEqual(['rock', 'paper', 'scissors']);
   });
 
-  it('plays a function of what the prompt shows: ties go to the first of rock, paper, scissors', async () => {
+  it('breaks ties at random, rock : paper : scissors as 4 : 2 : 1, and plays the one best throw otherwise', async () => {
     const env = createRps();
     const teacher = createTeacher(env, { style: 'compact' });
+    const openings = new Map<string, number>();
+    let forced = 0;
     for (const bot of TRAINING.slice(0, 6)) {
       const ep = env.createEpisode({
         seed: 1,
@@ -101,19 +103,36 @@ describe('Rock-Paper-Scissors teacher', () => {
       });
       let observation = ep.reset(0);
       while (!ep.done) {
+        const mine = (observation.info.you as string[]).map((t) => t as RpsThrow);
+        const rounds = (observation.info.opp as string[]).map(
+          (t, i) => [mine[i] ?? 'rock', t as RpsThrow] as const,
+        );
+        const best = rpsTeacherThrows(3, undefined, rounds);
         const texts = new Set<string>();
-        for (let seed = 0; seed < 8; seed++) {
+        for (let seed = 0; seed < 70; seed++) {
           const facts = { slot: 's', taskSeed: seed, attempt: 0, observation };
           const [r] = await teacher.generate([{ messages: [], phase: 'play', seed, facts }]);
-          texts.add(r?.text ?? '');
+          const text = r?.text ?? '';
+          texts.add(text);
+          if (ep.turn === 0) openings.set(text, (openings.get(text) ?? 0) + 1);
         }
-        expect(texts.size).toBe(1);
-        const [text] = texts;
-        // Every opening ties: the first throw is rock.
-        if (ep.turn === 0) expect(text).toBe('<action> rock </action>');
-        observation = ep.step(ep.parse(text ?? '')).observation;
+        for (const text of texts) expect(best.map((t) => `<action> ${t} </action>`)).toContain(text);
+        if (best.length === 1) {
+          forced++;
+          expect(texts.size).toBe(1);
+        }
+        observation = ep.step(ep.parse(`<action> ${best[0]} </action>`)).observation;
       }
     }
+    expect(forced).toBeGreaterThan(0);
+    // Every opening ties: 420 openings drawn 4 : 2 : 1 (expected 240, 120, 60).
+    const share = (t: string) => (openings.get(`<action> ${t} </action>`) ?? 0) / 420;
+    expect(share('rock')).toBeGreaterThan(0.47);
+    expect(share('rock')).toBeLessThan(0.67);
+    expect(share('paper')).toBeGreaterThan(0.2);
+    expect(share('paper')).toBeLessThan(0.37);
+    expect(share('scissors')).toBeGreaterThan(0.07);
+    expect(share('scissors')).toBeLessThan(0.22);
   });
 
   it('note-blind it plays the same throw whatever facts.earlier holds', async () => {

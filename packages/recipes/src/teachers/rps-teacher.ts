@@ -2,10 +2,11 @@
  * The Rock-Paper-Scissors warm-start teacher, the players of opponents' `rpsCeiling` over the training
  * population (`balanced`). Note-blind (the default) it is the memoryless best response: within the attempt
  * it keeps the bots whose rule explains the rounds so far and throws what wins most against them, never
- * reading its notes. Ties go to the first of rock, paper, scissors, so the throw is a function of what the
- * prompt shows: trained on throws drawn at random among ties (its first throw always is one), mage-tiny's
- * tied embeddings of the three words collapsed into one vector (cosine 1.00), and it could neither read a
- * throw nor copy one into a note (docs/results/rps-exploit). Reading its notes (a share of meta-episodes, `adaptive`) it is the myopic
+ * reading its notes. Among tied throws (its first throw always is one) it draws rock, paper and scissors
+ * with weights 4 : 2 : 1. Not uniformly: trained on uniform draws, mage-tiny's tied embeddings of the three
+ * words collapsed into one vector (cosine 1.00), and it could neither read a throw nor copy one into a note.
+ * Not the first of them always either: a warm start that always throws the same has no entropy, every
+ * meta-episode of a group plays alike and RL gets no contrast (docs/results/rps-exploit). Reading its notes (a share of meta-episodes, `adaptive`) it is the myopic
  * reader: the rounds its notes record (the env's own lines, `parseRpsEvent`) narrow the bots first; on this
  * population the Bayes reader plays the same. A round no bot explains leaves the belief as it was, as in the
  * ceiling. See architecture/recipes.md.
@@ -69,6 +70,9 @@ export function rpsTeacherThrows(
   return planner.bestThrows(narrowed(planner, belief, current), current, 1);
 }
 
+/** The weights of rock, paper and scissors when the bots leave a choice among them (see above). */
+const TIE_WEIGHTS: Readonly<Record<RpsThrow, number>> = { rock: 4, paper: 2, scissors: 1 };
+
 const asThrow = (value: string, teacher: string): RpsThrow => {
   const t = RPS_THROWS.find((x) => x === value);
   if (!t) {
@@ -80,11 +84,12 @@ const asThrow = (value: string, teacher: string): RpsThrow => {
 export function rpsTeacher(env: RpsEnv, options: TeacherOptions = {}): PolicyV1 {
   const id = 'teacher-rps';
   const throws = typeof env.options.maxTurns === 'number' ? env.options.maxTurns : 3;
-  return envTeacher(env, id, options, (observation, _rng, notes) => {
+  return envTeacher(env, id, options, (observation, rng, notes) => {
     const mine = infoStrings(observation, 'you', id).map((t) => asThrow(t, id));
     const theirs = infoStrings(observation, 'opp', id).map((t) => asThrow(t, id));
     const current = theirs.map((t, i): Round => [mine[i] ?? 'rock', t]);
     const best = rpsTeacherThrows(throws, notes.adaptive ? notes.earlier : undefined, current);
-    return best[0] ?? 'rock';
+    if (best.length <= 1) return best[0] ?? 'rock';
+    return best[rng.weighted(best.map((t) => TIE_WEIGHTS[t]))] ?? 'rock';
   });
 }

@@ -110,6 +110,11 @@ export interface EnvWarmStartV1<S = unknown, A = unknown> {
    * events, actions, outcome labels — which the embedded model's word-level vocabulary must hold.
    */
   readonly words: readonly string[];
+  /**
+   * The teacher's revision: raise it when what the teacher plays or writes changes, so that warm starts
+   * cached from the earlier teacher are not reused (it is part of the warm-start cache key). Absent: 1.
+   */
+  readonly revision?: number;
 }
 
 export interface EnvTeacherOptionsV1 {

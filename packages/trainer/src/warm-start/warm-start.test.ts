@@ -70,6 +70,32 @@ describe('warmStartKey', () => {
     // A package that changes its default env options makes another warm start.
     expect(warmStartKey(laptop)).not.toBe(before);
   });
+
+  it("holds a teacher's revision past the first: a changed teacher makes another warm start", () => {
+    const create = envDefinition('doors').create;
+    const teacher = envDefinition('doors').warmStart!.teacher;
+    const define = (revision?: number) =>
+      addEnvDefinition(
+        {
+          specificationVersion: 'v1',
+          id: 'doors-rev',
+          description: 'd',
+          create,
+          defaults: {},
+          warmStart: { teacher, words: [], ...(revision === undefined ? {} : { revision }) },
+        },
+        { package: 'pkg-c' },
+      );
+    const inputs = { envs: ['doors-rev'], preset: 'laptop', seed: 1 } as const;
+    define();
+    const first = warmStartKey(inputs);
+    define(1);
+    expect(warmStartKey(inputs)).toBe(first);
+    define(2);
+    expect(warmStartKey(inputs)).not.toBe(first);
+    // Rock-Paper-Scissors' teacher is at revision 2.
+    expect(envDefinition('rps').warmStart?.revision).toBe(2);
+  });
 });
 
 describe('resolveWarmStart', () => {

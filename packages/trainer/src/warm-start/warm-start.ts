@@ -68,6 +68,11 @@ export function warmStartKey(options: WarmStartInputs): string {
     const defaults = (registry.get(env).defaults.env as { options?: JsonObject } | undefined)?.options ?? {};
     return [`${env}=${source}`, ...(Object.keys(defaults).length > 0 ? [JSON.stringify(defaults)] : [])];
   });
+  // A teacher past its first revision keys its warm starts apart from the earlier teacher's.
+  const teachers = [...options.envs].sort().flatMap((env) => {
+    const revision = registry.has(env) ? (registry.get(env).warmStart?.revision ?? 1) : 1;
+    return revision > 1 ? [`${env}@${revision}`] : [];
+  });
   const text = JSON.stringify({
     v: 4,
     envs: [...options.envs].sort(),
@@ -76,6 +81,7 @@ export function warmStartKey(options: WarmStartInputs): string {
     ws: warmStartValues(options, registry),
     ...(options.envOptions && Object.keys(options.envOptions).length > 0 ? { env: options.envOptions } : {}),
     ...(packages.length > 0 ? { packages } : {}),
+    ...(teachers.length > 0 ? { teachers } : {}),
   });
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
