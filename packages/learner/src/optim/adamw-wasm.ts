@@ -40,6 +40,20 @@ interface Kernels {
   sumSquares(p: number, n4: number): number;
 }
 
+/** The module's exports as the kernels, checked. */
+function kernelsOf(exports: unknown): Kernels {
+  const { memory, adamw, sumSquares } = (exports ?? {}) as Partial<Record<keyof Kernels, unknown>>;
+  const isMemory = typeof memory === 'object' && memory !== null && 'buffer' in memory && 'grow' in memory;
+  if (!isMemory || typeof adamw !== 'function' || typeof sumSquares !== 'function') {
+    throw new Error('AdamW kernels: the WebAssembly module does not export memory, adamw and sumSquares.');
+  }
+  return {
+    memory: memory as Kernels['memory'],
+    adamw: adamw as Kernels['adamw'],
+    sumSquares: sumSquares as Kernels['sumSquares'],
+  };
+}
+
 /** One AdamW step's constants (bias corrections and gradient scale folded in; `adamw.wat`). */
 export interface KernelConstants {
   readonly b1: number;
@@ -78,7 +92,7 @@ export class WasmMoments {
 
   constructor(private readonly maxBytes: number) {
     const module = new WebAssembly.Module(Buffer.from(ADAMW_WASM, 'base64'));
-    this.k = new WebAssembly.Instance(module).exports as unknown as Kernels;
+    this.k = kernelsOf(new WebAssembly.Instance(module).exports);
   }
 
   has(name: string): boolean {
