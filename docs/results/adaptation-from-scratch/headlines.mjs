@@ -1,4 +1,5 @@
-// The rows of the top-level README's results table, from the committed `mage eval --json --foreign-notes` files:
+// The top-level README's results table with every interval (this folder's README, "Headlines"), from the
+// committed `mage eval --json --foreign-notes` files:
 //   node headlines.mjs [--mixed-commits]        (in this folder)
 // Per row, mean over seeds with a 95% t-interval over seeds: MAGE's pass@3 with its notes, its memory benefit,
 // own − foreign, MAGE − warm start at pass@3 (each with its own notes, paired by seed), pass@3 with no memory
