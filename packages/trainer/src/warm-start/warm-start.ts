@@ -62,20 +62,21 @@ export function warmStartKey(options: WarmStartInputs): string {
   // Envs from packages add the package they came from and the env options their defaults set (a package
   // may change them between versions; a first-party env's are fixed with this key).
   const registry = envRegistry();
-  const packages = [...options.envs].sort().flatMap((env) => {
+  const envs = [...options.envs].sort();
+  const packages = envs.flatMap((env) => {
     const source = registry.packageOf(env);
     if (source === undefined) return [];
     const defaults = (registry.get(env).defaults.env as { options?: JsonObject } | undefined)?.options ?? {};
     return [`${env}=${source}`, ...(Object.keys(defaults).length > 0 ? [JSON.stringify(defaults)] : [])];
   });
   // A teacher past its first revision keys its warm starts apart from the earlier teacher's.
-  const teachers = [...options.envs].sort().flatMap((env) => {
+  const teachers = envs.flatMap((env) => {
     const revision = registry.has(env) ? (registry.get(env).warmStart?.revision ?? 1) : 1;
     return revision > 1 ? [`${env}@${revision}`] : [];
   });
   const text = JSON.stringify({
     v: 4,
-    envs: [...options.envs].sort(),
+    envs,
     preset: options.preset,
     seed: options.seed,
     ws: warmStartValues(options, registry),
