@@ -7,9 +7,9 @@
  * words collapsed into one vector (cosine 1.00), and it could neither read a throw nor copy one into a note.
  * Not the first of them always either: a warm start that always throws the same has no entropy, every
  * meta-episode of a group plays alike and RL gets no contrast (docs/results/rps-exploit). Reading its
- * notes (a share of meta-episodes, `adaptive`) it is the myopic reader: the rounds its notes record (the env's own lines, `parseRpsEvent`) narrow the bots first; on this
- * population the Bayes reader plays the same. A round no bot explains leaves the belief as it was, as in the
- * ceiling. See architecture/recipes.md.
+ * notes (a share of meta-episodes, `adaptive`) it is the myopic reader: the rounds its notes record (the
+ * env's own lines, `parseRpsEvent`) narrow the bots first; on this population the Bayes reader plays the
+ * same. A round no bot explains leaves the belief as it was, as in the ceiling. See architecture/recipes.md.
  */
 
 import { type FinishedAttemptFactsV1, InvalidArgumentError, type PolicyV1 } from '@mage-rl/core';
