@@ -137,7 +137,7 @@ describe('tictactoe env', () => {
     expect(() => createTicTacToe({ size: 6 })).toThrow(ConfigError);
     expect(() => createTicTacToe({ size: 6 })).toThrow(/tictactoe\.size.*at most 5/);
     expect(() => createTicTacToe({ colour: 'red' } as never)).toThrow(
-      /known options: size, maxTurns, winReward, truncation, replies/,
+      /known options: size, maxTurns, winReward, truncation, replies, reveal/,
     );
     expect(createTicTacToe({ size: 5 }).options).toEqual({
       size: 5,
@@ -145,6 +145,7 @@ describe('tictactoe env', () => {
       winReward: 10,
       truncation: 'zero',
       replies: 'turn',
+      reveal: 'none',
     });
   });
 });

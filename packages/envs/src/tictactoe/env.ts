@@ -1,4 +1,7 @@
-/** `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). */
+/**
+ * `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). With `reveal:
+ * 'moves'` a finished attempt reveals its moves on one line. See architecture/envs.md.
+ */
 
 import type { EnvObservationV1, EnvStepV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/spec';
 import { z } from 'zod';
@@ -22,6 +25,7 @@ import {
   moveText,
   parseTicTacToeAction,
   renderBoard,
+  ticTacToeMovesLine,
   ticTacToeRules,
 } from './text';
 
@@ -30,6 +34,10 @@ export const TICTACTOE_ENV_ID = 'tictactoe';
 /** The `replies` option: the opponent's randomness per attempt and turn, or per board (frozen). */
 export const TICTACTOE_REPLIES = ['turn', 'board'] as const;
 export type TicTacToeReplies = (typeof TICTACTOE_REPLIES)[number];
+
+/** The `reveal` option: what a finished attempt's `reveal()` returns — nothing, or its moves on one line. */
+export const TICTACTOE_REVEALS = ['none', 'moves'] as const;
+export type TicTacToeReveal = (typeof TICTACTOE_REVEALS)[number];
 
 export const ticTacToeOptionsSchema = z.strictObject({
   /** Board size n (n×n, win length n). */
@@ -46,6 +54,12 @@ export const ticTacToeOptionsSchema = z.strictObject({
    * frozen opponent whose replies an agent can learn from its notes.
    */
   replies: z.enum(TICTACTOE_REPLIES).default('turn'),
+  /**
+   * What a finished attempt reveals. `none`: nothing. `moves`: its moves in order on one line
+   * (`ticTacToeMovesLine`: the opponent's opening when the agent sits second, then every turn's event
+   * line, invalid turns too), so a note can state a line to replay by copying it.
+   */
+  reveal: z.enum(TICTACTOE_REVEALS).default('none'),
 });
 
 export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
@@ -70,6 +84,8 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
   protected readonly label = 'Tic-Tac-Toe';
   protected readonly initial: TicTacToeState;
   protected current: TicTacToeState;
+  /** This attempt's event lines, in order (what `reveal: 'moves'` gathers). */
+  private events: string[] = [];
 
   constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
     super(task, options, ticTacToeGame(options.size));
@@ -89,6 +105,28 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
   /** With `replies: 'board'` the reply to a board draws from `opponent/board/<board>`: one per board. */
   protected override replyStream(state: TicTacToeState): string {
     return this.options.replies === 'board' ? boardStream(state) : super.replyStream(state);
+  }
+
+  /** A new attempt gathers its event lines afresh. */
+  protected override restart(): void {
+    this.events = [];
+  }
+
+  /**
+   * With `reveal: 'moves'`, once the attempt is over: its moves on one line, the opponent's opening first
+   * when the agent sits second; nothing otherwise.
+   */
+  override reveal(): string | undefined {
+    if (this.options.reveal !== 'moves' || !this.done) return undefined;
+    // Agent second, the initial board holds one stone: the opponent's (player 0's) opening.
+    const opening = this.agent === 1 ? 31 - Math.clz32(this.initial.x) : undefined;
+    return ticTacToeMovesLine(opening, this.events, this.options.size, this.task.style);
+  }
+
+  /** Every turn's step record goes through here: its event line is kept for the reveal. */
+  protected override result(reward: number, valid: boolean, event: string): EnvStepV1 {
+    this.events.push(event);
+    return super.result(reward, valid, event);
   }
 
   initialText(): string {

@@ -2,10 +2,12 @@ export {
   createTicTacToe,
   TICTACTOE_ENV_ID,
   TICTACTOE_REPLIES,
+  TICTACTOE_REVEALS,
   type TicTacToeEnv,
   type TicTacToeOptions,
   type TicTacToeReplies,
   type TicTacToeResolvedOptions,
+  type TicTacToeReveal,
   ticTacToeOptionsSchema,
 } from './env';
 export {
@@ -35,5 +37,6 @@ export {
   parseTicTacToeEvent,
   renderBoard,
   type TicTacToeEventFacts,
+  ticTacToeMovesLine,
   ticTacToeRules,
 } from './text';

@@ -1,6 +1,7 @@
 /**
  * The Tic-Tac-Toe text face: boards drawn from the agent's point of view (the agent is always `X`, the
- * opponent `O`, empty cells `.`), 1-based rows and columns, and the `(row, col)` action parser.
+ * opponent `O`, empty cells `.`), 1-based rows and columns, the `(row, col)` action parser, and a finished
+ * attempt's moves on one line (`ticTacToeMovesLine`, the `reveal: 'moves'` option).
  */
 
 import type { ParsedAction, PromptStyle } from '@mage-rl/spec';
@@ -55,6 +56,28 @@ export function renderBoard(state: TicTacToeState, agent: number, style: PromptS
     .map((c) => cellText(c, n))
     .join(', ');
   return `${header}\n${lines.join('\n')}\nYou are X, the opponent is O, '.' is an empty cell. Empty cells: ${legal || 'none'}.`;
+}
+
+/**
+ * A finished attempt's moves on one line (the env's reveal with `reveal: 'moves'`): the opponent's
+ * `opening` cell when the agent sat second, then the attempt's event lines as the env wrote them, in order
+ * — an invalid turn's line too, so the line counts every turn. Compact: `end . opponent ( 1 , 1 ) . you
+ * ( 2 , 2 ) opponent ( 1 , 2 ) . invalid . you ( 3 , 3 ) ...`; verbose: `This attempt's moves: The opponent
+ * played (1, 1) first. You played (2, 2); the opponent played (1, 2). invalid: (2, 2) is taken. ...`.
+ */
+export function ticTacToeMovesLine(
+  opening: TicTacToeAction | undefined,
+  events: readonly string[],
+  size: number,
+  style: PromptStyle,
+): string {
+  if (style === 'compact') {
+    const first = opening === undefined ? [] : [`opponent ${moveText(opening, size, style)}`];
+    return ['end', ...first, ...events].join(' . ');
+  }
+  const first = opening === undefined ? [] : [`The opponent played ${moveText(opening, size, style)} first.`];
+  const sentences = events.map((e) => (/[.!?]$/.test(e) ? e : `${e}.`));
+  return `This attempt's moves: ${[...first, ...sentences].join(' ')}`;
 }
 
 export function ticTacToeRules(size: number, style: PromptStyle, maxTurns: number): string {

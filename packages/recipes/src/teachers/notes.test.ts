@@ -138,6 +138,68 @@ describe('factual notes', () => {
     }
   });
 
+  it("Tic-Tac-Toe with reveal 'moves': every note is the result and the line of moves the prompt shows last", async () => {
+    for (const style of ['compact', 'verbose'] as const) {
+      const env = createTicTacToe({ reveal: 'moves', replies: 'board' }) as unknown as EnvV1;
+      const batch = await runMetaEpisodes({
+        env,
+        // Mistakes: some attempts hold invalid turns, whose lines the reveal keeps too.
+        policy: createTeacher(env, { style, mistakes: 0.2, adaptive: 0.5 }),
+        memory: createMemory({ mode: 'reflection' }),
+        opponents: ['mcts-50', 'random', 'pattern-edges-first'],
+        makeOpponent: (id: string) => createOpponent('tictactoe', id) as never,
+        groups: 6,
+        groupSize: 2,
+        attempts: 3,
+        earlyStop: false,
+        seats: { mixed: 0.5 },
+        style,
+        seed: 5,
+      });
+      const rows = batch.rows.filter((r) => r.phase === 'reflect');
+      expect(rows.length).toBe(24); // 12 slots, a note after attempts 1 and 2
+      let second = 0;
+      let invalid = 0;
+      for (const row of rows) {
+        const lines = row.promptText.split('\n').filter((l) => l.trim() !== '');
+        const result = lines.findLastIndex((l) => /^(result :|Result:)/.test(l));
+        const reveal = lines[result - 1] ?? '';
+        expect(reveal).toMatch(
+          style === 'compact' ? /^end \. (you|opponent) \( / : /^This attempt's moves: /,
+        );
+        expect(row.responseText).toMatch(
+          style === 'compact'
+            ? /^<remark> attempt \d (won|lost|draw) \. end \. /
+            : /^<remark>Attempt \d (was won|was lost|was a draw) \(\w+\)\. This attempt's moves: /,
+        );
+        // The note is a copy of the line: no turn is listed apart from it.
+        expect(row.responseText).toContain(reveal);
+        expect(row.responseText).not.toMatch(/turn 1 ->|Turn 1:/);
+        expect(row.noteRecall).toBe(1);
+        if (/^end \. opponent|The opponent played \(\d, \d\) first/.test(reveal)) second++;
+        if (/\binvalid\b/.test(reveal)) invalid++;
+      }
+      expect(second).toBeGreaterThan(0);
+      expect(invalid).toBeGreaterThan(0);
+    }
+  });
+
+  it("Tic-Tac-Toe without the option: no reveal, the note lists every turn, as with reveal 'none'", async () => {
+    const rows = await reflectRows(ENVS[0]?.[0] as EnvV1, ['random'], 'compact');
+    const none = await reflectRows(
+      createTicTacToe({ reveal: 'none' }) as unknown as EnvV1,
+      ['random'],
+      'compact',
+    );
+    expect(none.map((r) => [r.promptText, r.responseText])).toEqual(
+      rows.map((r) => [r.promptText, r.responseText]),
+    );
+    for (const row of rows) {
+      expect(row.responseText).toMatch(/^<remark> attempt \d (won|lost|draw|truncated) \. turn 1 -> you \( /);
+      expect(row.promptText).not.toMatch(/^end \. /m);
+    }
+  });
+
   it('verbose notes quote the env history lines and never give advice', async () => {
     const rows = await reflectRows(ENVS[0]?.[0] as EnvV1, ['random'], 'verbose');
     for (const row of rows) {

@@ -34,6 +34,14 @@ describe('warmStartKey', () => {
     expect(keys.size).toBe(9);
   });
 
+  it('holds the env options: a Tic-Tac-Toe warm start revealing its moves is another warm start', () => {
+    const frozen = { ...base, envOptions: { replies: 'board' } } as const;
+    const revealing = { ...base, envOptions: { replies: 'board', reveal: 'moves' } } as const;
+    expect(warmStartKey(revealing)).not.toBe(warmStartKey(frozen));
+    expect(warmStartKey({ ...base, envOptions: { reveal: 'moves' } })).not.toBe(warmStartKey(base));
+    expect(warmStartDir('/cache', revealing)).not.toBe(warmStartDir('/cache', frozen));
+  });
+
   it("holds the env's own warm-start defaults; a reader's opening of 0 keys as none", () => {
     const treasure = { envs: ['treasure'], preset: 'laptop', seed: 1 } as const;
     const doors = { ...treasure, envs: ['doors'] } as const;
