@@ -1,7 +1,8 @@
 /**
  * `mage train --env <task> --seed N`, with no other flag, resolves to the config of the committed runs behind
- * the README's results rows (docs/results/adaptation-from-scratch/runs/<run>-s<N>/config.json, whose
- * `extra` is the resolved config the run trained with). Nothing trains: `--show-config` only.
+ * the README's results rows and the other results written up with a recipe
+ * (docs/results/<dir>/runs/<run>-s<N>/config.json, whose `extra` is the resolved config the run trained
+ * with). Nothing trains: `--show-config` only.
  */
 
 import { readFileSync } from 'node:fs';
@@ -21,6 +22,8 @@ interface Row {
   /** The committed runs the row aggregates: `<runs>-s<seed>`. */
   readonly runs: string;
   readonly seeds: readonly number[];
+  /** The results folder under docs/results holding `runs/` (default `adaptation-from-scratch`). */
+  readonly dir?: string;
 }
 
 const ROWS: readonly Row[] = [
@@ -43,6 +46,13 @@ const ROWS: readonly Row[] = [
     seeds: [13, 14, 15, 16, 17],
   },
   { row: 'Treasure 3×3', flags: ['--env', 'treasure'], runs: 'treasure-opening-mage', seeds: [13, 14, 15] },
+  {
+    row: 'Rock-Paper-Scissors, faithful notes',
+    flags: ['--env', 'rps'],
+    runs: 'faithful-notes-mage',
+    seeds: [13],
+    dir: 'rps-exploit',
+  },
 ];
 
 /**
@@ -59,6 +69,8 @@ const DELIBERATE: Readonly<
   // Fields added to the config after these runs, at the value the code then had (one behaviour only).
   'advantage.penaltyScope': (run) => (run.startsWith('higher-lower') ? ['episode', undefined] : undefined),
   'ppo.klUpperEdge': (run) => (run.startsWith('higher-lower') ? ['hold', undefined] : undefined),
+  // rps-exploit/run.sh kept a checkpoint every 25 iterations; the preset keeps one every 50.
+  'train.checkpointEvery': (run) => (run === 'faithful-notes-mage' ? [50, 25] : undefined),
   // Seed 15's 4-epoch warm start stated 40% of each attempt in its notes; the protocol made it again with
   // twice the epochs (`mage pretrain` warns below 80%, and says to pass --set warmStart.epochs=8).
   'warmStart.epochs': (run, seed) => (run === 'treasure-opening-mage' && seed === 15 ? [4, 8] : undefined),
@@ -73,8 +85,8 @@ function flatten(value: unknown, prefix = '', out: Flat = {}): Flat {
   return out;
 }
 
-function committed(run: string): Flat {
-  const path = repo(`docs/results/adaptation-from-scratch/runs/${run}/config.json`);
+function committed(run: string, dir = 'adaptation-from-scratch'): Flat {
+  const path = repo(`docs/results/${dir}/runs/${run}/config.json`);
   const { extra } = JSON.parse(readFileSync(path, 'utf8')) as { extra: Record<string, unknown> };
   // Where the run found its warm start in the cache of the machine it ran on: a record, not a setting.
   const { warmStartDir: _, ...config } = extra;
@@ -82,12 +94,12 @@ function committed(run: string): Flat {
 }
 
 describe('mage train --env <task> --seed N runs the committed recipe', () => {
-  for (const { row, flags, runs, seeds } of ROWS) {
+  for (const { row, flags, runs, seeds, dir } of ROWS) {
     it(`${row}: ${runs}-s${seeds.join('/')}`, async () => {
       for (const seed of seeds) {
         const run = `${runs}-s${seed}`;
         const now = flatten(await runJson(['train', ...flags, '--seed', String(seed), '--show-config']));
-        const then = committed(run);
+        const then = committed(run, dir);
         const paths = [...new Set([...Object.keys(now), ...Object.keys(then)])].sort();
         const differences = paths.filter((p) => JSON.stringify(now[p]) !== JSON.stringify(then[p]));
         const expected = Object.keys(DELIBERATE).filter((p) => DELIBERATE[p]?.(runs, seed) !== undefined);

@@ -4,6 +4,7 @@
  * (`ood`); the training defaults are the hidden-target ones (the settings under which RL taught mage-tiny
  * to read its notes), the teacher is the memoryless best response (the myopic reader when it reads its
  * notes), and the adaptation ceiling is the exact Bayes reader's pass@k over the training population.
+ * Its recipe is the `reading` run preset, the budget of docs/results/rps-exploit.
  */
 
 import type { EnvDefinitionV1 } from '@mage-rl/core';
@@ -68,6 +69,9 @@ export const rpsEnvDefinition: EnvDefinitionV1<RpsState, RpsThrow> = {
   },
   // Revision 2: tied throws drawn 4 : 2 : 1 (they went to rock before).
   warmStart: { teacher: rpsTeacher, words: compactWords(), revision: 2 },
+  // The budget of the runs written up there: the `reading` run preset (300 iterations, mini-batches of 8
+  // rows, the 4× warm-start corpus), so `mage train --env rps --seed N` runs them.
+  recipe: { preset: 'reading', results: 'docs/results/rps-exploit' },
   adaptationCeiling: bayesPassAtK,
   labels: { name: 'Rock-Paper-Scissors', success: 'every throw of the attempt won' },
 };
