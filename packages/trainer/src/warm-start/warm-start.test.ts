@@ -42,6 +42,18 @@ describe('warmStartKey', () => {
     expect(warmStartDir('/cache', revealing)).not.toBe(warmStartDir('/cache', frozen));
   });
 
+  it('keys an env option spelled out at its default as left out', () => {
+    expect(warmStartKey({ ...base, envOptions: { reveal: 'none', replies: 'turn', size: 3 } })).toBe(
+      warmStartKey(base),
+    );
+    const frozen = { ...base, envOptions: { replies: 'board' } } as const;
+    expect(warmStartKey({ ...base, envOptions: { replies: 'board', reveal: 'none' } })).toBe(
+      warmStartKey(frozen),
+    );
+    // Any other value keys apart, one the env would refuse too.
+    expect(warmStartKey({ ...base, envOptions: { size: 99 } })).not.toBe(warmStartKey(base));
+  });
+
   it("holds the env's own warm-start defaults; a reader's opening of 0 keys as none", () => {
     const treasure = { envs: ['treasure'], preset: 'laptop', seed: 1 } as const;
     const doors = { ...treasure, envs: ['doors'] } as const;

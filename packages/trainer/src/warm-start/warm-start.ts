@@ -56,6 +56,35 @@ function warmStartValues(
   return readerOpening ? { ...rest, readerOpening } : rest;
 }
 
+/**
+ * The env options a key holds: those that differ from what the env resolves when given none (over its
+ * definition's default options), so that a default spelled out (`--set env.options.reveal=none`) keys as
+ * left out and reuses that warm start. All of them with several envs, or when the env cannot be made
+ * from its defaults alone.
+ */
+function keyedEnvOptions(
+  envs: readonly string[],
+  envOptions: JsonObject | undefined,
+  registry: ReturnType<typeof envRegistry>,
+): JsonObject | undefined {
+  if (envOptions === undefined || Object.keys(envOptions).length === 0) return undefined;
+  const [env] = envs;
+  if (envs.length !== 1 || env === undefined) return envOptions;
+  let resolved: JsonObject;
+  try {
+    const definition = registry.get(env);
+    resolved = definition.create(
+      (definition.defaults.env as { options?: JsonObject } | undefined)?.options ?? {},
+    ).options;
+  } catch {
+    return envOptions;
+  }
+  const kept = Object.entries(envOptions).filter(
+    ([k, v]) => JSON.stringify(v) !== JSON.stringify(resolved[k]),
+  );
+  return kept.length > 0 ? Object.fromEntries(kept) : undefined;
+}
+
 /** A key of everything that determines a warm start (for caching). */
 export function warmStartKey(options: WarmStartInputs): string {
   // The preset's warm-start numbers are part of the key: changing a preset must not reuse old weights.
@@ -74,13 +103,14 @@ export function warmStartKey(options: WarmStartInputs): string {
     const revision = registry.has(env) ? (registry.get(env).warmStart?.revision ?? 1) : 1;
     return revision > 1 ? [`${env}@${revision}`] : [];
   });
+  const envOptions = keyedEnvOptions(envs, options.envOptions, registry);
   const text = JSON.stringify({
     v: 4,
     envs,
     preset: options.preset,
     seed: options.seed,
     ws: warmStartValues(options, registry),
-    ...(options.envOptions && Object.keys(options.envOptions).length > 0 ? { env: options.envOptions } : {}),
+    ...(envOptions === undefined ? {} : { env: envOptions }),
     ...(packages.length > 0 ? { packages } : {}),
     ...(teachers.length > 0 ? { teachers } : {}),
   });
