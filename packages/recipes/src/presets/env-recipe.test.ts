@@ -17,9 +17,9 @@ const probe: EnvDefinitionV1 = {
 };
 
 describe('env recipes', () => {
-  it('choose the preset of a run that names none: reading for Doors and Treasure, laptop otherwise', () => {
-    expect(['doors', 'treasure'].map(defaultPresetOf)).toEqual(['reading', 'reading']);
-    for (const env of ['tictactoe', 'kuhn-poker', 'sokoban', 'rps']) {
+  it('choose the preset of a run that names none: reading for Doors, Treasure and RPS, laptop otherwise', () => {
+    expect(['doors', 'treasure', 'rps'].map(defaultPresetOf)).toEqual(['reading', 'reading', 'reading']);
+    for (const env of ['tictactoe', 'kuhn-poker', 'sokoban']) {
       expect(defaultPresetOf(env), env).toBe('laptop');
       expect(resolveTrainConfig({}, { env }).preset, env).toBe('laptop');
     }
