@@ -4,8 +4,9 @@
 # `mage eval` of the run and of the warm start it trained from, each on the same 256 tasks (evaluation seed
 # 1000, never trained on) with its notes, with no memory and with a foreign meta-episode's notes.
 # Usage: bash docs/results/shipped-defaults/run.sh [seed ...]   (repository root, after a build; default
-# seeds 13-17). Resumable: a finished evaluation is skipped, an interrupted training resumes.
-# Table: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "warm start=$OUT/evals/warm-start" "MAGE=$OUT/evals/mage"
+# seeds 13-17). Resumable: a finished evaluation is skipped, an interrupted training resumes. Each finished
+# seed's config, metrics, first guesses and evaluations are kept in docs/results/shipped-defaults.
+# Table: node docs/results/adaptation-from-scratch/aggregate.mjs 1 "warm start=docs/results/shipped-defaults/evals/warm-start" "MAGE=docs/results/shipped-defaults/evals/mage"
 set -euo pipefail
 M="node packages/cli/dist/bin.js"
 OUT=${OUT:-experiments/shipped-defaults}
@@ -13,7 +14,18 @@ HL=(--env-package ./examples/custom-env --env higher-lower)
 EVAL=(--episodes 256 --foreign-notes --seed 1000 --json)
 seeds=("$@")
 [ ${#seeds[@]} -gt 0 ] || seeds=(13 14 15 16 17)
-mkdir -p "$OUT/evals"
+KEEP=docs/results/shipped-defaults
+mkdir -p "$OUT/evals" "$KEEP/evals"
+# What is committed of a finished seed: the run's config, metrics and first guesses per 100 iterations, and
+# both evaluations.
+keep() {
+  local run=$1 s=$2
+  mkdir -p "$KEEP/runs/higher-lower-s$s"
+  cp "$run/config.json" "$KEEP/runs/higher-lower-s$s/"
+  gzip -c "$run/metrics.jsonl" > "$KEEP/runs/higher-lower-s$s/metrics.jsonl.gz"
+  node docs/results/adaptation-from-scratch/first-moves.mjs "$run/episodes" 100 > "$KEEP/runs/higher-lower-s$s/first-moves.txt"
+  cp "$OUT/evals/mage-s$s.json" "$OUT/evals/warm-start-s$s.json" "$KEEP/evals/"
+}
 for s in "${seeds[@]}"; do
   run="$OUT/runs/higher-lower-s$s"
   if ! grep -qs '"iteration": 299' "$run/checkpoints/latest.json"; then
@@ -26,4 +38,5 @@ for s in "${seeds[@]}"; do
   warm=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).extra.warmStartDir)' "$run/config.json")
   [ -s "$OUT/evals/warm-start-s$s.json" ] ||
     $M eval "${HL[@]}" --policy "$warm" --method mage "${EVAL[@]}" > "$OUT/evals/warm-start-s$s.json"
+  keep "$run" "$s"
 done
