@@ -34,6 +34,13 @@ const ROWS: readonly Row[] = [
     seeds: [13, 14, 15],
   },
   {
+    row: 'Higher-Lower 1..6, the shipped defaults alone',
+    flags: HL,
+    runs: 'higher-lower',
+    seeds: [13, 14, 15, 16, 17],
+    dir: 'shipped-defaults',
+  },
+  {
     row: 'Higher-Lower 1..5',
     flags: [...HL, '--set', 'env.options.max=5'],
     runs: 'higher-lower5-mage-return-klfix',
@@ -63,12 +70,14 @@ const DELIBERATE: Readonly<
   Record<string, (run: string, seed: number) => readonly [unknown, unknown] | undefined>
 > = {
   // The committed runs named laptop and added the budget as flags (protocol.sh); it is now the preset.
-  preset: () => ['reading', 'laptop'],
+  preset: (run) => (run === 'higher-lower' ? undefined : ['reading', 'laptop']),
   // The package as named on the command line (the runs were started from the repository root).
   'env.package': (run) => (run.startsWith('higher-lower') ? [example, './examples/custom-env'] : undefined),
   // Fields added to the config after these runs, at the value the code then had (one behaviour only).
-  'advantage.penaltyScope': (run) => (run.startsWith('higher-lower') ? ['episode', undefined] : undefined),
-  'ppo.klUpperEdge': (run) => (run.startsWith('higher-lower') ? ['hold', undefined] : undefined),
+  'advantage.penaltyScope': (run) =>
+    run.startsWith('higher-lower') && run !== 'higher-lower' ? ['episode', undefined] : undefined,
+  'ppo.klUpperEdge': (run) =>
+    run.startsWith('higher-lower') && run !== 'higher-lower' ? ['hold', undefined] : undefined,
   // rps-exploit/run.sh kept a checkpoint every 25 iterations; the preset keeps one every 50.
   'train.checkpointEvery': (run) => (run === 'faithful-notes-mage' ? [50, 25] : undefined),
   // Seed 15's 4-epoch warm start stated 40% of each attempt in its notes; the protocol made it again with
