@@ -4,9 +4,10 @@
 // Per row, mean over seeds with a 95% t-interval over seeds: MAGE's pass@3 with its notes, its memory benefit,
 // own − foreign, MAGE − warm start at pass@3 (each with its own notes, paired by seed), pass@3 with no memory
 // for MAGE's weights and for the warm start's, and MAGE's memory benefit above GiGPO's and GRPO's (paired by
-// seed). Then the per-seed values. Checks that each MAGE run (`runs/<run>-s<seed>/config.json`, its
-// `warmStartDir`) started from the warm start evaluated beside it; refuses files of different commits (each
-// file's `code`) unless --mixed-commits.
+// seed). Then the per-seed values. A row's files are in this folder or the row's `dir` (another results
+// folder). Checks that each MAGE run (`runs/<run>-s<seed>/config.json`, its `warmStartDir`) started from
+// the warm start evaluated beside it; refuses a row whose files come from different commits (each file's
+// `code`) unless --mixed-commits. Rows may come from different commits: each is one experiment.
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { checkCommits, mixedCommitsFlag } from './commits.mjs';
@@ -91,8 +92,8 @@ const percent = (xs) => {
 };
 const mean = (xs) => pts(ci(xs).m);
 
-function load(prefix, seed) {
-  const path = `evals/${prefix}-s${seed}.json`;
+function load(dir, prefix, seed) {
+  const path = `${dir}evals/${prefix}-s${seed}.json`;
   if (!existsSync(`${here}${path}`)) throw new Error(`${path} is missing`);
   return { path, record: JSON.parse(readFileSync(`${here}${path}`, 'utf8')) };
 }
@@ -104,16 +105,17 @@ const passAt3 = (play) => {
 const benefitAt3 = (r) => r.memoryBenefit.passAtK[2].mean;
 const ownMinusForeignAt3 = (r) => r.notesBenefit.passAtK[2].mean;
 
-function warmStartOfRun(run, seed) {
-  const path = `${here}runs/${run}-s${seed}/config.json`;
-  if (!existsSync(path)) throw new Error(`runs/${run}-s${seed}/config.json is missing`);
+function warmStartOfRun(dir, run, seed) {
+  const path = `${here}${dir}runs/${run}-s${seed}/config.json`;
+  if (!existsSync(path)) throw new Error(`${dir}runs/${run}-s${seed}/config.json is missing`);
   const found = readFileSync(path, 'utf8').match(/"warmStartDir":\s*"([^"]+)"/);
-  if (!found) throw new Error(`runs/${run}-s${seed}/config.json names no warmStartDir`);
+  if (!found) throw new Error(`${dir}runs/${run}-s${seed}/config.json names no warmStartDir`);
   return basename(found[1]);
 }
 
-const files = [];
 const rows = ROWS.map((row) => {
+  const dir = row.dir ?? '';
+  const files = [];
   const perSeed = row.seeds.map((seed) => {
     const [mage, foreign, warmStart, gigpo, grpo] = [
       row.mage,
@@ -121,9 +123,9 @@ const rows = ROWS.map((row) => {
       row.warmStart,
       row.gigpo,
       row.grpo,
-    ].map((prefix) => load(prefix, seed));
+    ].map((prefix) => load(dir, prefix, seed));
     files.push(mage, foreign, warmStart, gigpo, grpo);
-    const trainedFrom = warmStartOfRun(row.run, seed);
+    const trainedFrom = warmStartOfRun(dir, row.run, seed);
     if (trainedFrom !== basename(warmStart.record.policy)) {
       throw new Error(
         `${row.task}, seed ${seed}: the MAGE run started from ${trainedFrom}, ${warmStart.path} evaluates ${warmStart.record.policy}`,
@@ -142,9 +144,10 @@ const rows = ROWS.map((row) => {
     };
   });
   const col = (key) => perSeed.map((s) => s[key]);
+  process.stderr.write(`${row.task}: `);
+  checkCommits(files, mixed);
   return { ...row, perSeed, col };
 });
-checkCommits(files, mixed);
 
 console.log(
   '| task | MAGE pass@3 | memory benefit (pts) | MAGE − warm start @3 (pts) | no memory @3, MAGE vs warm start (%) |',
