@@ -5,7 +5,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTicTacToe } from './env';
 import { type TicTacToeAction, type TicTacToeState, ticTacToeFromRows, ticTacToeGame } from './game';
-import { parseTicTacToeAction, parseTicTacToeEvent } from './text';
+import { placeMoves, playRandomAttempt } from './random-attempt.test-helper';
+import { parseTicTacToeAction } from './text';
 
 for (const size of [3, 4]) {
   describeEnvConformance(`tictactoe ${size}x${size}`, () => createTicTacToe({ size }), {
@@ -158,39 +159,8 @@ describe('tictactoe history lines', () => {
         fc.constantFrom('first' as const, 'second' as const),
         fc.constantFrom('compact' as const, 'verbose' as const),
         (seed, seat, style) => {
-          const env = createTicTacToe();
-          const ep = env.createEpisode({
-            seed,
-            seat,
-            style,
-            rng: createRng(seed),
-            opponent: randomLegalOpponent(ticTacToeGame(3), 'r'),
-          });
-          let obs = ep.reset(0);
-          const start = (obs.info.board as string[]).join('');
-          const events: string[] = [];
-          const pick = createRng(`pick/${seed}`);
-          for (let turn = 0; turn < 9; turn++) {
-            const empty = [...(obs.info.board as string[]).join('')].flatMap((c, i) =>
-              c === '.' ? [i] : [],
-            );
-            // Now and then an invalid move (a taken cell): its line reports no move.
-            const taken = [...(obs.info.board as string[]).join('')].flatMap((c, i) =>
-              c === '.' ? [] : [i],
-            );
-            const cell = taken.length > 0 && pick.next() < 0.2 ? pick.pick(taken) : pick.pick(empty);
-            const step = ep.step(ep.parse(env.formatAction(cell, style)));
-            events.push(step.event);
-            obs = step.observation;
-            if (step.done) break;
-          }
-          const board = [...start];
-          for (const e of events) {
-            const { agent, opponent } = parseTicTacToeEvent(e, 3);
-            if (agent !== null) board[agent] = 'X';
-            if (opponent !== null) board[opponent] = 'O';
-          }
-          expect(board.join('')).toBe((obs.info.board as string[]).join(''));
+          const { start, events, final } = playRandomAttempt(createTicTacToe(), seed, seat, style);
+          expect(placeMoves(start, events)).toBe(final);
         },
       ),
       { numRuns: 150 },

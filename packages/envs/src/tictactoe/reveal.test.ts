@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createTicTacToe, type TicTacToeReveal } from './env';
 import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from './game';
-import { parseTicTacToeEvent } from './text';
+import { placeMoves, playRandomAttempt } from './random-attempt.test-helper';
 
 describeEnvConformance(
   'tictactoe revealed moves',
@@ -134,26 +134,12 @@ describe("tictactoe reveal: 'moves'", () => {
         fc.constantFrom('first' as const, 'second' as const),
         fc.constantFrom('compact' as const, 'verbose' as const),
         (seed, seat, style) => {
-          const env = createTicTacToe({ reveal: 'moves' });
-          const ep = env.createEpisode({
+          const { ep, events, final } = playRandomAttempt(
+            createTicTacToe({ reveal: 'moves' }),
             seed,
             seat,
             style,
-            rng: createRng(seed),
-            opponent: randomLegalOpponent(ticTacToeGame(3), 'r'),
-          });
-          let obs = ep.reset(0);
-          const events: string[] = [];
-          const pick = createRng(`pick/${seed}`);
-          while (!ep.done) {
-            const flat = [...(obs.info.board as string[]).join('')];
-            const empty = flat.flatMap((c, i) => (c === '.' ? [i] : []));
-            const taken = flat.flatMap((c, i) => (c === '.' ? [] : [i]));
-            const cell = taken.length > 0 && pick.next() < 0.2 ? pick.pick(taken) : pick.pick(empty);
-            const step = ep.step(ep.parse(env.formatAction(cell, style)));
-            events.push(step.event);
-            obs = step.observation;
-          }
+          );
           const line = ep.reveal() ?? '';
           let from = 0;
           for (const e of events) {
@@ -162,14 +148,8 @@ describe("tictactoe reveal: 'moves'", () => {
             from = at + e.length;
           }
           // Segments of the line (compact ` . `, verbose sentences) read back into the final board.
-          const board = Array(9).fill('.');
           const segments = style === 'compact' ? line.split(' . ') : line.split(/(?<=\.) /);
-          for (const segment of segments) {
-            const { agent, opponent } = parseTicTacToeEvent(segment, 3);
-            if (agent !== null) board[agent] = 'X';
-            if (opponent !== null) board[opponent] = 'O';
-          }
-          expect(board.join('')).toBe((obs.info.board as string[]).join(''));
+          expect(placeMoves('.........', segments)).toBe(final);
         },
       ),
       { numRuns: 150 },
