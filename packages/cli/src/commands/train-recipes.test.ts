@@ -62,6 +62,9 @@ const ROWS: readonly Row[] = [
   },
 ];
 
+/** adaptation-from-scratch's Higher-Lower runs (1..6 and 1..5), made before some config fields existed. */
+const olderHigherLower = (run: string) => /^higher-lower[56]-/.test(run);
+
 /**
  * The deliberate differences, by dotted path: `[value now, value committed]`, or a function of the run
  * that gives them (undefined: none for that run).
@@ -74,10 +77,8 @@ const DELIBERATE: Readonly<
   // The package as named on the command line (the runs were started from the repository root).
   'env.package': (run) => (run.startsWith('higher-lower') ? [example, './examples/custom-env'] : undefined),
   // Fields added to the config after these runs, at the value the code then had (one behaviour only).
-  'advantage.penaltyScope': (run) =>
-    run.startsWith('higher-lower') && run !== 'higher-lower' ? ['episode', undefined] : undefined,
-  'ppo.klUpperEdge': (run) =>
-    run.startsWith('higher-lower') && run !== 'higher-lower' ? ['hold', undefined] : undefined,
+  'advantage.penaltyScope': (run) => (olderHigherLower(run) ? ['episode', undefined] : undefined),
+  'ppo.klUpperEdge': (run) => (olderHigherLower(run) ? ['hold', undefined] : undefined),
   // rps-exploit/run.sh kept a checkpoint every 25 iterations; the preset keeps one every 50.
   'train.checkpointEvery': (run) => (run === 'faithful-notes-mage' ? [50, 25] : undefined),
   // Seed 15's 4-epoch warm start stated 40% of each attempt in its notes; the protocol made it again with
