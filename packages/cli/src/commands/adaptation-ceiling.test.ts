@@ -72,6 +72,11 @@ describe('mage adaptation-ceiling on the hidden-target tasks', () => {
     expect(await runCli(commandLine('adaptation-ceiling treasure'), c.io)).toBe(0);
     expect(c.out()).toMatch(/player +attempt 1 +attempt 2 +attempt 3/);
     expect(c.out()).toMatch(/bayes +0\.111 +1\.000 +1\.000/);
+    // After a fixed first probe: the centre makes attempt 2 certain, an edge 6/9, a corner 4/9; all reach 1.
+    expect(r.bayesByFirstProbe?.map((g) => g.cells.length)).toEqual([1, 4, 4]);
+    expect(c.out()).toMatch(/^2\.2 +0\.111 +1\.000 +1\.000$/m);
+    expect(c.out()).toMatch(/^1\.2 2\.1 2\.3 3\.2 +0\.111 +0\.667 +1\.000$/m);
+    expect(c.out()).toMatch(/^1\.1 1\.3 3\.1 3\.3 +0\.111 +0\.444 +1\.000$/m);
   });
 
   it('rejects a bad option, too many attempts and --option on a game', async () => {

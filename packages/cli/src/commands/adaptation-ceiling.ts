@@ -82,6 +82,19 @@ function printHiddenTargetCeiling(io: Io, json: HiddenTargetCeilingJson): void {
     ],
     3,
   );
+  const byProbe = json.bayesByFirstProbe;
+  if (!byProbe) return;
+  io.stdout(
+    '\nbayes after a fixed first probe (every later probe the best; cells as row.column, from 1):\n\n',
+  );
+  printTable(
+    io,
+    ['first probe', ...Array.from({ length: json.attempts }, (_, k) => `attempt ${k + 1}`)],
+    byProbe.map((g) => [
+      g.cells.map((c) => `${c.row + 1}.${c.col + 1}`).join(' '),
+      ...g.bayes.map((x) => x.toFixed(3)),
+    ]),
+  );
 }
 
 /** `balanced` (a preset of the env) or `id[:weight],…` (weights default to 1). */

@@ -4,6 +4,7 @@ import {
   hiddenTargetLevels,
   memorylessPassAtK,
   noRepeatPassAtK,
+  treasureFirstProbes,
   treasureLevels,
   treasurePlan,
 } from './ceiling';
@@ -34,6 +35,30 @@ describe('hidden-target reference levels', () => {
     close(levels.memoryless, [1 / 9, 1 - (8 / 9) ** 2, 1 - (8 / 9) ** 3]);
     close(levels.noRepeat, [1 / 9, 2 / 9, 3 / 9]);
     expect(treasurePlan(3, 3, 3, 1, 1).probe).toEqual({ row: 1, col: 1 });
+  });
+
+  it('treasure 3×3 after a fixed first probe: every one reaches 1 by attempt 3, only the centre at attempt 2', () => {
+    const groups = treasureFirstProbes(3, 3, 1, 3);
+    expect(groups.map((g) => g.cells)).toEqual([
+      [{ row: 1, col: 1 }],
+      [
+        { row: 0, col: 1 },
+        { row: 1, col: 0 },
+        { row: 1, col: 2 },
+        { row: 2, col: 1 },
+      ],
+      [
+        { row: 0, col: 0 },
+        { row: 0, col: 2 },
+        { row: 2, col: 0 },
+        { row: 2, col: 2 },
+      ],
+    ]);
+    // By hand: an edge's hint leaves 1 cell (2 of 8 targets) or 2 cells (6 of 8); a corner's 2, 2 or 4.
+    close(groups.map((g) => g.bayes[1] as number), [1, 6 / 9, 4 / 9]);
+    for (const g of groups) close([g.bayes[0] as number, g.bayes[2] as number], [1 / 9, 1]);
+    // The best first probe's levels are the plan's.
+    close(groups[0]?.bayes ?? [], treasureLevels(3, 3, 1, 3).bayes);
   });
 
   it('treasure 2×2: every probe leaves a 1×1 part or a 1×2 / 2×1 part; Bayes 1/4, 1, 1', () => {

@@ -14,6 +14,8 @@ export interface HiddenTargetLevels {
   readonly memoryless: readonly number[];
   readonly noRepeat: readonly number[];
   readonly bayes: readonly number[];
+  /** Treasure only: the Bayes reader's levels after each first probe (`treasureFirstProbes`). */
+  readonly bayesByFirstProbe?: readonly FirstProbeLevels[];
 }
 
 /** `actions` equally likely targets, a uniformly random action on every one of `turns` turns per attempt. */
@@ -58,11 +60,53 @@ function axisParts(n: number, i: number): [number, number, number] {
 }
 
 /**
- * The best probe policy on the treasure grid, by exhaustive search: the target is uniform over an h×w
- * rectangle (the hints of probes inside a rectangle always leave a rectangle), `attempts` attempts are left
- * including the current one, `probesLeft` probes are left in the current attempt and every attempt has
- * `turns` probes. A probe that finds the target makes every attempt left a success (the reader probes the
- * known cell again). Exact up to floating point; memoised.
+ * Success probability of each attempt left (the current one first) after probing (`row`, `col`) of an h×w
+ * rectangle of still-possible cells and then playing the best probes (`treasurePlan`): the target is
+ * uniform over the rectangle (the hints of probes inside a rectangle always leave a rectangle),
+ * `attempts` attempts are left including the current one, `probesLeft` probes are left in the current
+ * attempt and every attempt has `turns` probes. A probe that finds the target makes every attempt left a
+ * success (the reader probes the known cell again).
+ */
+export function treasureProbeOutcome(
+  height: number,
+  width: number,
+  attempts: number,
+  probesLeft: number,
+  turns: number,
+  { row, col }: GridProbe,
+): number[] {
+  const cells = height * width;
+  // Found now: every attempt left succeeds.
+  const perAttempt = Array.from({ length: attempts }, () => 1 / cells);
+  const rows = axisParts(height, row);
+  const cols = axisParts(width, col);
+  for (let a = 0; a < 3; a++) {
+    for (let b = 0; b < 3; b++) {
+      const h = rows[a] as number;
+      const w = cols[b] as number;
+      if (h === 0 || w === 0 || (a === 1 && b === 1)) continue;
+      const p = (h * w) / cells;
+      if (probesLeft > 1) {
+        const sub = treasurePlan(h, w, attempts, probesLeft - 1, turns).perAttempt;
+        sub.forEach((x, k) => {
+          perAttempt[k] = (perAttempt[k] as number) + p * x;
+        });
+      } else if (attempts > 1) {
+        // This attempt failed; the next one starts with a full set of probes.
+        const sub = treasurePlan(h, w, attempts - 1, turns, turns).perAttempt;
+        sub.forEach((x, k) => {
+          perAttempt[k + 1] = (perAttempt[k + 1] as number) + p * x;
+        });
+      }
+    }
+  }
+  return perAttempt;
+}
+
+/**
+ * The best probe policy on the treasure grid, by exhaustive search over `treasureProbeOutcome`: the probe
+ * that maximises the expected number of successful attempts (ties to the most central). Exact up to
+ * floating point; memoised.
  */
 export function treasurePlan(
   height: number,
@@ -75,39 +119,47 @@ export function treasurePlan(
   const memo = plans.get(key);
   if (memo) return memo;
   let best: TreasurePlan | undefined;
-  const cells = height * width;
   for (const row of centreFirst(height)) {
     for (const col of centreFirst(width)) {
-      // Found now: every attempt left succeeds.
-      const perAttempt = Array.from({ length: attempts }, () => 1 / cells);
-      const rows = axisParts(height, row);
-      const cols = axisParts(width, col);
-      for (let a = 0; a < 3; a++) {
-        for (let b = 0; b < 3; b++) {
-          const h = rows[a] as number;
-          const w = cols[b] as number;
-          if (h === 0 || w === 0 || (a === 1 && b === 1)) continue;
-          const p = (h * w) / cells;
-          if (probesLeft > 1) {
-            const sub = treasurePlan(h, w, attempts, probesLeft - 1, turns).perAttempt;
-            sub.forEach((x, k) => {
-              perAttempt[k] = (perAttempt[k] as number) + p * x;
-            });
-          } else if (attempts > 1) {
-            // This attempt failed; the next one starts with a full set of probes.
-            const sub = treasurePlan(h, w, attempts - 1, turns, turns).perAttempt;
-            sub.forEach((x, k) => {
-              perAttempt[k + 1] = (perAttempt[k + 1] as number) + p * x;
-            });
-          }
-        }
-      }
+      const probe = { row, col };
+      const perAttempt = treasureProbeOutcome(height, width, attempts, probesLeft, turns, probe);
       const value = perAttempt.reduce((s, x) => s + x, 0);
-      if (!best || value > best.value + 1e-12) best = { perAttempt, value, probe: { row, col } };
+      if (!best || value > best.value + 1e-12) best = { perAttempt, value, probe };
     }
   }
   plans.set(key, best as TreasurePlan);
   return best as TreasurePlan;
+}
+
+/** The Bayes reader's pass@k after a given first probe: the cells (0-based) whose first probe gives it. */
+export interface FirstProbeLevels {
+  readonly cells: readonly GridProbe[];
+  readonly bayes: readonly number[];
+}
+
+/**
+ * The Bayes reader's pass@k when its first probe of the meta-episode is fixed and every later one is the
+ * best: one entry per distinct level, its cells listed, best first. It shows what a first probe is worth
+ * at each attempt: on 3×3 every first probe leads a reader to the treasure by attempt 3, and only the
+ * centre makes attempt 2 certain.
+ */
+export function treasureFirstProbes(
+  width: number,
+  height: number,
+  turns: number,
+  attempts: number,
+): FirstProbeLevels[] {
+  const groups: { cells: GridProbe[]; bayes: number[] }[] = [];
+  for (let row = 0; row < height; row++) {
+    for (let col = 0; col < width; col++) {
+      const bayes = treasureProbeOutcome(height, width, attempts, turns, turns, { row, col });
+      const same = groups.find((g) => g.bayes.every((x, k) => Math.abs(x - (bayes[k] as number)) < 1e-12));
+      if (same) same.cells.push({ row, col });
+      else groups.push({ cells: [{ row, col }], bayes });
+    }
+  }
+  const value = (g: { bayes: readonly number[] }) => g.bayes.reduce((s, x) => s + x, 0);
+  return groups.sort((a, b) => value(b) - value(a));
 }
 
 /** The three levels of Treasure on a width×height grid with `turns` probes per attempt over K attempts. */
@@ -123,6 +175,7 @@ export function treasureLevels(
     noRepeat: noRepeatPassAtK(cells, turns, attempts),
     // Attempt k succeeds exactly when the target was found by then: these are already pass@k.
     bayes: [...treasurePlan(height, width, attempts, turns, turns).perAttempt],
+    bayesByFirstProbe: treasureFirstProbes(width, height, turns, attempts),
   };
 }
 
