@@ -2,11 +2,15 @@
 // `code` record; `commit unknown` for files written before evaluations recorded it), and the refusal to mix
 // commits in one table unless asked (`--mixed-commits`): numbers from different code are not comparable.
 
-/** The version a file's code names: `<commit>` (`+dirty` when tracked files differed), `no commit (…)`, or `commit unknown`. */
+/**
+ * The version a file's code names: `<commit>` (`+dirty` when tracked files differed, `+stale` when the
+ * build that ran was older than its sources), `no commit (…)`, or `commit unknown`.
+ */
 export function commitOf(record) {
   const code = record && typeof record === 'object' ? record.code : undefined;
   if (code && typeof code.commit === 'string' && code.commit !== '') {
-    return `${code.commit.slice(0, 12)}${code.dirty === true ? '+dirty' : ''}`;
+    const stale = Array.isArray(code.staleBuild) && code.staleBuild.length > 0 ? '+stale' : '';
+    return `${code.commit.slice(0, 12)}${code.dirty === true ? '+dirty' : ''}${stale}`;
   }
   if (code && typeof code.noCommit === 'string') {
     const versions = Object.entries(code.packages ?? {}).map(([name, v]) => `${name} ${v}`);

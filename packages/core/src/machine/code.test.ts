@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storedPath } from '../io';
-import { codeKey, codeLabel, describeCode, gitStateOf, packageVersions } from './code';
+import { codeKey, codeLabel, describeCode, gitStateOf, packageVersions, staleBuilds } from './code';
 
 const root = await mkdtemp(join(tmpdir(), 'mage-code-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -41,6 +41,30 @@ describe('describeCode', () => {
     expect(code.packages['@mage-rl/core']).toMatch(/^\d+\.\d+\.\d+/);
     expect(codeLabel(code)).toBe(`commit ${head.slice(0, 7)} (dirty)`);
     expect(codeKey(code)).toBe(`${head}+dirty`);
+  });
+
+  it('marks a build older than its sources as stale, only for code that runs from dist', async () => {
+    const repo = join(root, 'built');
+    const source = await packageDir(repo, '@mage-rl/built', '0.0.1');
+    const built = join(repo, 'dist', 'index.js');
+    await mkdir(dirname(built), { recursive: true });
+    await writeFile(built, 'export const built = 1;\n');
+    git(repo, 'init', '-q');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'one');
+    const head = git(repo, 'rev-parse', 'HEAD').toString().trim();
+    const old = new Date(Date.now() - 60_000);
+    await utimes(built, old, old);
+    expect(staleBuilds(built)).toEqual(['@mage-rl/built']);
+    const code = describeCode({ from: built });
+    expect(code.staleBuild).toContain('@mage-rl/built');
+    expect(codeLabel(code)).toBe(`commit ${head.slice(0, 7)} (stale build)`);
+    expect(codeKey(code)).toBe(`${head}+stale`);
+    // The sources themselves never run a stale build; a build newer than its sources is current.
+    expect(describeCode({ from: source }).staleBuild).toBeUndefined();
+    const now = new Date();
+    await utimes(built, now, now);
+    expect(staleBuilds(built)).toEqual([]);
   });
 
   it('records an installed package, a directory outside any checkout and a missing git, never failing', async () => {

@@ -8,7 +8,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,12 @@ export interface CodeV1 {
   readonly noCommit?: NoCommitReason;
   /** Versions of the `@mage-rl/*` packages the process runs, by name. */
   readonly packages: Readonly<Record<string, string>>;
+  /**
+   * In a checkout, the packages among `packages` whose built `dist/` is older than a file of their `src/`:
+   * the process runs a build of some earlier code, so `commit` (and `dirty`) describe the sources, not
+   * what ran. Absent when every build is current.
+   */
+  readonly staleBuild?: readonly string[];
 }
 
 export interface DescribeCodeOptions {
@@ -69,25 +75,64 @@ function versionIn(root: string | null): [string, string] | null {
   }
 }
 
+/** The package that holds `from` and those of `names` resolved from it: [name, version, root directory]. */
+function resolvedPackages(from: string | URL, names: readonly string[]): [string, string, string][] {
+  const path = toPath(from);
+  const out: [string, string, string][] = [];
+  const add = (root: string | null) => {
+    const found = versionIn(root);
+    if (found && root !== null) out.push([found[0], found[1], root]);
+  };
+  add(packageRoot(path));
+  const require = createRequire(path);
+  for (const name of names) {
+    try {
+      add(dirname(require.resolve(`${name}/package.json`)));
+    } catch {
+      // Not installed beside the caller: nothing to record for it.
+    }
+  }
+  return out;
+}
+
 /**
  * The versions of `names` as resolved from `from` (each package's `package.json`), with the package that
  * holds `from` itself; a name that does not resolve is left out.
  */
 export function packageVersions(from: string | URL, names: readonly string[] = []): Record<string, string> {
-  const path = toPath(from);
-  const out: Record<string, string> = {};
-  const own = versionIn(packageRoot(path));
-  if (own) out[own[0]] = own[1];
-  const require = createRequire(path);
-  for (const name of names) {
-    try {
-      const found = versionIn(dirname(require.resolve(`${name}/package.json`)));
-      if (found) out[found[0]] = found[1];
-    } catch {
-      // Not installed beside the caller: nothing to record for it.
-    }
-  }
+  const out = Object.fromEntries(resolvedPackages(from, names).map(([name, version]) => [name, version]));
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The newest modification time of a file under `dir` (0 for none or a missing directory). */
+function newestFile(dir: string): number {
+  let newest = 0;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) newest = Math.max(newest, newestFile(path));
+    else if (e.isFile()) newest = Math.max(newest, statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The packages among `from`'s and `names` whose `dist/` was built before the last change to their `src/`
+ * (by modification times, which a checkout or pull sets to the time it wrote a file; a package without
+ * both directories, such as an installed one, is never stale).
+ */
+export function staleBuilds(from: string | URL, names: readonly string[] = []): string[] {
+  const stale = new Set<string>();
+  for (const [name, , root] of resolvedPackages(from, names)) {
+    const built = newestFile(join(root, 'dist'));
+    if (built > 0 && newestFile(join(root, 'src')) > built) stale.add(name);
+  }
+  return [...stale].sort();
 }
 
 /** Runs git in `dir`: its trimmed output, or why it could not. */
@@ -146,26 +191,39 @@ export function describeCode(options: DescribeCodeOptions = {}): CodeV1 {
   const known = cache.get(key);
   if (known) return known;
   const git = gitStateOf(from, options.git);
+  // Only a process that runs built code can run a stale build (from sources, as under tsx, it cannot).
+  const root = packageRoot(from);
+  const builtCode = root !== null && from.startsWith(join(root, 'dist') + sep);
+  const stale =
+    git.commit === null || !builtCode
+      ? []
+      : [...new Set([...staleBuilds(import.meta.url), ...staleBuilds(from, options.packages)])].sort();
   const code: CodeV1 = {
     ...git,
     packages: {
       ...packageVersions(import.meta.url),
       ...packageVersions(from, options.packages),
     },
+    ...(stale.length > 0 ? { staleBuild: stale } : {}),
   };
   cache.set(key, code);
   return code;
 }
 
 /**
- * One line for a code description: `commit 1a2b3c4`, `commit 1a2b3c4 (dirty)`, or `no commit (installed
+ * One line for a code description: `commit 1a2b3c4`, `commit 1a2b3c4 (dirty)`, `commit 1a2b3c4 (stale
+ * build)` (the sources changed after the build that ran), or `no commit (installed
  * package; @mage-rl/core 0.1.0, …)`; `commit unknown` for records written before the description existed
  * or that hold something else.
  */
 export function codeLabel(code: unknown): string {
   const c = (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>;
   if (typeof c.commit === 'string' && c.commit !== '') {
-    return `commit ${c.commit.slice(0, 7)}${c.dirty === true ? ' (dirty)' : ''}`;
+    const notes = [
+      ...(c.dirty === true ? ['dirty'] : []),
+      ...(Array.isArray(c.staleBuild) && c.staleBuild.length > 0 ? ['stale build'] : []),
+    ];
+    return `commit ${c.commit.slice(0, 7)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
   }
   const packages =
     typeof c.packages === 'object' && c.packages !== null
@@ -181,12 +239,14 @@ export function codeLabel(code: unknown): string {
 
 /**
  * The commit a record's code description names, for grouping records: the full commit with `+dirty` when
- * the tree differed, `no git <versions>` for code without a commit, `unknown` for none.
+ * the tree differed and `+stale` when a build was older than its sources, `no git <versions>` for code without a commit, `unknown` for none.
  */
 export function codeKey(code: unknown): string {
   const c = (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>;
-  if (typeof c.commit === 'string' && c.commit !== '')
-    return `${c.commit}${c.dirty === true ? '+dirty' : ''}`;
+  if (typeof c.commit === 'string' && c.commit !== '') {
+    const stale = Array.isArray(c.staleBuild) && c.staleBuild.length > 0 ? '+stale' : '';
+    return `${c.commit}${c.dirty === true ? '+dirty' : ''}${stale}`;
+  }
   if (typeof c.noCommit === 'string') return codeLabel(code);
   return 'unknown';
 }

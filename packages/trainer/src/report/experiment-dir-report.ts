@@ -45,10 +45,17 @@ import {
 export const machineLine = (saved: Partial<ExperimentRecordV1>): string =>
   `Machine: ${machineLabel(saved.machine)}`;
 
-/** ``at commit `0123456` ``, with ` (dirty)` when tracked files differed from it, or why there was none. */
+/**
+ * ``at commit `0123456` ``, with ` (dirty)` when tracked files differed from it and ` (stale build)` when
+ * the build was older than its sources (`codeLabel`'s notes), or why there was none.
+ */
 function callCode(call: { readonly commit: string | null; readonly code?: CodeV1 }): string {
   const commit = call.code?.commit ?? call.commit;
-  if (commit) return `at commit \`${commit.slice(0, 7)}\`${call.code?.dirty === true ? ' (dirty)' : ''}`;
+  if (commit) {
+    const label = `commit ${commit.slice(0, 7)}`;
+    const notes = call.code?.commit ? codeLabel(call.code).slice(label.length) : '';
+    return `at commit \`${commit.slice(0, 7)}\`${notes}`;
+  }
   return call.code?.noCommit ? `with ${codeLabel(call.code)}` : 'at commit `unknown`';
 }
 
