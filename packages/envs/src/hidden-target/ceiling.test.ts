@@ -55,7 +55,10 @@ describe('hidden-target reference levels', () => {
       ],
     ]);
     // By hand: an edge's hint leaves 1 cell (2 of 8 targets) or 2 cells (6 of 8); a corner's 2, 2 or 4.
-    close(groups.map((g) => g.bayes[1] as number), [1, 6 / 9, 4 / 9]);
+    close(
+      groups.map((g) => g.bayes[1] as number),
+      [1, 6 / 9, 4 / 9],
+    );
     for (const g of groups) close([g.bayes[0] as number, g.bayes[2] as number], [1 / 9, 1]);
     // The best first probe's levels are the plan's.
     close(groups[0]?.bayes ?? [], treasureLevels(3, 3, 1, 3).bayes);
