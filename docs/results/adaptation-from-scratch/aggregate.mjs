@@ -25,7 +25,7 @@ const rows = specs.map((spec) => {
   const files = prefix.includes(',')
     ? prefix.split(',')
     : readdirSync(dir)
-        .filter((f) => f.startsWith(`${base}-s`) && f.endsWith('.json'))
+        .filter((f) => new RegExp(`^${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-s\\d+\\.json$`).test(f))
         .sort()
         .map((f) => `${dir}/${f}`);
   return { label, files: files.map((path) => ({ path, record: JSON.parse(readFileSync(path, 'utf8')) })) };

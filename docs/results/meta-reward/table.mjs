@@ -20,7 +20,7 @@ console.log('| variant | seed | pass@K notes % | no memory % | foreign notes % |
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |');
 for (const variant of variants) {
   const files = readdirSync(dir)
-    .filter((f) => f.startsWith(`${variant}-s`) && f.endsWith('.json'))
+    .filter((f) => new RegExp(`^${variant.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-s\\d+\\.json$`).test(f))
     .sort();
   for (const file of files) {
     const r = JSON.parse(readFileSync(`${dir}/${file}`, 'utf8'));
