@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createMageTiny, saveMageTiny } from '@mage-rl/learner';
+import { RUN_PRESETS } from '@mage-rl/recipes';
 import { buildMageTinyTokenizer, cachedWarmStart, warmStartDir } from '@mage-rl/trainer/internals';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, runJson, saveTinyModel, useTempDir } from '../testing/cli.test-helper';
@@ -75,6 +77,35 @@ describe('mage pretrain', () => {
     expect(refused.err).toContain(
       'take only warmStart.* and env.options.* (what makes a warm start), got rollout.',
     );
+  }, 120_000);
+
+  it('makes a warm start again with warmStart.retryEpochs when its notes recall less than 80%, recording the first', async () => {
+    const cacheDir = join(tmp.path, 'cache-retry');
+    const set = ['--set', 'warmStart.retryEpochs=2'];
+    const r = await runCaptured([
+      'pretrain',
+      '--env',
+      'treasure',
+      '--preset',
+      'smoke',
+      '--cache-dir',
+      cacheDir,
+      ...set,
+    ]);
+    expect(r.code).toBe(0);
+    // The smoke preset's one epoch on a tiny corpus writes unfaithful notes: the retry is taken.
+    expect(r.err).toMatch(/notes recall below 80% \(treasure \d+%\); made again with 2 epochs/);
+    const dir = warmStartDir(cacheDir, {
+      envs: ['treasure'],
+      preset: 'smoke',
+      seed: 1,
+      warmStart: { retryEpochs: 2 },
+    });
+    const manifest = JSON.parse(await readFile(join(dir, 'mage-tiny.json'), 'utf8'));
+    const { firstTry, warmStart } = manifest.warmStart;
+    expect(firstTry.epochs).toBe(RUN_PRESETS.smoke.warmStart.epochs);
+    expect(firstTry.envs[0].noteRecall).toBeLessThan(0.8);
+    expect([warmStart.epochs, warmStart.retryEpochs]).toEqual([2, 0]);
   }, 120_000);
 
   it('finds no warm start in a model directory that no warm start wrote, or in none', async () => {

@@ -84,6 +84,8 @@ const DELIBERATE: Readonly<
   // Seed 15's 4-epoch warm start stated 40% of each attempt in its notes; the protocol made it again with
   // twice the epochs (`mage pretrain` warns below 80%, and says to pass --set warmStart.epochs=8).
   'warmStart.epochs': (run, seed) => (run === 'treasure-opening-mage' && seed === 15 ? [4, 8] : undefined),
+  // That remaking is now the recipe's (`warmStart.retryEpochs`), a field added after these runs.
+  'warmStart.retryEpochs': (run) => (run === 'treasure-opening-mage' ? [8, undefined] : undefined),
 };
 
 type Flat = Record<string, unknown>;

@@ -246,6 +246,12 @@ export const trainConfigSchema = z.strictObject({
      */
     readerOpening: fraction.optional(),
     /**
+     * When the warm model's notes state less than 80% of what happened in each attempt (its `noteRecall`)
+     * on an env, the warm start is made again, once, from the start, with this many epochs (the rest
+     * unchanged): notes that leave things out leave RL nothing to learn to read. Absent or 0: never.
+     */
+    retryEpochs: nonNegInt.optional(),
+    /**
      * Whether a corpus meta-episode stops at its first success, as in training. False plays every attempt,
      * so attempts after a note are in the corpus whatever attempt 1 did.
      */

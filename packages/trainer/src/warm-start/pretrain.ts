@@ -89,6 +89,38 @@ const WARM_START_ROW_LENGTH = 512;
  * (`trainEpochs`), the warm model's evaluation, then the directory with its record (`saveMageTiny`).
  */
 export async function pretrainMageTiny(options: PretrainOptions): Promise<PretrainResult> {
+  const first = await pretrainOnce(options);
+  if (first.retryEpochs === undefined) return first.result;
+  const low = first.result.envs
+    .filter((e) => noteRecallWarning(e) !== undefined)
+    .map((e) => `${e.env} ${(100 * (e.noteRecall ?? 0)).toFixed(0)}%`)
+    .join(', ');
+  options.log?.(
+    `warm start: notes recall below ${100 * LOW_NOTE_RECALL}% (${low}); made again with ${first.retryEpochs} epochs (warmStart.retryEpochs)`,
+  );
+  return (
+    await pretrainOnce(
+      { ...options, warmStart: { ...options.warmStart, epochs: first.retryEpochs, retryEpochs: 0 } },
+      { epochs: first.epochs, envs: first.result.envs, seconds: first.result.seconds },
+    )
+  ).result;
+}
+
+/** What a first warm start that was made again recorded: its epochs, evaluation and time. */
+interface FirstTry {
+  readonly epochs: number;
+  readonly envs: readonly PretrainEnvResult[];
+  readonly seconds: number;
+}
+
+/**
+ * One warm start. With `warmStart.retryEpochs` and notes that recall less than `LOW_NOTE_RECALL` on an env,
+ * nothing is saved and `retryEpochs` says how many epochs to make it again with.
+ */
+async function pretrainOnce(
+  options: PretrainOptions,
+  firstTry?: FirstTry,
+): Promise<{ result: PretrainResult; epochs: number; retryEpochs?: number }> {
   const started = performance.now();
   const log = options.log ?? (() => {});
   const plans = envPlans(options);
@@ -121,17 +153,22 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
     const lossCurve = await trainEpochs(learner, plan, options, log);
     const envs =
       options.evalEpisodes === 0 ? [] : await evaluateWarmModel(learner.policy, plans, corpus, options);
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (performance.now() - started) / 1000 + (firstTry?.seconds ?? 0);
     const peakRssBytes = process.resourceUsage().maxRSS * 1024;
     const summary = { examples: set.rows, tokens: set.tokens, lossCurve, envs, seconds, peakRssBytes };
-    await saveMageTiny(options.outDir, learner, tokenizer, warmStartRecord(options, ws, summary));
-    options.onProgress?.({ phase: 'save', done: 1, total: 1 });
-    return {
+    const result = {
       dir: options.outDir,
       vocabSize: tokenizer.vocabSize,
       parameters: countParams(learner.config),
       ...summary,
     };
+    const retry = ws.retryEpochs ?? 0;
+    if (retry > 0 && envs.some((e) => noteRecallWarning(e) !== undefined)) {
+      return { result, epochs: ws.epochs, retryEpochs: retry };
+    }
+    await saveMageTiny(options.outDir, learner, tokenizer, warmStartRecord(options, ws, summary, firstTry));
+    options.onProgress?.({ phase: 'save', done: 1, total: 1 });
+    return { result, epochs: ws.epochs };
   } finally {
     await learner.dispose();
   }
@@ -196,8 +233,11 @@ function warmStartRecord(
   options: Pick<PretrainOptions, 'envs' | 'preset' | 'seed'>,
   ws: TrainConfig['warmStart'],
   summary: Pick<PretrainResult, 'examples' | 'tokens' | 'lossCurve' | 'envs' | 'seconds' | 'peakRssBytes'>,
+  firstTry: FirstTry | undefined,
 ): JsonObject {
   const record = {
+    // A warm start made again (`warmStart.retryEpochs`): the first one's epochs and evaluation.
+    ...(firstTry ? { firstTry } : {}),
     seed: options.seed,
     preset: options.preset,
     envs: [...options.envs],
