@@ -106,6 +106,20 @@ describe('mage pretrain', () => {
     expect(firstTry.epochs).toBe(RUN_PRESETS.smoke.warmStart.epochs);
     expect(firstTry.envs[0].noteRecall).toBeLessThan(0.8);
     expect([warmStart.epochs, warmStart.retryEpochs]).toEqual([2, 0]);
+    // Found in the cache again, it says it was made twice.
+    const again = await runCaptured([
+      'pretrain',
+      '--env',
+      'treasure',
+      '--preset',
+      'smoke',
+      '--cache-dir',
+      cacheDir,
+      ...set,
+    ]);
+    expect(again.out).toMatch(
+      /made again \(warmStart\.retryEpochs\): the first try trained 1 epochs and its notes recalled treasure \d+\.\d%/,
+    );
   }, 120_000);
 
   it('finds no warm start in a model directory that no warm start wrote, or in none', async () => {

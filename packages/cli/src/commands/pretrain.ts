@@ -164,7 +164,16 @@ function printPretrainResult(io: Io, r: PretrainResult): void {
   io.stdout(
     `${r.parameters} parameters, vocabulary ${r.vocabSize}, ${r.examples} examples (${r.tokens} tokens), ${r.seconds.toFixed(0)} s, peak RSS ${(r.peakRssBytes / 2 ** 30).toFixed(2)} GiB\n`,
   );
-  io.stdout(`loss curve: ${lossCurveLine(r.lossCurve)}\n\n`);
+  io.stdout(`loss curve: ${lossCurveLine(r.lossCurve)}\n`);
+  if (r.firstTry) {
+    const recall = r.firstTry.envs
+      .map((e) => `${e.env} ${e.noteRecall === undefined ? '—' : pct(e.noteRecall)}`)
+      .join(', ');
+    io.stdout(
+      `made again (warmStart.retryEpochs): the first try trained ${r.firstTry.epochs} epochs and its notes recalled ${recall}\n`,
+    );
+  }
+  io.stdout('\n');
   if (r.envs.length === 0) {
     io.stdout('not evaluated (--eval-episodes 0)\n');
     return;

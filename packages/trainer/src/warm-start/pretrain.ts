@@ -76,6 +76,11 @@ export interface PretrainResult {
   readonly seconds: number;
   /** The process's peak RSS in bytes when the warm start was saved (`process.resourceUsage().maxRSS`). */
   readonly peakRssBytes: number;
+  /**
+   * A warm start made again (`warmStart.retryEpochs`, its notes recalled less than 80%): the first one's
+   * epochs, evaluation and seconds (included in `seconds`).
+   */
+  readonly firstTry?: FirstTry;
 }
 
 /**
@@ -107,7 +112,7 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
 }
 
 /** What a first warm start that was made again recorded: its epochs, evaluation and time. */
-interface FirstTry {
+export interface FirstTry {
   readonly epochs: number;
   readonly envs: readonly PretrainEnvResult[];
   readonly seconds: number;
@@ -161,6 +166,7 @@ async function pretrainOnce(
       vocabSize: tokenizer.vocabSize,
       parameters: countParams(learner.config),
       ...summary,
+      ...(firstTry ? { firstTry } : {}),
     };
     const retry = ws.retryEpochs ?? 0;
     if (retry > 0 && envs.some((e) => noteRecallWarning(e) !== undefined)) {

@@ -21,6 +21,7 @@ import {
   type TrainConfigInput,
 } from '@mage-rl/recipes';
 import {
+  type FirstTry,
   noteRecallWarning,
   type PretrainOptions,
   type PretrainProgress,
@@ -179,6 +180,7 @@ export async function cachedWarmStart(dir: string): Promise<PretrainResult | und
     envs: r.results as PretrainResult['envs'],
     seconds: num(r.seconds),
     peakRssBytes: num(r.peakRssBytes),
+    ...(r.firstTry && typeof r.firstTry === 'object' ? { firstTry: r.firstTry as FirstTry } : {}),
   };
 }
 
