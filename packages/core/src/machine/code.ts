@@ -239,7 +239,8 @@ export function codeLabel(code: unknown): string {
 
 /**
  * The commit a record's code description names, for grouping records: the full commit with `+dirty` when
- * the tree differed and `+stale` when a build was older than its sources, `no git <versions>` for code without a commit, `unknown` for none.
+ * the tree differed and `+stale` when a build was older than its sources, `no git <versions>` for code
+ * without a commit, `unknown` for none.
  */
 export function codeKey(code: unknown): string {
   const c = (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>;
