@@ -81,17 +81,8 @@ describe('mage pretrain', () => {
 
   it('makes a warm start again with warmStart.retryEpochs when its notes recall less than 80%, recording the first', async () => {
     const cacheDir = join(tmp.path, 'cache-retry');
-    const set = ['--set', 'warmStart.retryEpochs=2'];
-    const r = await runCaptured([
-      'pretrain',
-      '--env',
-      'treasure',
-      '--preset',
-      'smoke',
-      '--cache-dir',
-      cacheDir,
-      ...set,
-    ]);
+    const argv = ['pretrain', '--env', 'treasure', '--preset', 'smoke', '--cache-dir', cacheDir];
+    const r = await runCaptured([...argv, '--set', 'warmStart.retryEpochs=2']);
     expect(r.code).toBe(0);
     // The smoke preset's one epoch on a tiny corpus writes unfaithful notes: the retry is taken.
     expect(r.err).toMatch(/notes recall below 80% \(treasure \d+%\); made again with 2 epochs/);
@@ -107,16 +98,7 @@ describe('mage pretrain', () => {
     expect(firstTry.envs[0].noteRecall).toBeLessThan(0.8);
     expect([warmStart.epochs, warmStart.retryEpochs]).toEqual([2, 0]);
     // Found in the cache again, it says it was made twice.
-    const again = await runCaptured([
-      'pretrain',
-      '--env',
-      'treasure',
-      '--preset',
-      'smoke',
-      '--cache-dir',
-      cacheDir,
-      ...set,
-    ]);
+    const again = await runCaptured([...argv, '--set', 'warmStart.retryEpochs=2']);
     expect(again.out).toMatch(
       /made again \(warmStart\.retryEpochs\): the first try trained 1 epochs and its notes recalled treasure \d+\.\d%/,
     );

@@ -121,18 +121,23 @@ function newestFile(dir: string): number {
   return newest;
 }
 
+/** The names of `packages` ([name, version, root]) whose `dist/` is older than a file of their `src/`. */
+function staleOf(packages: readonly [string, string, string][]): string[] {
+  const stale = new Set<string>();
+  for (const [name, , root] of packages) {
+    const built = newestFile(join(root, 'dist'));
+    if (built > 0 && newestFile(join(root, 'src')) > built) stale.add(name);
+  }
+  return [...stale].sort();
+}
+
 /**
  * The packages among `from`'s and `names` whose `dist/` was built before the last change to their `src/`
  * (by modification times, which a checkout or pull sets to the time it wrote a file; a package without
  * both directories, such as an installed one, is never stale).
  */
 export function staleBuilds(from: string | URL, names: readonly string[] = []): string[] {
-  const stale = new Set<string>();
-  for (const [name, , root] of resolvedPackages(from, names)) {
-    const built = newestFile(join(root, 'dist'));
-    if (built > 0 && newestFile(join(root, 'src')) > built) stale.add(name);
-  }
-  return [...stale].sort();
+  return staleOf(resolvedPackages(from, names));
 }
 
 /** Runs git in `dir`: its trimmed output, or why it could not. */
@@ -191,23 +196,41 @@ export function describeCode(options: DescribeCodeOptions = {}): CodeV1 {
   const known = cache.get(key);
   if (known) return known;
   const git = gitStateOf(from, options.git);
+  const resolved = [
+    ...resolvedPackages(import.meta.url, []),
+    ...resolvedPackages(from, options.packages ?? []),
+  ];
   // Only a process that runs built code can run a stale build (from sources, as under tsx, it cannot).
   const root = packageRoot(from);
   const builtCode = root !== null && from.startsWith(join(root, 'dist') + sep);
-  const stale =
-    git.commit === null || !builtCode
-      ? []
-      : [...new Set([...staleBuilds(import.meta.url), ...staleBuilds(from, options.packages)])].sort();
+  const stale = git.commit === null || !builtCode ? [] : staleOf(resolved);
+  const versions = Object.fromEntries(resolved.map(([name, version]) => [name, version]));
   const code: CodeV1 = {
     ...git,
-    packages: {
-      ...packageVersions(import.meta.url),
-      ...packageVersions(from, options.packages),
-    },
+    packages: Object.fromEntries(Object.entries(versions).sort(([a], [b]) => a.localeCompare(b))),
     ...(stale.length > 0 ? { staleBuild: stale } : {}),
   };
   cache.set(key, code);
   return code;
+}
+
+/** What a description says beside its commit: `dirty`, `stale build`, both, or nothing. */
+function codeFlags(c: Record<string, unknown>): { dirty: boolean; stale: boolean } {
+  return {
+    dirty: c.dirty === true,
+    stale: Array.isArray(c.staleBuild) && c.staleBuild.length > 0,
+  };
+}
+
+/**
+ * The notes a label puts after a commit: ` (dirty)`, ` (stale build)`, ` (dirty, stale build)` or ''.
+ */
+export function codeNotes(code: unknown): string {
+  const { dirty, stale } = codeFlags(
+    (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>,
+  );
+  const notes = [...(dirty ? ['dirty'] : []), ...(stale ? ['stale build'] : [])];
+  return notes.length > 0 ? ` (${notes.join(', ')})` : '';
 }
 
 /**
@@ -218,13 +241,7 @@ export function describeCode(options: DescribeCodeOptions = {}): CodeV1 {
  */
 export function codeLabel(code: unknown): string {
   const c = (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>;
-  if (typeof c.commit === 'string' && c.commit !== '') {
-    const notes = [
-      ...(c.dirty === true ? ['dirty'] : []),
-      ...(Array.isArray(c.staleBuild) && c.staleBuild.length > 0 ? ['stale build'] : []),
-    ];
-    return `commit ${c.commit.slice(0, 7)}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
-  }
+  if (typeof c.commit === 'string' && c.commit !== '') return `commit ${c.commit.slice(0, 7)}${codeNotes(c)}`;
   const packages =
     typeof c.packages === 'object' && c.packages !== null
       ? Object.entries(c.packages)
@@ -245,8 +262,8 @@ export function codeLabel(code: unknown): string {
 export function codeKey(code: unknown): string {
   const c = (typeof code === 'object' && code !== null ? code : {}) as Record<string, unknown>;
   if (typeof c.commit === 'string' && c.commit !== '') {
-    const stale = Array.isArray(c.staleBuild) && c.staleBuild.length > 0 ? '+stale' : '';
-    return `${c.commit}${c.dirty === true ? '+dirty' : ''}${stale}`;
+    const { dirty, stale } = codeFlags(c);
+    return `${c.commit}${dirty ? '+dirty' : ''}${stale ? '+stale' : ''}`;
   }
   if (typeof c.noCommit === 'string') return codeLabel(code);
   return 'unknown';

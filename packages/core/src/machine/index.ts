@@ -2,6 +2,7 @@ export {
   type CodeV1,
   codeKey,
   codeLabel,
+  codeNotes,
   type DescribeCodeOptions,
   describeCode,
   gitStateOf,

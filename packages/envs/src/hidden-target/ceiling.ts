@@ -47,6 +47,9 @@ export interface TreasurePlan {
 
 const plans = new Map<string, TreasurePlan>();
 
+/** The expected number of successful attempts: what the best probe policy maximises. */
+const expectedSuccesses = (perAttempt: readonly number[]): number => perAttempt.reduce((s, x) => s + x, 0);
+
 /** Indices 0..n−1, the middle first, then outwards (lower before upper): ties go to centre-ish probes. */
 function centreFirst(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i).sort(
@@ -123,7 +126,7 @@ export function treasurePlan(
     for (const col of centreFirst(width)) {
       const probe = { row, col };
       const perAttempt = treasureProbeOutcome(height, width, attempts, probesLeft, turns, probe);
-      const value = perAttempt.reduce((s, x) => s + x, 0);
+      const value = expectedSuccesses(perAttempt);
       if (!best || value > best.value + 1e-12) best = { perAttempt, value, probe };
     }
   }
@@ -158,8 +161,7 @@ export function treasureFirstProbes(
       else groups.push({ cells: [{ row, col }], bayes });
     }
   }
-  const value = (g: { bayes: readonly number[] }) => g.bayes.reduce((s, x) => s + x, 0);
-  return groups.sort((a, b) => value(b) - value(a));
+  return groups.sort((a, b) => expectedSuccesses(b.bayes) - expectedSuccesses(a.bayes));
 }
 
 /** The three levels of Treasure on a width×height grid with `turns` probes per attempt over K attempts. */

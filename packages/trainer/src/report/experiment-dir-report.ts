@@ -10,6 +10,7 @@ import {
   ConfigError,
   codeKey,
   codeLabel,
+  codeNotes,
   type EnvDefinitionV1,
   machineLabel,
   pathExists,
@@ -47,15 +48,11 @@ export const machineLine = (saved: Partial<ExperimentRecordV1>): string =>
 
 /**
  * ``at commit `0123456` ``, with ` (dirty)` when tracked files differed from it and ` (stale build)` when
- * the build was older than its sources (`codeLabel`'s notes), or why there was none.
+ * the build was older than its sources (`codeNotes`), or why there was none.
  */
 function callCode(call: { readonly commit: string | null; readonly code?: CodeV1 }): string {
   const commit = call.code?.commit ?? call.commit;
-  if (commit) {
-    const label = `commit ${commit.slice(0, 7)}`;
-    const notes = call.code?.commit ? codeLabel(call.code).slice(label.length) : '';
-    return `at commit \`${commit.slice(0, 7)}\`${notes}`;
-  }
+  if (commit) return `at commit \`${commit.slice(0, 7)}\`${codeNotes(call.code)}`;
   return call.code?.noCommit ? `with ${codeLabel(call.code)}` : 'at commit `unknown`';
 }
 

@@ -97,8 +97,8 @@ export async function pretrainMageTiny(options: PretrainOptions): Promise<Pretra
   const first = await pretrainOnce(options);
   if (first.retryEpochs === undefined) return first.result;
   const low = first.result.envs
-    .filter((e) => noteRecallWarning(e) !== undefined)
-    .map((e) => `${e.env} ${(100 * (e.noteRecall ?? 0)).toFixed(0)}%`)
+    .filter(lowNoteRecall)
+    .map((e) => `${e.env} ${(100 * e.noteRecall).toFixed(0)}%`)
     .join(', ');
   options.log?.(
     `warm start: notes recall below ${100 * LOW_NOTE_RECALL}% (${low}); made again with ${first.retryEpochs} epochs (warmStart.retryEpochs)`,
@@ -169,7 +169,7 @@ async function pretrainOnce(
       ...(firstTry ? { firstTry } : {}),
     };
     const retry = ws.retryEpochs ?? 0;
-    if (retry > 0 && envs.some((e) => noteRecallWarning(e) !== undefined)) {
+    if (retry > 0 && envs.some(lowNoteRecall)) {
       return { result, epochs: ws.epochs, retryEpochs: retry };
     }
     await saveMageTiny(options.outDir, learner, tokenizer, warmStartRecord(options, ws, summary, firstTry));
@@ -224,13 +224,17 @@ async function evaluateWarmModel(
  */
 const LOW_NOTE_RECALL = 0.8;
 
+/** Whether the warm model's notes state less than `LOW_NOTE_RECALL` of what happened (false with no notes). */
+const lowNoteRecall = (e: PretrainEnvResult): e is PretrainEnvResult & { readonly noteRecall: number } =>
+  e.noteRecall !== undefined && e.noteRecall < LOW_NOTE_RECALL;
+
 /**
  * A warning when the warm model's notes state less than `LOW_NOTE_RECALL` of what happened, else undefined.
  * A larger corpus (`warmStart.iterations`) made them faithful on Treasure and Doors, and twice the epochs
  * did on a Treasure seed where the larger corpus had not (docs/results).
  */
 export function noteRecallWarning(e: PretrainEnvResult): string | undefined {
-  if (e.noteRecall === undefined || e.noteRecall >= LOW_NOTE_RECALL) return undefined;
+  if (!lowNoteRecall(e)) return undefined;
   return `warning: the ${e.env} warm start's notes state ${(100 * e.noteRecall).toFixed(0)}% of what happened in each attempt; RL cannot learn to read what they leave out or get wrong. A larger corpus (--set warmStart.iterations=…) or more epochs (--set warmStart.epochs=…) makes them more faithful.`;
 }
 
