@@ -1,14 +1,16 @@
 /**
  * Our side of the `update-shapes` bench: `tsx ours.ts <capture file> <iterations>` loads the captured
  * recipe's warm start as `mage train` does (the learner on the worker runner, the KL reference
- * inference-only on the local runner) and runs one warm-up and `iterations` timed update iterations on
- * the captured rows. An iteration is what the trainer's update phase does after a rollout: the
- * reference's log-probs of the packed rows, then `learner.update` with the PPO token loss, the recipe's
- * mini-batches, epochs and entropy bonus. Every iteration starts from the same state: the learner loads a
+ * inference-only on a worker runner of its own) and runs one warm-up and `iterations` timed update
+ * iterations on the captured rows. An iteration is what the trainer's update phase does after a rollout:
+ * `learner.update` with the PPO token loss, the recipe's mini-batches, epochs and entropy bonus, and the
+ * reference's log-probs of each mini-batch's rows computed while the one before trains
+ * (`referenceLogprobs`). The padded path scores them all first on the local runner, as before. Every iteration starts from the same state: the learner loads a
  * checkpoint of itself saved before the first one (weights, a fresh optimizer, its RNG: the same
  * shuffle), untimed; its sessions stay compiled, as they do from one training iteration to the next.
  * The session channels attribute the time to the reference's scoring runs, the update's scoring runs
- * (current log-probs) and its training runs (forward + backward). Prints one JSON line.
+ * (current log-probs; only on the padded path, so the default path's scoring runs are the reference's)
+ * and its training runs (forward + backward). Prints one JSON line.
  */
 
 import { subscribe } from 'node:diagnostics_channel';
@@ -53,7 +55,7 @@ subscribe(SESSION_RUN_CHANNEL, (message) => {
   const e = message as SessionRunEvent;
   const m = /(?:^|:)(score|train):(\d+)x(\d+)/.exec(e.key);
   if (m === null) return;
-  const pass: Pass = phase === 'reference' ? 'reference' : (m[1] as Pass);
+  const pass: Pass = phase === 'reference' || (!padded && m[1] === 'score') ? 'reference' : (m[1] as Pass);
   const p = passes[pass];
   p.runs++;
   p.ms += e.ms;
@@ -77,7 +79,7 @@ const learner = await loadModel(cap.warmStart, {
   ...pathOptions,
 });
 const reference = await loadModel(cap.warmStart, {
-  runner: 'local',
+  runner: padded ? 'local' : 'worker',
   lora: false,
   memory,
   inferenceOnly: true,
@@ -117,10 +119,11 @@ for (let i = 0; i <= count; i++) {
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   phase = 'reference';
-  const ref = await reference.logprobs(rows);
+  const ref = padded ? await reference.logprobs(rows) : [];
   const t1 = performance.now();
   phase = 'update';
-  const withRef: PackedRowV1[] = rows.map((r, k) => {
+  const withRef: PackedRowV1[] = ref.map((_, k) => {
+    const r = rows[k] as PackedRowV1;
     let o = 0;
     const lp = ref[k] ?? new Float32Array(0);
     return {
@@ -133,7 +136,7 @@ for (let i = 0; i <= count; i++) {
     };
   });
   const result = await learner.update({
-    rows: withRef,
+    ...(padded ? { rows: withRef } : { rows, referenceLogprobs: (r) => reference.logprobs(r) }),
     loss,
     epochs: cap.request.epochs,
     entropyCoef: cap.request.entropyCoef,
@@ -142,8 +145,10 @@ for (let i = 0; i <= count; i++) {
   const t2 = performance.now();
   const cpu = process.cpuUsage(c0);
   if (i === 0) {
+    // Untimed on the default path: the reference's log-probs of all rows, checked against the trainer's.
+    const all = padded ? ref : await reference.logprobs(rows);
     cap.rows.forEach((r, k) => {
-      const lp = ref[k] ?? new Float32Array(0);
+      const lp = all[k] ?? new Float32Array(0);
       let o = 0;
       for (const s of r.spans)
         for (let j = 0; j < s.length; j++)
@@ -157,8 +162,8 @@ for (let i = 0; i <= count; i++) {
     warmUp: i === 0,
     ms: t2 - t0,
     cpuMs: (cpu.user + cpu.system) / 1000,
-    referenceMs: t1 - t0,
-    updateMs: t2 - t1,
+    // On the default path the reference runs inside the update (its passes say how long).
+    ...(padded ? { referenceMs: t1 - t0, updateMs: t2 - t1 } : { phasesMs: { update: t2 - t1 } }),
     steps: result.steps,
     skippedSteps: result.skippedSteps,
     tokens: result.tokens,

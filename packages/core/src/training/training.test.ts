@@ -398,6 +398,48 @@ describe('iterateTraining', () => {
     expect(packed.probs).toEqual(plain.probs);
   });
 
+  it('hands a learner with referenceAhead the reference to call, not rows with its log-probs; the run is the same', async () => {
+    const run = async (referenceAhead: boolean) => {
+      const runDir = await tempDir();
+      const learner = nimLearner();
+      const sent: LearnerInputRowV1[][] = [];
+      const ahead: LearnerV1 = {
+        ...learner,
+        policy: learner.policy,
+        ...(referenceAhead ? { referenceAhead } : {}),
+        async update(request) {
+          sent.push([...request.rows]);
+          const score = request.referenceLogprobs;
+          if (score === undefined) return learner.update(request);
+          const ref = await score(request.rows);
+          const rows = (request.rows as LearnerRowV1[]).map((r, i) => ({
+            ...r,
+            refLogprobs: Array.from(ref[i] ?? []),
+          }));
+          return learner.update({ ...request, rows });
+        },
+      };
+      await runTraining(
+        nimTrainingOptions(learner, {
+          learner: ahead,
+          iterations: 2,
+          runDir,
+          reference: nimLearner('ref'),
+          update: { packRows: false },
+          loss: clippedPgLoss({ klCoef: 0.1 }),
+        }),
+      );
+      const withRef = sent.flat().filter((r) => 'refLogprobs' in r).length;
+      return { withRef, rows: sent.flat().length, metrics: await deterministicMetrics(runDir) };
+    };
+    const eager = await run(false);
+    const ahead = await run(true);
+    expect(eager.withRef).toBe(eager.rows);
+    expect(ahead.rows).toBeGreaterThan(0);
+    expect(ahead.withRef).toBe(0);
+    expect(ahead.metrics).toEqual(eager.metrics);
+  });
+
   it('adds refused-action rows with update.refusedRetry, scored at the current weights', async () => {
     const run = async (refusedRetry: number) => {
       const learner = nimLearner();

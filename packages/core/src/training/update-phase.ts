@@ -8,15 +8,15 @@ import type {
   LearnerInputRowV1,
   LearnerRowV1,
   LearnerV1,
+  LogprobRowV1,
   MetaEpisodeBatchRecord,
-  PackedRowV1,
   RowRecord,
 } from '@mage-rl/spec';
 import { InvalidArgumentError, MageError, NumericInstabilityError } from '@mage-rl/spec';
 import { creditDiagnostics } from './credit-diagnostics';
 import type { UpdateStatsV1 } from './events';
 import { type ResolvedTrainingConfig, TRAINING_DEFAULTS, type TrainingOptions } from './options';
-import { packRows } from './packing';
+import { isPackedRow, packRows } from './packing';
 import { peakRssBytes } from './peak-rss';
 import { refusedRetryRows } from './refused-retry';
 
@@ -62,14 +62,14 @@ export async function updatePhase<S, A>(
       learnerRows.push({ promptTokens, responseTokens, oldLogprobs: Array.from(old[k] ?? []), advantage });
     });
   }
-  const trainRows = await learnerInput(options, learnerRows, (i) =>
+  const input = await learnerInput(options, learnerRows, (i) =>
     i < trainable.length ? rows[trainable[i]!]!.slot : `refused:${i}`,
   );
   const result =
-    trainRows.length === 0
+    input.rows.length === 0
       ? null
       : await updateLearner(options.learner, iteration, lastCheckpoint, {
-          rows: trainRows,
+          ...input,
           loss: options.loss,
           entropyCoef: config.entropyCoef,
           epochs: config.epochs,
@@ -93,51 +93,65 @@ function finiteOrNull(value: number | undefined): number | null {
 /**
  * The rows `learner.update` gets: packed per slot (`packRows`) when the learner takes packed rows and
  * `update.packRows` is on (the default), plain otherwise; with reference log-probs when a reference is set
- * (scored packed when the reference takes packed rows too).
+ * (scored packed when the reference takes packed rows too). A learner with `referenceAhead` gets the rows
+ * without them and a function that scores them (it calls it one mini-batch ahead of its training).
  */
 async function learnerInput<S, A>(
   options: TrainingOptions<S, A>,
   rows: readonly LearnerRowV1[],
   slotOf: (index: number) => string,
-): Promise<LearnerInputRowV1[]> {
+): Promise<Pick<LearnerUpdate, 'rows' | 'referenceLogprobs'>> {
   const packing =
     (options.update?.packRows ?? TRAINING_DEFAULTS.update.packRows) ? options.learner.packedRows : undefined;
   const reference = options.reference;
-  if (packing === undefined) {
-    if (!reference || rows.length === 0) return [...rows];
-    const ref = await reference.logprobs(rows);
-    return rows.map((r, i) => ({ ...r, refLogprobs: Array.from(ref[i] ?? []) }));
-  }
-  const maxTokens = Math.min(packing.maxTokens, reference?.packedRows?.maxTokens ?? packing.maxTokens);
-  const packed = packRows(rows, { maxTokens, groupOf: (_, i) => slotOf(i) }).rows;
-  if (!reference || packed.length === 0) return packed;
-  if (reference.packedRows !== undefined) {
-    const ref = await reference.logprobs(packed);
-    return packed.map((p, i) => withRef(p, ref[i] ?? new Float32Array(0)));
-  }
-  // A reference without packed rows scores the spans as plain rows.
-  const plain = packed.flatMap((p) =>
-    p.spans.map((s) => ({
-      promptTokens: p.tokens.slice(0, s.start),
-      responseTokens: p.tokens.slice(s.start, s.start + s.length),
-    })),
+  const maxTokens = Math.min(
+    packing?.maxTokens ?? Number.POSITIVE_INFINITY,
+    reference?.packedRows?.maxTokens ?? Number.POSITIVE_INFINITY,
+  );
+  const input: readonly LearnerInputRowV1[] =
+    packing === undefined ? rows : packRows(rows, { maxTokens, groupOf: (_, i) => slotOf(i) }).rows;
+  if (!reference || input.length === 0) return { rows: input };
+  const scored = (r: readonly LogprobRowV1[]) => referenceLogprobs(reference, r);
+  if (options.learner.referenceAhead === true) return { rows: input, referenceLogprobs: scored };
+  const ref = await scored(input);
+  return { rows: input.map((r, i) => withRef(r, ref[i] ?? new Float32Array(0))) };
+}
+
+/**
+ * The reference's log-probs of `rows` in `LearnerV1.logprobs`' layout; packed rows go to a reference
+ * without packed rows as their spans, plain rows.
+ */
+async function referenceLogprobs(
+  reference: Pick<LearnerV1, 'logprobs' | 'packedRows'>,
+  rows: readonly LogprobRowV1[],
+): Promise<Float32Array[]> {
+  if (reference.packedRows !== undefined || !rows.some(isPackedRow)) return reference.logprobs(rows);
+  const plain = rows.flatMap((r) =>
+    isPackedRow(r)
+      ? r.spans.map((s) => ({
+          promptTokens: r.tokens.slice(0, s.start),
+          responseTokens: r.tokens.slice(s.start, s.start + s.length),
+        }))
+      : [r],
   );
   const ref = await reference.logprobs(plain);
   let k = 0;
-  return packed.map((p) => {
-    const parts = p.spans.map(() => ref[k++] ?? new Float32Array(0));
+  return rows.map((r) => {
+    if (!isPackedRow(r)) return ref[k++] ?? new Float32Array(0);
+    const parts = r.spans.map(() => ref[k++] ?? new Float32Array(0));
     const flat = new Float32Array(parts.reduce((n, a) => n + a.length, 0));
     let o = 0;
     for (const a of parts) {
       flat.set(a, o);
       o += a.length;
     }
-    return withRef(p, flat);
+    return flat;
   });
 }
 
-/** A packed row with its spans' reference log-probs from one concatenated array. */
-function withRef(row: PackedRowV1, ref: Float32Array): PackedRowV1 {
+/** A row with its reference log-probs (a packed row's spans' from one concatenated array). */
+function withRef(row: LearnerInputRowV1, ref: Float32Array): LearnerInputRowV1 {
+  if (!isPackedRow(row)) return { ...row, refLogprobs: Array.from(ref) };
   let o = 0;
   return {
     tokens: row.tokens,

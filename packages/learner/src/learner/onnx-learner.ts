@@ -254,6 +254,7 @@ export async function createOnnxLearner(options: OnnxLearnerOptions): Promise<On
     },
     policy,
     packedRows: { maxTokens: config.maxPositions + 1 },
+    referenceAhead: true,
     async logprobs(rows) {
       validateRows(rows, config);
       return scoreSeqs(graphs, rows.map(seqOf));

@@ -66,15 +66,84 @@ export async function runUpdate(
   const totals = emptyUpdateTotals();
   // One row length for the whole call, so that its mini-batches share their sessions.
   const rowLength = segmentRowLength(ctx.graphs, units);
+  const reference = referenceAhead(request.referenceLogprobs);
   for (let epoch = 0; epoch < epochs; epoch++) {
     const { rng, optimizer } = ctx.state;
     const order = rng.split(`update/${optimizer.state.step}/${epoch}`).shuffle([...units]);
-    for (const batch of miniBatches(order, rowsPerBatch)) {
-      throwIfAborted(request.signal);
-      await trainMiniBatch(ctx, request, batch, rowLength, grads, totals);
+    const chunks = doublingChunks([...miniBatches(order, rowsPerBatch)]);
+    // The next chunk's reference log-probs are computed while this chunk trains.
+    let next = reference.fetch(chunks[0]?.flat() ?? []);
+    for (let c = 0; c < chunks.length; c++) {
+      await next;
+      next = reference.fetch(chunks[c + 1]?.flat() ?? []);
+      for (const batch of chunks[c] ?? []) {
+        throwIfAborted(request.signal);
+        await trainMiniBatch(ctx, request, reference.attach(batch), rowLength, grads, totals);
+      }
     }
   }
   return updateResultOf(totals, (performance.now() - start) / 1000);
+}
+
+/**
+ * Mini-batches in chunks of 1, 2, 4, … : the reference scores a chunk while the one before trains, in
+ * few runs, and only the first mini-batch waits for it (training a chunk takes longer than scoring one
+ * twice its size).
+ */
+function doublingChunks<T>(batches: readonly T[]): T[][] {
+  const chunks: T[][] = [];
+  for (let i = 0, size = 1; i < batches.length; i += size, size *= 2) chunks.push(batches.slice(i, i + size));
+  return chunks;
+}
+
+/**
+ * Reference log-probs of the units that carry none, from `score` (`LearnerUpdateRequest.referenceLogprobs`),
+ * each unit scored once per update whatever the epochs: `fetch` scores units, `attach` gives a mini-batch's
+ * units with theirs. Without `score` the units stay as they are.
+ */
+function referenceAhead(score: LearnerUpdateRequest['referenceLogprobs']): {
+  fetch(units: readonly Unit[]): Promise<void>;
+  attach(batch: readonly Unit[]): readonly Unit[];
+} {
+  const done = new Map<Unit, Unit>();
+  return {
+    fetch(units) {
+      const missing =
+        score === undefined
+          ? []
+          : units.filter((u) => !done.has(u) && u.spans.some((sp) => sp.refLogprobs === undefined));
+      if (score === undefined || missing.length === 0) return Promise.resolve();
+      const rows = missing.map((u) => ({
+        tokens: u.tokens,
+        spans: u.spans.map(({ start, length }) => ({ start, length })),
+      }));
+      const scored = score(rows).then((ref) => {
+        missing.forEach((u, i) => done.set(u, unitWithRef(u, ref[i] ?? new Float32Array(0))));
+      });
+      // Awaited after the chunk before trains: a failure in between must not count as unhandled.
+      scored.catch(() => undefined);
+      return scored;
+    },
+    attach: (batch) => batch.map((u) => done.get(u) ?? u),
+  };
+}
+
+/** A unit whose spans carry their reference log-probs, `ref` holding them in span order. */
+function unitWithRef(unit: Unit, ref: Float32Array): Unit {
+  if (ref.length !== spanTokens(unit)) {
+    throw new InvalidArgumentError(
+      `referenceLogprobs returned ${ref.length} log-probs for a row of ${spanTokens(unit)} scored tokens.`,
+    );
+  }
+  let o = 0;
+  return {
+    ...unit,
+    spans: unit.spans.map((sp) => {
+      const refLogprobs = Array.from(ref.subarray(o, o + sp.length));
+      o += sp.length;
+      return { ...sp, refLogprobs };
+    }),
+  };
 }
 
 /** Loss, backward pass and optimizer step of one mini-batch (nothing for a batch without scored tokens). */

@@ -100,6 +100,7 @@ export function createServedLearner(o: ServedLearnerOptions): ServedLearner {
     id: learner.id,
     policy,
     ...(learner.packedRows ? { packedRows: learner.packedRows } : {}),
+    ...(learner.referenceAhead ? { referenceAhead: true } : {}),
     get pushes() {
       return pushes;
     },

@@ -118,6 +118,12 @@ export interface LearnerUpdateRequest {
    * whole packed rows and closes when the spans so far reach the next multiple of this number.
    */
   readonly miniBatchRows?: number;
+  /**
+   * Reference log-probs (π_ref) of rows that come without `refLogprobs`, in `logprobs`' layout: a learner
+   * that declares `referenceAhead` asks for each mini-batch's rows while it trains the one before, so the
+   * reference's forward passes overlap its training. Sent only to learners that declare it.
+   */
+  readonly referenceLogprobs?: (rows: readonly LogprobRowV1[]) => Promise<readonly Float32Array[]>;
   readonly signal?: AbortSignal;
 }
 
@@ -149,6 +155,8 @@ export interface LearnerV1 {
    * the learner takes (its model's positions). Learners without it get plain rows only.
    */
   readonly packedRows?: { readonly maxTokens: number };
+  /** Set when `update` takes `referenceLogprobs` instead of rows that carry their reference log-probs. */
+  readonly referenceAhead?: boolean;
   /**
    * Per-token log-probs of each row's response tokens under the current weights (for π_ref, π_old);
    * for a packed row, the log-probs of all its spans concatenated in span order.

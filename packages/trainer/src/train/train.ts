@@ -274,10 +274,11 @@ async function localLearners(
     }),
   );
   const learner = served ? servedLearnerOf(config, local, options.runDir) : local;
-  // The reference model only scores: its weights are taken from the import, not copied.
+  // The reference model only scores: its weights are handed to its runner, not copied. It runs on a
+  // worker thread of its own, so its forward passes overlap the learner's training (`referenceAhead`).
   const reference =
     config.ppo.klCoef > 0
-      ? await loadModel(warmStart, { runner: 'local', lora: false, memory, inferenceOnly: true, ...logprobs })
+      ? await loadModel(warmStart, { runner: 'worker', lora: false, memory, inferenceOnly: true, ...logprobs })
       : undefined;
   return {
     warmStart,
