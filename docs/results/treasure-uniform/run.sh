@@ -7,7 +7,9 @@
 # γ_traj each variant names, every variant of a seed from the same warm start, and evaluates each policy
 # on the same 256 tasks (evaluation seed 1000, never trained on) with its notes, with no memory and with a
 # foreign meta-episode's notes.
-# Usage: [VARIANTS='gamma0.5 gamma0.9'] bash docs/results/treasure-uniform/run.sh [seed ...]
+# A variant gammaG sets advantage.trajGamma=G; klC sets ppo.klCoef=C (at the shipped γ_traj): the KL to the
+# warm start, whose first probe is uniform, pulls the first probe back to uniform.
+# Usage: [VARIANTS='gamma0.5 gamma0.9 kl0'] bash docs/results/treasure-uniform/run.sh [seed ...]
 # (repository root, after a build; default gamma0.5, seeds 13-17). Resumable: a finished evaluation is
 # skipped, an interrupted training resumes. Each finished run's config, metrics, first probes and
 # evaluation are kept in docs/results/treasure-uniform (KEEP).
@@ -36,7 +38,12 @@ for s in "${seeds[@]}"; do
     if ! grep -qs '"iteration": 299' "$run/checkpoints/latest.json"; then
       resume=()
       [ -d "$run/checkpoints" ] && resume=(--resume)
-      $M train "${TR[@]}" --set advantage.trajGamma="${v#gamma}" --seed "$s" --run-dir "$run" "${resume[@]}"
+      case $v in
+        gamma*) change=(--set advantage.trajGamma="${v#gamma}") ;;
+        kl*) change=(--set ppo.klCoef="${v#kl}") ;;
+        *) echo "unknown variant '$v' (gammaG or klC)" >&2; exit 2 ;;
+      esac
+      $M train "${TR[@]}" "${change[@]}" --seed "$s" --run-dir "$run" "${resume[@]}"
     fi
     [ -s "$OUT/evals/$v-s$s.json" ] || $M eval --env treasure --policy "$run" --method mage "${EVAL[@]}" > "$OUT/evals/$v-s$s.json"
     keep "$run" "$v-s$s"
