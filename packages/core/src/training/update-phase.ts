@@ -94,7 +94,8 @@ function finiteOrNull(value: number | undefined): number | null {
  * The rows `learner.update` gets: packed per slot (`packRows`) when the learner takes packed rows and
  * `update.packRows` is on (the default), plain otherwise; with reference log-probs when a reference is set
  * (scored packed when the reference takes packed rows too). A learner with `referenceAhead` gets the rows
- * without them and a function that scores them (it calls it one mini-batch ahead of its training).
+ * without them and a function that scores them (it scores each chunk of mini-batches while the one before
+ * trains).
  */
 async function learnerInput<S, A>(
   options: TrainingOptions<S, A>,

@@ -120,8 +120,8 @@ export interface LearnerUpdateRequest {
   readonly miniBatchRows?: number;
   /**
    * Reference log-probs (π_ref) of rows that come without `refLogprobs`, in `logprobs`' layout: a learner
-   * that declares `referenceAhead` asks for each mini-batch's rows while it trains the one before, so the
-   * reference's forward passes overlap its training. Sent only to learners that declare it.
+   * that declares `referenceAhead` asks for the rows of the mini-batches ahead while it trains the ones
+   * before, so the reference's forward passes overlap its training. Sent only to learners that declare it.
    */
   readonly referenceLogprobs?: (rows: readonly LogprobRowV1[]) => Promise<readonly Float32Array[]>;
   readonly signal?: AbortSignal;
