@@ -118,7 +118,9 @@ function referenceAhead(score: LearnerUpdateRequest['referenceLogprobs']): {
         spans: u.spans.map(({ start, length }) => ({ start, length })),
       }));
       const scored = score(rows).then((ref) => {
-        missing.forEach((u, i) => done.set(u, unitWithRef(u, ref[i] ?? new Float32Array(0))));
+        missing.forEach((u, i) => {
+          done.set(u, unitWithRef(u, ref[i] ?? new Float32Array(0)));
+        });
       });
       // Awaited after the chunk before trains: a failure in between must not count as unhandled.
       scored.catch(() => undefined);

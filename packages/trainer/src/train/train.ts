@@ -278,7 +278,13 @@ async function localLearners(
   // worker thread of its own, so its forward passes overlap the learner's training (`referenceAhead`).
   const reference =
     config.ppo.klCoef > 0
-      ? await loadModel(warmStart, { runner: 'worker', lora: false, memory, inferenceOnly: true, ...logprobs })
+      ? await loadModel(warmStart, {
+          runner: 'worker',
+          lora: false,
+          memory,
+          inferenceOnly: true,
+          ...logprobs,
+        })
       : undefined;
   return {
     warmStart,
