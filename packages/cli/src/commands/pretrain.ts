@@ -159,6 +159,10 @@ function lossCurveLine(curve: PretrainResult['lossCurve']): string {
     .join(', ');
 }
 
+/** A warm start's note recall on an env, or — for an env without notes. */
+const recallText = (e: PretrainResult['envs'][number]): string =>
+  e.noteRecall === undefined ? '—' : pct(e.noteRecall);
+
 function printPretrainResult(io: Io, r: PretrainResult): void {
   io.stdout(`mage-tiny warm start: ${r.dir}\n`);
   io.stdout(
@@ -166,9 +170,7 @@ function printPretrainResult(io: Io, r: PretrainResult): void {
   );
   io.stdout(`loss curve: ${lossCurveLine(r.lossCurve)}\n`);
   if (r.firstTry) {
-    const recall = r.firstTry.envs
-      .map((e) => `${e.env} ${e.noteRecall === undefined ? '—' : pct(e.noteRecall)}`)
-      .join(', ');
+    const recall = r.firstTry.envs.map((e) => `${e.env} ${recallText(e)}`).join(', ');
     io.stdout(
       `made again (warmStart.retryEpochs): the first try trained ${r.firstTry.epochs} epochs and its notes recalled ${recall}\n`,
     );
@@ -185,7 +187,7 @@ function printPretrainResult(io: Io, r: PretrainResult): void {
         e.env,
         pct(e.legalMoveRate),
         pct(e.validReflectionRate),
-        e.noteRecall === undefined ? '—' : pct(e.noteRecall),
+        recallText(e),
         e.passAtK.map((x) => x.toFixed(2)).join(' '),
         e.teacherPassAtK.map((x) => x.toFixed(2)).join(' '),
       ]),

@@ -100,7 +100,12 @@ function resolvedPackages(from: string | URL, names: readonly string[]): [string
  * holds `from` itself; a name that does not resolve is left out.
  */
 export function packageVersions(from: string | URL, names: readonly string[] = []): Record<string, string> {
-  const out = Object.fromEntries(resolvedPackages(from, names).map(([name, version]) => [name, version]));
+  return versionsOf(resolvedPackages(from, names));
+}
+
+/** Resolved packages ([name, version, root]) as name → version, sorted by name (a later entry wins). */
+function versionsOf(packages: readonly [string, string, string][]): Record<string, string> {
+  const out = Object.fromEntries(packages.map(([name, version]) => [name, version]));
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
@@ -204,10 +209,9 @@ export function describeCode(options: DescribeCodeOptions = {}): CodeV1 {
   const root = packageRoot(from);
   const builtCode = root !== null && from.startsWith(join(root, 'dist') + sep);
   const stale = git.commit === null || !builtCode ? [] : staleOf(resolved);
-  const versions = Object.fromEntries(resolved.map(([name, version]) => [name, version]));
   const code: CodeV1 = {
     ...git,
-    packages: Object.fromEntries(Object.entries(versions).sort(([a], [b]) => a.localeCompare(b))),
+    packages: versionsOf(resolved),
     ...(stale.length > 0 ? { staleBuild: stale } : {}),
   };
   cache.set(key, code);

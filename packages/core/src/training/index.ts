@@ -37,6 +37,7 @@ export {
 } from './options';
 export {
   isPackedRow,
+  joinSpanLogprobs,
   type LearnerInputRowV1,
   type LogprobRowV1,
   type PackedRows,
@@ -44,6 +45,7 @@ export {
   type PackedSpanV1,
   type PackRowsOptions,
   packRows,
+  spansWithRef,
   unpackLogprobRows,
   unpackRow,
   unpackRows,

@@ -1,7 +1,15 @@
 import type { LearnerRowV1 } from '@mage-rl/spec';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packRows, unpackLogprobRows, unpackRow, unpackRows, validatePackedRow } from './packing';
+import {
+  joinSpanLogprobs,
+  packRows,
+  spansWithRef,
+  unpackLogprobRows,
+  unpackRow,
+  unpackRows,
+  validatePackedRow,
+} from './packing';
 
 const tokens = (min = 0, max = 6) =>
   fc.array(fc.integer({ min: 0, max: 9 }), { minLength: min, maxLength: max });
@@ -163,6 +171,21 @@ describe('packRows', () => {
     expect(packed.rows[0]).toMatchObject({ tokens: [1, 2, 3, 4, 5], spans: [{ start: 2 }, { start: 4 }] });
     expect(unpackRows(packed.rows).map((r) => r.promptTokens)).toEqual(rows.map((r) => r.promptTokens));
     expect(unpackLogprobRows(packed.rows).map((r) => r.responseTokens)).toEqual([[3], [5], [3], [6]]);
+  });
+
+  it("joins its spans' log-probs into one array and splits one back over the spans", () => {
+    const joined = joinSpanLogprobs([Float32Array.of(-1, -2), Float32Array.of(), Float32Array.of(-3)]);
+    expect(Array.from(joined)).toEqual([-1, -2, -3]);
+    const spans = [
+      { start: 2, length: 2 },
+      { start: 5, length: 0 },
+      { start: 7, length: 1 },
+    ];
+    expect(spansWithRef(spans, joined)).toEqual([
+      { start: 2, length: 2, refLogprobs: [-1, -2] },
+      { start: 5, length: 0, refLogprobs: [] },
+      { start: 7, length: 1, refLogprobs: [-3] },
+    ]);
   });
 
   it('rejects overlapping spans and spans at position 0', () => {

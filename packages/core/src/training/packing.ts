@@ -133,6 +133,30 @@ export function unpackLogprobRows(
   );
 }
 
+/** The log-probs of a packed row's spans as one array, in span order (how `LearnerV1.logprobs` returns them). */
+export function joinSpanLogprobs(parts: readonly Float32Array[]): Float32Array {
+  const joined = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    joined.set(p, o);
+    o += p.length;
+  }
+  return joined;
+}
+
+/** `spans` with their reference log-probs, taken in span order from one array (`joinSpanLogprobs`' layout). */
+export function spansWithRef<S extends { readonly length: number }>(
+  spans: readonly S[],
+  ref: Float32Array,
+): (S & { readonly refLogprobs: number[] })[] {
+  let o = 0;
+  return spans.map((s) => {
+    const refLogprobs = Array.from(ref.subarray(o, o + s.length));
+    o += s.length;
+    return { ...s, refLogprobs };
+  });
+}
+
 /** Checks a packed row's spans: inside the tokens, start ≥ 1, increasing and non-overlapping. */
 export function validatePackedRow(row: PackedRowV1 | Extract<LogprobRowV1, { tokens: unknown }>): void {
   let end = 1;

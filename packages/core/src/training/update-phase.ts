@@ -16,7 +16,7 @@ import { InvalidArgumentError, MageError, NumericInstabilityError } from '@mage-
 import { creditDiagnostics } from './credit-diagnostics';
 import type { UpdateStatsV1 } from './events';
 import { type ResolvedTrainingConfig, TRAINING_DEFAULTS, type TrainingOptions } from './options';
-import { isPackedRow, packRows } from './packing';
+import { isPackedRow, joinSpanLogprobs, packRows, spansWithRef, unpackLogprobRows } from './packing';
 import { peakRssBytes } from './peak-rss';
 import { refusedRetryRows } from './refused-retry';
 
@@ -127,41 +127,19 @@ async function referenceLogprobs(
   rows: readonly LogprobRowV1[],
 ): Promise<Float32Array[]> {
   if (reference.packedRows !== undefined || !rows.some(isPackedRow)) return reference.logprobs(rows);
-  const plain = rows.flatMap((r) =>
-    isPackedRow(r)
-      ? r.spans.map((s) => ({
-          promptTokens: r.tokens.slice(0, s.start),
-          responseTokens: r.tokens.slice(s.start, s.start + s.length),
-        }))
-      : [r],
-  );
-  const ref = await reference.logprobs(plain);
+  const ref = await reference.logprobs(unpackLogprobRows(rows));
   let k = 0;
   return rows.map((r) => {
     if (!isPackedRow(r)) return ref[k++] ?? new Float32Array(0);
-    const parts = r.spans.map(() => ref[k++] ?? new Float32Array(0));
-    const flat = new Float32Array(parts.reduce((n, a) => n + a.length, 0));
-    let o = 0;
-    for (const a of parts) {
-      flat.set(a, o);
-      o += a.length;
-    }
-    return flat;
+    return joinSpanLogprobs(r.spans.map(() => ref[k++] ?? new Float32Array(0)));
   });
 }
 
 /** A row with its reference log-probs (a packed row's spans' from one concatenated array). */
 function withRef(row: LearnerInputRowV1, ref: Float32Array): LearnerInputRowV1 {
-  if (!isPackedRow(row)) return { ...row, refLogprobs: Array.from(ref) };
-  let o = 0;
-  return {
-    tokens: row.tokens,
-    spans: row.spans.map((s) => {
-      const refLogprobs = Array.from(ref.subarray(o, o + s.length));
-      o += s.length;
-      return { ...s, refLogprobs };
-    }),
-  };
+  return isPackedRow(row)
+    ? { tokens: row.tokens, spans: spansWithRef(row.spans, ref) }
+    : { ...row, refLogprobs: Array.from(ref) };
 }
 
 type LearnerUpdate = Parameters<LearnerV1['update']>[0];

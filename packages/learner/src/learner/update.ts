@@ -10,6 +10,7 @@ import {
   type LearnerUpdateResult,
   type PpoWeightFormV1,
   type Rng,
+  spansWithRef,
   type TokenLossInput,
   type TokenLossOutput,
   throwIfAborted,
@@ -108,11 +109,9 @@ function referenceAhead(score: LearnerUpdateRequest['referenceLogprobs']): {
   const done = new Map<Unit, Unit>();
   return {
     fetch(units) {
-      const missing =
-        score === undefined
-          ? []
-          : units.filter((u) => !done.has(u) && u.spans.some((sp) => sp.refLogprobs === undefined));
-      if (score === undefined || missing.length === 0) return Promise.resolve();
+      if (score === undefined) return Promise.resolve();
+      const missing = units.filter((u) => !done.has(u) && u.spans.some((sp) => sp.refLogprobs === undefined));
+      if (missing.length === 0) return Promise.resolve();
       const rows = missing.map((u) => ({
         tokens: u.tokens,
         spans: u.spans.map(({ start, length }) => ({ start, length })),
@@ -137,15 +136,7 @@ function unitWithRef(unit: Unit, ref: Float32Array): Unit {
       `referenceLogprobs returned ${ref.length} log-probs for a row of ${spanTokens(unit)} scored tokens.`,
     );
   }
-  let o = 0;
-  return {
-    ...unit,
-    spans: unit.spans.map((sp) => {
-      const refLogprobs = Array.from(ref.subarray(o, o + sp.length));
-      o += sp.length;
-      return { ...sp, refLogprobs };
-    }),
-  };
+  return { ...unit, spans: spansWithRef(unit.spans, ref) };
 }
 
 /** Loss, backward pass and optimizer step of one mini-batch (nothing for a batch without scored tokens). */

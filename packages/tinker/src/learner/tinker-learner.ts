@@ -7,7 +7,14 @@
  * run resumes in a new session. Design: architecture/tinker.md.
  */
 
-import { ConfigError, createRng, firstIssue, type LearnerV1, unpackLogprobRows } from '@mage-rl/core';
+import {
+  ConfigError,
+  createRng,
+  firstIssue,
+  joinSpanLogprobs,
+  type LearnerV1,
+  unpackLogprobRows,
+} from '@mage-rl/core';
 import { z } from 'zod';
 import type { TinkerClient } from '../client/tinker-client';
 import { createTinkerPolicy, type TinkerPolicyOptions, type TinkerTokenizer } from '../policy/tinker-policy';
@@ -157,14 +164,7 @@ export async function createTinkerLearner(options: TinkerLearnerOptions): Promis
       // Packed rows (a reference model may receive them) are scored as their spans' plain rows.
       const out: Float32Array[] = [];
       for (const one of input) {
-        const parts = await scoreRows(ctx, unpackLogprobRows([one]));
-        const joined = new Float32Array(parts.reduce((k, p) => k + p.length, 0));
-        let k = 0;
-        for (const p of parts) {
-          joined.set(p, k);
-          k += p.length;
-        }
-        out.push(joined);
+        out.push(joinSpanLogprobs(await scoreRows(ctx, unpackLogprobRows([one]))));
       }
       return out;
     },
