@@ -2,7 +2,7 @@ import { DOORS_ENV_ID } from './doors/env';
 import { KUHN_ENV_ID } from './kuhn-poker/env';
 import { RPS_ENV_ID } from './rps/env';
 import { SOKOBAN_ENV_ID } from './sokoban/env';
-import { TICTACTOE_ENV_ID } from './tictactoe/env';
+import { TICTACTOE_ENV_ID, TICTACTOE_FROZEN_ENV_ID } from './tictactoe/env';
 import { TREASURE_ENV_ID } from './treasure/env';
 
 export * from './doors';
@@ -21,5 +21,6 @@ export const ENV_IDS = [
   TREASURE_ENV_ID,
   DOORS_ENV_ID,
   RPS_ENV_ID,
+  TICTACTOE_FROZEN_ENV_ID,
 ] as const;
 export type EnvId = (typeof ENV_IDS)[number];

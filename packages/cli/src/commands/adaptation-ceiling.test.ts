@@ -167,6 +167,14 @@ describe('mage adaptation-ceiling tictactoe (a frozen opponent)', () => {
     expect(c.out()).toMatch(/pattern-centre-first +second +replay/);
   });
 
+  it('tictactoe-frozen gives the same estimate', async () => {
+    const line = (env: string) =>
+      commandLine(`adaptation-ceiling ${env} --seat first --episodes 20 --attempts 2`);
+    const a = await runJson<FrozenCeilingJson>(line('tictactoe'));
+    const b = await runJson<FrozenCeilingJson>(line('tictactoe-frozen'));
+    expect(b.opponents).toEqual(a.opponents);
+  });
+
   it('refuses per-turn replies and other board sizes', async () => {
     for (const option of ['replies="turn"', 'size=4']) {
       const c = capture();

@@ -10,7 +10,7 @@
 import { ConfigError } from '@mage-rl/core';
 import { type HiddenTargetLevels, hiddenTargetLevels } from '@mage-rl/envs';
 import { RPS_ENV_ID } from '@mage-rl/envs/rps';
-import { TICTACTOE_ENV_ID } from '@mage-rl/envs/tictactoe';
+import { TICTACTOE_ENV_ID, TICTACTOE_FROZEN_ENV_ID } from '@mage-rl/envs/tictactoe';
 import {
   type AdaptationCeilingTable,
   ANALYSIS_SEATS,
@@ -53,7 +53,9 @@ function hiddenTargetCeiling(
   optionArgs: readonly string[],
   attemptsText: string,
 ): HiddenTargetCeilingJson | undefined {
-  if (!envRegistry().has(name) || name === RPS_ENV_ID || name === TICTACTOE_ENV_ID) return undefined;
+  if (!envRegistry().has(name) || [RPS_ENV_ID, TICTACTOE_ENV_ID, TICTACTOE_FROZEN_ENV_ID].includes(name)) {
+    return undefined;
+  }
   const env = envDefinition(name).create(envOptionsOf(optionArgs));
   // The exact search grows with the attempts (9×9 and 20 attempts: about a second).
   const attempts = positiveInt(attemptsText, '--attempts', 20);
@@ -122,7 +124,7 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
     )
     .argument(
       '<game>',
-      `the game: ${[...solveNames(), 'treasure', 'doors', RPS_ENV_ID, TICTACTOE_ENV_ID].join(' | ')}`,
+      `the game: ${[...solveNames(), 'treasure', 'doors', RPS_ENV_ID, TICTACTOE_ENV_ID, TICTACTOE_FROZEN_ENV_ID].join(' | ')}`,
     )
     .option('--population <spec>', 'preset name of the env (balanced, ood, …) or id[:weight],…', 'balanced')
     .option('--opponents <ids>', 'comma-separated opponents to measure against (default: the population)')
@@ -165,7 +167,8 @@ export function adaptationCeilingCommand(program: Command, io: Io): void {
           else printRpsCeiling(io, json);
           return;
         }
-        if (name === TICTACTOE_ENV_ID) {
+        // tictactoe-frozen is Tic-Tac-Toe with these options by default: the same estimate.
+        if (name === TICTACTOE_ENV_ID || name === TICTACTOE_FROZEN_ENV_ID) {
           const json = frozenCeilingJson({
             opponents: (opts.opponents ?? 'mcts-100').split(',').map((id) => id.trim()),
             seat: oneOf(opts.seat, '--seat', ['first', 'second', 'mixed'] as const),

@@ -15,6 +15,7 @@ describe('cli registry', () => {
       'treasure',
       'doors',
       'rps',
+      'tictactoe-frozen',
       'alfworld',
       'webshop',
       'openenv',
@@ -22,7 +23,7 @@ describe('cli registry', () => {
     for (const id of ENV_IDS) expect(createEnv(id, { url: 'http://127.0.0.1:36001' }).id).toBe(id);
     expect(() => createEnv('chess')).toThrow(UnknownIdError);
     expect(() => createEnv('chess')).toThrow(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, alfworld, webshop, openenv/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, tictactoe-frozen, alfworld, webshop, openenv/,
     );
     expect(() => createEnv('toString')).toThrow(UnknownIdError);
   });

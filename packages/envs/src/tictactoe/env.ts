@@ -1,9 +1,11 @@
 /**
  * `createTicTacToe(options)`: the Tic-Tac-Toe `EnvV1` (text face + bitboard game model). With `reveal:
- * 'moves'` a finished attempt reveals its moves on one line. See architecture/envs.md.
+ * 'moves'` a finished attempt reveals its moves on one line, with `reveal: 'line'` the agent's own moves.
+ * `createFrozenTicTacToe(options)`: the same game as its own env, `tictactoe-frozen`, whose defaults are the
+ * frozen opponent (`replies: 'board'`) and the agent's line (`reveal: 'line'`). See architecture/envs.md.
  */
 
-import type { EnvObservationV1, EnvStepV1, EnvTaskV1, EnvV1, ParsedAction } from '@mage-rl/spec';
+import type { EnvObservationV1, EnvStepV1, EnvTaskV1, EnvV1, ParsedAction, PromptStyle } from '@mage-rl/spec';
 import { z } from 'zod';
 import { textEnv } from '../episode/text-env';
 import { TwoPlayerEpisode } from '../episode/two-player-episode';
@@ -25,18 +27,24 @@ import {
   moveText,
   parseTicTacToeAction,
   renderBoard,
+  ticTacToeAgentLine,
   ticTacToeMovesLine,
   ticTacToeRules,
 } from './text';
 
 export const TICTACTOE_ENV_ID = 'tictactoe';
+/** Tic-Tac-Toe against a frozen opponent, as an env of its own (its options' defaults differ). */
+export const TICTACTOE_FROZEN_ENV_ID = 'tictactoe-frozen';
 
 /** The `replies` option: the opponent's randomness per attempt and turn, or per board (frozen). */
 export const TICTACTOE_REPLIES = ['turn', 'board'] as const;
 export type TicTacToeReplies = (typeof TICTACTOE_REPLIES)[number];
 
-/** The `reveal` option: what a finished attempt's `reveal()` returns — nothing, or its moves on one line. */
-export const TICTACTOE_REVEALS = ['none', 'moves'] as const;
+/**
+ * The `reveal` option: what a finished attempt's `reveal()` returns — nothing, its moves on one line, or
+ * the agent's own moves on one line.
+ */
+export const TICTACTOE_REVEALS = ['none', 'moves', 'line'] as const;
 export type TicTacToeReveal = (typeof TICTACTOE_REVEALS)[number];
 
 export const ticTacToeOptionsSchema = z.strictObject({
@@ -57,9 +65,17 @@ export const ticTacToeOptionsSchema = z.strictObject({
   /**
    * What a finished attempt reveals. `none`: nothing. `moves`: its moves in order on one line
    * (`ticTacToeMovesLine`: the opponent's opening when the agent sits second, then every turn's event
-   * line, invalid turns too), so a note can state a line to replay by copying it.
+   * line, invalid turns too), so a note can state a line to replay by copying it. `line`: the agent's
+   * own legal moves in order (`ticTacToeAgentLine`), a third as long: against a frozen opponent they
+   * alone replay the attempt, since the same boards draw the same replies.
    */
   reveal: z.enum(TICTACTOE_REVEALS).default('none'),
+});
+
+/** The options of `tictactoe-frozen`: Tic-Tac-Toe's, with the frozen opponent and the agent's line by default. */
+export const frozenTicTacToeOptionsSchema = ticTacToeOptionsSchema.extend({
+  replies: z.enum(TICTACTOE_REPLIES).default('board'),
+  reveal: z.enum(TICTACTOE_REVEALS).default('line'),
 });
 
 export type TicTacToeOptions = z.input<typeof ticTacToeOptionsSchema>;
@@ -69,12 +85,25 @@ export type TicTacToeEnv = EnvV1<TicTacToeState, TicTacToeAction>;
 
 /** The Tic-Tac-Toe env. Throws a `ConfigError` naming the bad option. */
 export function createTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
-  return textEnv(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options, (resolved) => ({
+  return textEnv(TICTACTOE_ENV_ID, ticTacToeOptionsSchema, options, ticTacToeParts);
+}
+
+/**
+ * Tic-Tac-Toe as the env `tictactoe-frozen`: its options are Tic-Tac-Toe's with `replies: 'board'` and
+ * `reveal: 'line'` by default. Throws a `ConfigError` naming the bad option.
+ */
+export function createFrozenTicTacToe(options: TicTacToeOptions = {}): TicTacToeEnv {
+  return textEnv(TICTACTOE_FROZEN_ENV_ID, frozenTicTacToeOptionsSchema, options, ticTacToeParts);
+}
+
+function ticTacToeParts(resolved: TicTacToeResolvedOptions) {
+  return {
     game: ticTacToeGame(resolved.size),
     needsOpponent: true,
-    createEpisode: (task) => new TicTacToeEpisode(task, resolved),
-    formatAction: (cell, style) => formatTicTacToeAction(cell, resolved.size, style),
-  }));
+    createEpisode: (task: EnvTaskV1<TicTacToeState, TicTacToeAction>) => new TicTacToeEpisode(task, resolved),
+    formatAction: (cell: TicTacToeAction, style: PromptStyle) =>
+      formatTicTacToeAction(cell, resolved.size, style),
+  };
 }
 
 /** The opponent's stream for a board: its state key (both players' cells and who is to move). */
@@ -86,6 +115,8 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
   protected current: TicTacToeState;
   /** This attempt's event lines, in order (what `reveal: 'moves'` gathers). */
   private events: string[] = [];
+  /** This attempt's legal moves of the agent, in order (what `reveal: 'line'` gathers). */
+  private moves: TicTacToeAction[] = [];
 
   constructor(task: EnvTaskV1<TicTacToeState, TicTacToeAction>, options: TicTacToeResolvedOptions) {
     super(task, options, ticTacToeGame(options.size));
@@ -110,14 +141,17 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
   /** A new attempt gathers its event lines afresh. */
   protected override restart(): void {
     this.events = [];
+    this.moves = [];
   }
 
   /**
-   * With `reveal: 'moves'`, once the attempt is over: its moves on one line, the opponent's opening first
-   * when the agent sits second; nothing otherwise.
+   * Once the attempt is over: with `reveal: 'moves'` its moves on one line, the opponent's opening first
+   * when the agent sits second; with `reveal: 'line'` the agent's legal moves; nothing otherwise.
    */
   override reveal(): string | undefined {
-    if (this.options.reveal !== 'moves' || !this.done) return undefined;
+    if (this.options.reveal === 'none' || !this.done) return undefined;
+    if (this.options.reveal === 'line')
+      return ticTacToeAgentLine(this.moves, this.options.size, this.task.style);
     // Agent second, the initial board holds one stone: the opponent's (player 0's) opening.
     const opening = this.agent === 1 ? 31 - Math.clz32(this.initial.x) : undefined;
     return ticTacToeMovesLine(opening, this.events, this.options.size, this.task.style);
@@ -143,6 +177,7 @@ class TicTacToeEpisode extends TwoPlayerEpisode<TicTacToeState, TicTacToeAction,
     if (!emptyCells(this.current).includes(cell)) {
       return this.invalid(`${cellText(cell, size)} is taken`);
     }
+    this.moves.push(cell);
     const { reply, reward } = this.playRound(cell);
     let event =
       style === 'compact'

@@ -1,6 +1,9 @@
 export {
+  createFrozenTicTacToe,
   createTicTacToe,
+  frozenTicTacToeOptionsSchema,
   TICTACTOE_ENV_ID,
+  TICTACTOE_FROZEN_ENV_ID,
   TICTACTOE_REPLIES,
   TICTACTOE_REVEALS,
   type TicTacToeEnv,
@@ -37,6 +40,7 @@ export {
   parseTicTacToeEvent,
   renderBoard,
   type TicTacToeEventFacts,
+  ticTacToeAgentLine,
   ticTacToeMovesLine,
   ticTacToeRules,
 } from './text';

@@ -3,7 +3,7 @@ import { firstLegalOpponent, randomLegalOpponent } from '@mage-rl/core/testing';
 import { describeEnvConformance } from '@mage-rl/core/testing/vitest';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createTicTacToe, type TicTacToeReveal } from './env';
+import { createFrozenTicTacToe, createTicTacToe, type TicTacToeReveal } from './env';
 import { type TicTacToeAction, type TicTacToeState, ticTacToeGame } from './game';
 import { placeMoves, playRandomAttempt } from './random-attempt.test-helper';
 
@@ -12,6 +12,10 @@ describeEnvConformance(
   () => createTicTacToe({ reveal: 'moves', replies: 'board' }),
   { opponent: randomLegalOpponent(ticTacToeGame(3)) },
 );
+
+describeEnvConformance('tictactoe-frozen', () => createFrozenTicTacToe(), {
+  opponent: randomLegalOpponent(ticTacToeGame(3)),
+});
 
 const first = firstLegalOpponent(ticTacToeGame(3));
 
@@ -175,8 +179,91 @@ describe("tictactoe reveal: 'moves'", () => {
   it('validates the option with a ConfigError naming it and the allowed values', () => {
     expect(() => createTicTacToe({ reveal: 'all' } as never)).toThrow(ConfigError);
     expect(() => createTicTacToe({ reveal: 'all' } as never)).toThrow(
-      /'tictactoe\.reveal' \(got "all"\).*Allowed values: "none", "moves"/,
+      /'tictactoe\.reveal' \(got "all"\).*Allowed values: "none", "moves", "line"/,
     );
     expect(() => createTicTacToe({ reveal: true } as never)).toThrow(/tictactoe\.reveal/);
+  });
+});
+
+describe("tictactoe reveal: 'line'", () => {
+  it("the agent's legal moves in order, in both styles and seats; invalid turns leave no trace", () => {
+    const ep = episode('first', 'compact', first, 'line');
+    ep.reset(0);
+    play(ep, [
+      '<action> ( 3 , 1 ) </action>',
+      '<action> ( 3 , 1 ) </action>',
+      'no move',
+      '<action> ( 3 , 2 ) </action>',
+      '<action> ( 3 , 3 ) </action>',
+    ]);
+    expect(ep.reveal()).toBe('end you ( 3 , 1 ) ( 3 , 2 ) ( 3 , 3 )');
+    ep.reset(1);
+    play(ep, [
+      '<action> ( 3 , 3 ) </action>',
+      '<action> ( 3 , 2 ) </action>',
+      '<action> ( 3 , 1 ) </action>',
+    ]);
+    expect(ep.reveal()).toBe('end you ( 3 , 3 ) ( 3 , 2 ) ( 3 , 1 )');
+    const verbose = episode('second', 'verbose', first, 'line');
+    verbose.reset(0);
+    play(verbose, ['<action>(3, 3)</action>', '<action>(3, 2)</action>']);
+    expect(verbose.reveal()).toBe('Your moves this attempt: (3, 3), (3, 2).');
+    const stalled = episode('first', 'verbose', first, 'line');
+    stalled.reset(0);
+    play(stalled, Array(8).fill('nothing'));
+    expect(stalled.reveal()).toBe('Your moves this attempt: none.');
+  });
+
+  it('replaying the line against a frozen opponent replays the attempt (property: any seed and opponent)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.constantFrom('first' as const, 'second' as const),
+        (seed, seat) => {
+          const env = createFrozenTicTacToe();
+          const ep = env.createEpisode({
+            seed,
+            seat,
+            style: 'compact',
+            rng: createRng(seed),
+            opponent: randomLegalOpponent(ticTacToeGame(3), 'r'),
+          });
+          const moveRng = createRng(`moves/${seed}`);
+          const trace = (answers?: string[]) => {
+            const steps: unknown[] = [];
+            let i = 0;
+            while (!ep.done) {
+              const legal = ep.state.x | ep.state.o;
+              const empty = Array.from({ length: 9 }, (_, c) => c).filter((c) => (legal & (1 << c)) === 0);
+              const cell = answers ? answers[i++]! : String(moveRng.pick(empty));
+              const [r, c] = answers ? [0, 0] : [Math.floor(Number(cell) / 3) + 1, (Number(cell) % 3) + 1];
+              steps.push(ep.step(ep.parse(answers ? cell : `<action> ( ${r} , ${c} ) </action>`)));
+            }
+            return steps;
+          };
+          ep.reset(0);
+          const firstTrace = trace();
+          const line = ep.reveal() ?? '';
+          const cells = [...line.matchAll(/\( (\d) , (\d) \)/g)].map(
+            (m) => `<action> ( ${m[1]} , ${m[2]} ) </action>`,
+          );
+          ep.reset(1);
+          expect(trace(cells)).toEqual(firstTrace);
+          expect(ep.reveal()).toBe(line);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("tictactoe-frozen is its own env: the frozen opponent and the agent's line by default", () => {
+    const env = createFrozenTicTacToe();
+    expect(env.id).toBe('tictactoe-frozen');
+    expect(env.options).toMatchObject({ replies: 'board', reveal: 'line', size: 3 });
+    expect(createFrozenTicTacToe({ reveal: 'moves', replies: 'turn' }).options).toMatchObject({
+      replies: 'turn',
+      reveal: 'moves',
+    });
+    expect(() => createFrozenTicTacToe({ replies: 'always' } as never)).toThrow(/tictactoe-frozen\.replies/);
   });
 });

@@ -80,6 +80,21 @@ export function ticTacToeMovesLine(
   return `This attempt's moves: ${[...first, ...sentences].join(' ')}`;
 }
 
+/**
+ * The agent's legal moves of a finished attempt on one line (the env's reveal with `reveal: 'line'`).
+ * Compact: `end . you ( 2 , 2 ) ( 1 , 3 ) ( 3 , 1 )`; verbose: `Your moves this attempt: (2, 2), (1, 3),
+ * (3, 1).` Against a frozen opponent these moves alone replay the attempt.
+ */
+export function ticTacToeAgentLine(
+  moves: readonly TicTacToeAction[],
+  size: number,
+  style: PromptStyle,
+): string {
+  const cells = moves.map((m) => moveText(m, size, style));
+  if (style === 'compact') return ['end', 'you', ...cells].join(' ');
+  return `Your moves this attempt: ${cells.length > 0 ? cells.join(', ') : 'none'}.`;
+}
+
 export function ticTacToeRules(size: number, style: PromptStyle, maxTurns: number): string {
   if (style === 'compact') {
     return `tictactoe ${size} x ${size} . you X . opponent O . ${size} in a row wins . answer <action> ( row , col ) </action>`;

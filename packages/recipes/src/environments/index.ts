@@ -20,5 +20,6 @@ export {
 export { rpsEnvDefinition } from './rps';
 export { sokobanEnvDefinition } from './sokoban';
 export { ticTacToeEnvDefinition } from './tictactoe';
+export { ticTacToeFrozenEnvDefinition } from './tictactoe-frozen';
 export { treasureEnvDefinition } from './treasure';
 export { webShopEnvDefinition } from './webshop';

@@ -48,7 +48,7 @@ const nim: EnvDefinitionV1 = {
 };
 
 /** The first-party envs in the registry's order: those in process, then those on servers. */
-const IN_PROCESS_IDS = ['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors', 'rps'];
+const IN_PROCESS_IDS = ['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors', 'rps', 'tictactoe-frozen'];
 const ON_SERVER_IDS = ['alfworld', 'webshop', 'openenv'];
 const FIRST_PARTY_IDS = [...IN_PROCESS_IDS, ...ON_SERVER_IDS];
 
@@ -65,7 +65,7 @@ describe('env registry', () => {
     const error = thrown(() => envDefinition('chess'));
     expect(error).toBeInstanceOf(UnknownIdError);
     expect(String((error as Error).message)).toMatch(
-      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, alfworld, webshop, openenv/,
+      /Known env ids: tictactoe, kuhn-poker, sokoban, treasure, doors, rps, tictactoe-frozen, alfworld, webshop, openenv/,
     );
     expect(() => envDefinition('toString')).toThrow(UnknownIdError);
   });

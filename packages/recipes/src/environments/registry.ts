@@ -15,6 +15,7 @@ import { openEnvEnvDefinition } from './openenv';
 import { rpsEnvDefinition } from './rps';
 import { sokobanEnvDefinition } from './sokoban';
 import { ticTacToeEnvDefinition } from './tictactoe';
+import { ticTacToeFrozenEnvDefinition } from './tictactoe-frozen';
 import { treasureEnvDefinition } from './treasure';
 import { webShopEnvDefinition } from './webshop';
 
@@ -26,6 +27,7 @@ export const FIRST_PARTY_ENV_DEFINITIONS: readonly EnvDefinitionV1[] = [
   treasureEnvDefinition,
   doorsEnvDefinition,
   rpsEnvDefinition,
+  ticTacToeFrozenEnvDefinition,
   alfWorldEnvDefinition,
   webShopEnvDefinition,
   openEnvEnvDefinition,

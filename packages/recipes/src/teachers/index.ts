@@ -7,7 +7,7 @@ export {
   kuhnTeacher,
   kuhnTeacherAction,
 } from './kuhn-teacher';
-export { type FactualNoteOptions, factualNote, factualNoteBody } from './notes';
+export { type FactualNoteOptions, factualNote, factualNoteBody, type NoteFacts } from './notes';
 export { rpsTeacher, rpsTeacherPlanner, rpsTeacherThrows } from './rps-teacher';
 export {
   type SokobanTeacherMoveOptions,
@@ -24,6 +24,7 @@ export {
   teacherPolicy,
   teacherShares,
 } from './teacher-policy';
+export { optimalTicTacToeMoves, ticTacToeFrozenTeacher, wonLine } from './tictactoe-frozen-teacher';
 export {
   completingCells,
   type TicTacToeTeacherReason,

@@ -10,10 +10,19 @@ import type { PromptStyle } from '@mage-rl/core';
 import { resultWord } from '@mage-rl/reflection';
 import type { FinishedFacts } from './teacher-policy';
 
+/** What a note states besides the result: every turn's line and the reveal, or the reveal alone. */
+export type NoteFacts = 'events' | 'reveal';
+
 export interface FactualNoteOptions {
   /** 0-based index of the attempt that finished. */
   readonly attempt: number;
   readonly style: PromptStyle;
+  /**
+   * `events` (default): the turns' lines and the reveal (the reveal alone when it restates every line).
+   * `reveal`: the reveal alone, for an env whose reveal says all a note needs (Tic-Tac-Toe's agent line
+   * against a frozen opponent); the turns' lines when the attempt revealed nothing.
+   */
+  readonly facts?: NoteFacts;
 }
 
 /**
@@ -37,7 +46,8 @@ export function revealStatesAttempt(finished: FinishedFacts): boolean {
 export function factualNoteBody(finished: FinishedFacts, options: FactualNoteOptions): string {
   const n = options.attempt + 1;
   const result = resultWord(finished.outcome);
-  const turns = revealStatesAttempt(finished) ? [] : finished.events;
+  const revealOnly = options.facts === 'reveal' ? Boolean(finished.reveal) : revealStatesAttempt(finished);
+  const turns = revealOnly ? [] : finished.events;
   if (options.style === 'compact') {
     const parts = [`attempt ${n} ${result}`];
     turns.forEach((event, i) => {

@@ -16,7 +16,7 @@ import {
   type PromptStyle,
   type Rng,
 } from '@mage-rl/core';
-import { factualNote } from './notes';
+import { factualNote, type NoteFacts } from './notes';
 
 /** Options every teacher takes. */
 export interface TeacherOptions {
@@ -54,6 +54,11 @@ export interface TeacherNotes {
 export interface TeacherSpec extends Pick<TeacherOptions, 'adaptive' | 'readerOpening'> {
   readonly id: string;
   readonly style: PromptStyle;
+  /**
+   * What its notes state besides the result (`FactualNoteOptions.facts`): every turn's line and the reveal
+   * (`events`, the default), or the reveal alone (`reveal`), for an env whose reveal says what a note needs.
+   */
+  readonly noteFacts?: NoteFacts;
   /** The response text of a play turn (an action in the env's format, tags included). */
   play(observation: EnvObservationV1, rng: Rng, notes: TeacherNotes): string;
 }
@@ -96,7 +101,11 @@ export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
       if (!facts.finished) {
         throw new InvalidArgumentError(`Teacher '${spec.id}': a reflect turn without facts.finished.`);
       }
-      return factualNote(facts.finished, { attempt: facts.attempt - 1, style: spec.style });
+      return factualNote(facts.finished, {
+        attempt: facts.attempt - 1,
+        style: spec.style,
+        ...(spec.noteFacts ? { facts: spec.noteFacts } : {}),
+      });
     }
     if (!facts.observation) {
       throw new InvalidArgumentError(`Teacher '${spec.id}': a play turn without facts.observation.`);
@@ -123,18 +132,20 @@ export function teacherPolicy(spec: TeacherSpec): PolicyV1 {
 /**
  * The teacher `id` of an env from a rule that picks the action of a play turn: the action is written in
  * the env's format and the style of `options` (default `compact`), whose shares decide when the rule reads
- * its notes.
+ * its notes; `notes` chooses what its notes state.
  */
 export function envTeacher<A>(
   env: { formatAction(action: A, style: PromptStyle): string },
   id: string,
   options: TeacherOptions,
   pick: (observation: EnvObservationV1, rng: Rng, notes: TeacherNotes) => A,
+  notes: Pick<TeacherSpec, 'noteFacts'> = {},
 ): PolicyV1 {
   const style = options.style ?? 'compact';
   return teacherPolicy({
     id,
     style,
+    ...notes,
     ...teacherShares(options),
     play: (observation, rng, notes) => env.formatAction(pick(observation, rng, notes), style),
   });

@@ -158,15 +158,20 @@ export function adaptiveTicTacToeMove(
   return moves.size === 1 ? [...moves][0]! : null;
 }
 
+/** With probability `mistakes`, once a cell is taken, a taken cell (an invalid move); null otherwise. */
+export function deliberateMistake(board: readonly string[], rng: Rng, mistakes: number): number | null {
+  if (mistakes <= 0) return null;
+  const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
+  return taken.length > 0 && rng.next() < mistakes ? rng.pick(taken) : null;
+}
+
 export function ticTacToeTeacher(env: TicTacToeEnv, options: TicTacToeTeacherOptions = {}): PolicyV1 {
   const mistakes = options.mistakes ?? 0;
   const id = 'teacher-tictactoe';
   return envTeacher(env, id, options, (observation, rng, notes) => {
     const board = infoStrings(observation, 'board', id);
-    if (mistakes > 0) {
-      const taken = [...board.join('')].flatMap((ch, i) => (ch === '.' ? [] : [i]));
-      if (taken.length > 0 && rng.next() < mistakes) return rng.pick(taken);
-    }
+    const mistake = deliberateMistake(board, rng, mistakes);
+    if (mistake !== null) return mistake;
     if (notes.adaptive) {
       const second = infoString(observation, 'seat', id) === 'second';
       const adapted = adaptiveTicTacToeMove(board, second, notes.earlier);
