@@ -82,16 +82,20 @@ export function ticTacToeMovesLine(
 
 /**
  * The agent's legal moves of a finished attempt on one line (the env's reveal with `reveal: 'line'`).
- * Compact: `end . you ( 2 , 2 ) ( 1 , 3 ) ( 3 , 1 )`; verbose: `Your moves this attempt: (2, 2), (1, 3),
- * (3, 1).` Against a frozen opponent these moves alone replay the attempt.
+ * Compact: each cell one word, its row and column digits (`end you 22 13 31`): a game never plays a cell
+ * twice, so no word of the line repeats (in `( 2 , 2 ) ( 1 , 3 )` the brackets and digits do); verbose:
+ * `Your moves this attempt: (2, 2), (1, 3), (3, 1).` Against a frozen opponent these moves alone replay
+ * the attempt.
  */
 export function ticTacToeAgentLine(
   moves: readonly TicTacToeAction[],
   size: number,
   style: PromptStyle,
 ): string {
+  if (style === 'compact') {
+    return ['end', 'you', ...moves.map((m) => `${Math.floor(m / size) + 1}${(m % size) + 1}`)].join(' ');
+  }
   const cells = moves.map((m) => moveText(m, size, style));
-  if (style === 'compact') return ['end', 'you', ...cells].join(' ');
   return `Your moves this attempt: ${cells.length > 0 ? cells.join(', ') : 'none'}.`;
 }
 

@@ -52,8 +52,7 @@ describe('teacher notes fit the note budget and state their facts', () => {
         // Frozen Tic-Tac-Toe's state its reveal alone, the agent's line, which is what a replay needs.
         const reflect = batch.rows.filter((r) => r.phase === 'reflect');
         if (env === 'tictactoe-frozen') {
-          for (const r of reflect)
-            expect(r.responseText).toMatch(/ \. end you( \( [1-3] , [1-3] \))* <\/remark>$/);
+          for (const r of reflect) expect(r.responseText).toMatch(/ \. end you( [1-3][1-3])* <\/remark>$/);
         } else expect(reflect.every((r) => r.noteRecall === 1)).toBe(true);
       }
       expect(checked).toBeGreaterThan(0);

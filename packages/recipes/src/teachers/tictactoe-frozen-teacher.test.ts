@@ -65,9 +65,7 @@ describe('the frozen Tic-Tac-Toe teacher', () => {
     // Its notes state the result and the agent's line, nothing else.
     expect(notes.length).toBe(EPISODES * 2);
     for (const note of notes) {
-      expect(note).toMatch(
-        /^<remark> attempt [12] (won|lost|draw) \. end you( \( [1-3] , [1-3] \))+ <\/remark>$/,
-      );
+      expect(note).toMatch(/^<remark> attempt [12] (won|lost|draw) \. end you( [1-3][1-3])+ <\/remark>$/);
     }
   });
 
