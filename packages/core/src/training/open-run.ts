@@ -217,6 +217,7 @@ export async function openRun<S, A>(
       runDir,
       {
         startIteration: opened.startIteration,
+        iterations: config.iterations,
         started: new Date().toISOString(),
         machine: describeMachine(options.runtime ? { runtime: options.runtime } : {}),
         code: options.code ?? describeCode(),

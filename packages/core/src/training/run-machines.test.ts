@@ -67,6 +67,8 @@ describe("a run directory's machine.json", () => {
     await runTraining(options(runDir, 4, true));
     const record = await readMachines(runDir);
     expect(record.processes.map((p) => p.startIteration)).toEqual([0, 2]);
+    // Each names the count it trained towards: the resume extended the run from 2 to 4 iterations.
+    expect(record.processes.map((p) => p.iterations)).toEqual([2, 4]);
     expect(record.processes.map((p) => p.machine.cpu)).toEqual(['Other CPU', describeMachine().cpu]);
     await runTraining(options(runDir, 4, true));
     expect(await readMachines(runDir)).toEqual(record);

@@ -17,6 +17,12 @@ export const RUN_MACHINES_FORMAT = 'mage-rl/run-machines@1';
 export interface RunProcessV1 {
   /** The first iteration it trained: 0 for a start, the resumed checkpoint's next iteration for a resume. */
   readonly startIteration: number;
+  /**
+   * The iteration count it trained towards (`train.iterations` of that process): a resume with a larger
+   * `--iterations` extends the run, which `config.json` (the record a resume compares) does not show.
+   * Absent from records written before the field existed.
+   */
+  readonly iterations?: number;
   /** When it started (ISO 8601). */
   readonly started: string;
   readonly machine: MachineV1;
@@ -63,6 +69,7 @@ const runMachinesSchema = z
       z
         .object({
           startIteration: z.number().int().min(0),
+          iterations: z.number().int().min(0).optional(),
           started: z.string(),
           machine: machineSchema,
           code: codeSchema.optional(),
