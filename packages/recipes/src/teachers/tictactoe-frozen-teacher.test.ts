@@ -13,7 +13,7 @@ async function teacherMetrics(options: {
   adaptive: number;
   memory?: 'reflection' | 'none';
   style?: 'compact' | 'verbose';
-}): Promise<{ metrics: MetaEpisodeMetricsV1; notes: string[] }> {
+}): Promise<{ metrics: MetaEpisodeMetricsV1; notes: string[]; shown: string[] }> {
   const env = createFrozenTicTacToe();
   const style = options.style ?? 'compact';
   const result = await evaluate({
@@ -29,8 +29,14 @@ async function teacherMetrics(options: {
     style,
     seed: 'tictactoe-frozen-teacher',
   });
-  const notes = result.batch.rows.filter((r) => r.phase === 'reflect').map((r) => r.responseText);
-  return { metrics: result.metrics, notes };
+  const reflect = result.batch.rows.filter((r) => r.phase === 'reflect');
+  // What the reflect prompt showed, as a note would state it: the result word, then the revealed line.
+  const shown = reflect.map((r) => {
+    const word = /result : (\w+)/.exec(r.promptText)?.[1];
+    const line = [...r.promptText.matchAll(/^end you(?: \S+)*$/gm)].at(-1)?.[0];
+    return `${word} . ${line}`;
+  });
+  return { metrics: result.metrics, notes: reflect.map((r) => r.responseText), shown };
 }
 
 const wins = (m: MetaEpisodeMetricsV1) => m.overall.perAttempt.map((a) => a.success.rate);
@@ -49,7 +55,7 @@ describe('the frozen Tic-Tac-Toe teacher', () => {
   });
 
   it('note-blind it is the memoryless player of the ceiling: it beats frozen MCTS-100 about half the time', async () => {
-    const { metrics, notes } = await teacherMetrics({ adaptive: 0 });
+    const { metrics, notes, shown } = await teacherMetrics({ adaptive: 0 });
     const levels = frozenTicTacToeLevels({
       opponent: () => mctsOpponent({ simulations: 100 }),
       seat: 'first',
@@ -64,9 +70,11 @@ describe('the frozen Tic-Tac-Toe teacher', () => {
     }
     // Its notes state the result and the agent's line, nothing else.
     expect(notes.length).toBe(EPISODES * 2);
-    for (const note of notes) {
+    notes.forEach((note, i) => {
       expect(note).toMatch(/^<remark> attempt [12] (won|lost|draw) \. end you( [1-3][1-3])+ <\/remark>$/);
-    }
+      // Word for word what the reflect prompt showed: the result, then the revealed line.
+      expect(note).toContain(shown[i]);
+    });
   });
 
   it('reading its notes it replays a won line: every meta-episode won by attempt 1 wins attempts 2 and 3', async () => {
