@@ -66,8 +66,8 @@ export const ticTacToeOptionsSchema = z.strictObject({
    * What a finished attempt reveals. `none`: nothing. `moves`: its moves in order on one line
    * (`ticTacToeMovesLine`: the opponent's opening when the agent sits second, then every turn's event
    * line, invalid turns too), so a note can state a line to replay by copying it. `line`: the agent's
-   * own legal moves in order (`ticTacToeAgentLine`), a third as long: against a frozen opponent they
-   * alone replay the attempt, since the same boards draw the same replies.
+   * own legal moves in order (`ticTacToeAgentLine`), far shorter: against a frozen opponent they alone
+   * replay the attempt, since the same boards draw the same replies.
    */
   reveal: z.enum(TICTACTOE_REVEALS).default('none'),
 });
