@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   createDoors,
+  createFrozenTicTacToe,
   createKuhnPoker,
   createRps,
   createSokoban,
@@ -11,7 +12,15 @@ import {
 
 describe('@mage-rl/envs root', () => {
   it('lists the env ids, matching the env objects', () => {
-    expect(ENV_IDS).toEqual(['tictactoe', 'kuhn-poker', 'sokoban', 'treasure', 'doors', 'rps']);
+    expect(ENV_IDS).toEqual([
+      'tictactoe',
+      'kuhn-poker',
+      'sokoban',
+      'treasure',
+      'doors',
+      'rps',
+      'tictactoe-frozen',
+    ]);
     expect(
       [
         createTicTacToe(),
@@ -20,6 +29,7 @@ describe('@mage-rl/envs root', () => {
         createTreasure(),
         createDoors(),
         createRps(),
+        createFrozenTicTacToe(),
       ].map((e) => e.id),
     ).toEqual([...ENV_IDS]);
     expect([
@@ -29,6 +39,7 @@ describe('@mage-rl/envs root', () => {
       createTreasure().needsOpponent,
       createDoors().needsOpponent,
       createRps().needsOpponent,
-    ]).toEqual([true, true, false, false, false, true]);
+      createFrozenTicTacToe().needsOpponent,
+    ]).toEqual([true, true, false, false, false, true, true]);
   });
 });

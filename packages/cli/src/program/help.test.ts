@@ -40,14 +40,14 @@ describe('mage --help, per command', () => {
     for (const name of ['pretrain', 'env-serve']) {
       const text = help(name).replace(/\s+/g, ' ');
       expect(text).toMatch(
-        /tictactoe \| kuhn-poker \| sokoban \| treasure \| doors \| rps, or the env of --env-package/,
+        /tictactoe \| kuhn-poker \| sokoban \| treasure \| doors \| rps \| tictactoe-frozen, or the env of --env-package/,
       );
       // (env-serve's --protocol names the WebShop dialect: only the env lists are checked)
       expect(text).not.toMatch(/\| (alfworld|webshop|openenv)/);
     }
     for (const name of ['train', 'experiment']) {
       expect(help(name).replace(/\s+/g, ' ')).toMatch(
-        /sokoban \| treasure \| doors \| rps \| alfworld \| webshop \| openenv/,
+        /sokoban \| treasure \| doors \| rps \| tictactoe-frozen \| alfworld \| webshop \| openenv/,
       );
     }
   });
