@@ -52,6 +52,8 @@ describe('the frozen Tic-Tac-Toe teacher', () => {
     const afterCorner = optimalTicTacToeMoves(['O..', '.X.', '...']);
     expect(afterCorner.length).toBeGreaterThan(0);
     expect(afterCorner).not.toContain(0);
+    // Second to move after a corner opening: only the centre holds the draw.
+    expect(optimalTicTacToeMoves(['O..', '...', '...'])).toEqual([4]);
   });
 
   it('note-blind it is the memoryless player of the ceiling: it beats frozen MCTS-100 about half the time', async () => {

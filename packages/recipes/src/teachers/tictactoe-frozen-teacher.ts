@@ -8,75 +8,38 @@
  */
 
 import type { FinishedAttemptFactsV1, PolicyV1 } from '@mage-rl/core';
-import { parseTicTacToeEvent, type TicTacToeEnv } from '@mage-rl/envs/tictactoe';
+import {
+  parseTicTacToeEvent,
+  type TicTacToeEnv,
+  ticTacToeFromRows,
+  ticTacToeGame,
+} from '@mage-rl/envs/tictactoe';
+import { minimaxActions } from '@mage-rl/opponents';
 import { envTeacher, infoStrings } from './teacher-policy';
 import { completingCells, deliberateMistake, type TicTacToeTeacherOptions } from './tictactoe-teacher';
 
-/** The game value for `X` to move on the flat agent-view board: +1 a forced win, 0 a draw, −1 a loss. */
-function valueFor(flat: string[], n: number, memo: Map<string, number>): number {
-  const key = flat.join('');
-  const known = memo.get(key);
-  if (known !== undefined) return known;
-  let best = -1;
-  let any = false;
-  for (let cell = 0; cell < flat.length && best < 1; cell++) {
-    if (flat[cell] !== '.') continue;
-    any = true;
-    best = Math.max(best, moveValue(flat, n, cell, memo));
-  }
-  const value = any ? best : 0;
-  memo.set(key, value);
-  return value;
-}
+/** Tic-Tac-Toe 3×3: one model, so opponents' minimax memo serves every call. */
+const GAME3 = ticTacToeGame(3);
 
-/** The value for `X` of playing `cell`: the opponent (`O`) then moves, so the board is swapped. */
-function moveValue(flat: string[], n: number, cell: number, memo: Map<string, number>): number {
-  flat[cell] = 'X';
-  let value: number;
-  if (completesLine(flat, n, cell)) value = 1;
-  else if (!flat.includes('.')) value = 0;
-  else value = -valueFor(swap(flat), n, memo);
-  flat[cell] = '.';
-  return value;
-}
-
-const swap = (flat: readonly string[]): string[] => flat.map((c) => (c === 'X' ? 'O' : c === 'O' ? 'X' : c));
-
-/** Whether `X` at `cell` holds a whole line through it. */
-function completesLine(flat: readonly string[], n: number, cell: number): boolean {
-  const r = Math.floor(cell / n);
-  const c = cell % n;
-  const all = (cells: number[]) => cells.every((i) => flat[i] === 'X');
-  const idx = Array.from({ length: n }, (_, i) => i);
-  return (
-    all(idx.map((i) => r * n + i)) ||
-    all(idx.map((i) => i * n + c)) ||
-    (r === c && all(idx.map((i) => i * n + i))) ||
-    (r + c === n - 1 && all(idx.map((i) => i * n + (n - 1 - i))))
-  );
-}
-
-/** Board values for `X` to move on 3×3, by board (a few thousand at most). */
-const memo3 = new Map<string, number>();
+const swapMarks = (row: string): string => row.replace(/[XO]/g, (m) => (m === 'X' ? 'O' : 'X'));
 
 /**
  * The optimal moves for `X` (the agent) on `board` (rows from the agent's view), in cell order; empty on a
- * full board. Exhaustive search on 3×3, memoised; larger boards fall back to win-or-block's cells and
- * then every empty cell.
+ * full board. On 3×3 opponents' memoised minimax, the agent the player to move (its marks are `O` in the
+ * game's state when it sits second); larger boards fall back to win-or-block's cells and then every empty
+ * cell.
  */
 export function optimalTicTacToeMoves(board: readonly string[]): number[] {
-  const n = board.length;
-  const flat = [...board.join('')];
-  const empty = flat.flatMap((ch, i) => (ch === '.' ? [i] : []));
-  if (n !== 3) {
+  if (board.length !== 3) {
     const wins = completingCells(board, 'X');
     if (wins.length > 0) return wins;
     const blocks = completingCells(board, 'O');
-    return blocks.length > 0 ? blocks : empty;
+    if (blocks.length > 0) return blocks;
+    return [...board.join('')].flatMap((ch, i) => (ch === '.' ? [i] : []));
   }
-  const values = empty.map((cell) => moveValue(flat, n, cell, memo3));
-  const best = Math.max(...values);
-  return empty.filter((_, i) => values[i] === best);
+  const flat = board.join('');
+  const second = flat.split('O').length > flat.split('X').length;
+  return minimaxActions(GAME3, ticTacToeFromRows(second ? board.map(swapMarks) : board));
 }
 
 /** The agent's moves, in order, of the first earlier attempt that was won; null when none was. */
